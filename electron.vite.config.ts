@@ -1,0 +1,48 @@
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'electron-vite';
+import type { Plugin } from 'vite';
+import { RENDERER_CSP } from './src/shared/csp';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+/** Production HTML carries the CSP as a meta tag too, so it holds outside Electron as well. */
+function cspMetaTag(): Plugin {
+  return {
+    name: 'pincer-csp-meta',
+    apply: 'build',
+    transformIndexHtml: () => [
+      {
+        tag: 'meta',
+        attrs: { 'http-equiv': 'Content-Security-Policy', content: RENDERER_CSP },
+        injectTo: 'head-prepend',
+      },
+    ],
+  };
+}
+
+export default defineConfig({
+  main: {
+    build: {
+      rollupOptions: { input: { index: resolve(root, 'src/main/app/main.ts') } },
+    },
+  },
+  preload: {
+    // A sandboxed preload cannot load modules from disk: bundle everything, emit CommonJS.
+    build: {
+      externalizeDeps: false,
+      rollupOptions: {
+        input: { index: resolve(root, 'src/preload/index.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(root, 'src/renderer'),
+    plugins: [react(), cspMetaTag()],
+    build: {
+      rollupOptions: { input: { index: resolve(root, 'src/renderer/index.html') } },
+    },
+  },
+});

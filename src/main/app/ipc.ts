@@ -1,0 +1,18 @@
+import { ipcMain } from 'electron';
+import { channelNames } from '../../shared/ipc.js';
+import type { IpcHandlers } from '../core/ipc/dispatch.js';
+import { dispatch } from '../core/ipc/dispatch.js';
+import { isTrustedRendererUrl } from './renderer-origin.js';
+
+/** Wires every channel of the contract to the core, refusing calls from any other frame. */
+export function registerIpc(handlers: IpcHandlers): void {
+  for (const channel of channelNames) {
+    ipcMain.handle(channel, async (event, request: unknown) => {
+      const url = event.senderFrame?.url ?? '';
+      if (!isTrustedRendererUrl(url)) {
+        return { ok: false, error: { code: 'unknown_channel', message: 'untrusted sender' } };
+      }
+      return dispatch(handlers, channel, request);
+    });
+  }
+}

@@ -1,0 +1,13 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App';
+import { findBridge } from './bridge';
+import './styles.css';
+
+const root = document.getElementById('root');
+if (!root) throw new Error('index.html lacks #root');
+createRoot(root).render(
+  <StrictMode>
+    <App bridge={findBridge()} />
+  </StrictMode>,
+);
