@@ -29,7 +29,10 @@ function median(values: number[]): number {
   return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
-export async function measure(cases: BenchCase[], options: BenchOptions = {}): Promise<BenchResult[]> {
+export async function measure(
+  cases: BenchCase[],
+  options: BenchOptions = {},
+): Promise<BenchResult[]> {
   const { samples = 15, iterations = 1000, warmup = 3 } = options;
   const times = cases.map(() => [] as number[]);
   for (let round = 0; round < warmup + samples; round++) {

@@ -1,0 +1,112 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const repoRoot = path.resolve(import.meta.dirname, '../..');
+const cli = path.join(repoRoot, 'dist/cli.js');
+
+interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+let home = '';
+
+/** Runs the BUILT cli (dist/cli.js, as `npx pincer` does) under plain Node. */
+async function pincer(...args: string[]): Promise<CliRun> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [cli, ...args], {
+      env: { ...process.env, PINCER_HOME: home },
+      timeout: 30_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}
+
+beforeAll(async () => {
+  home = await mkdtemp(path.join(os.tmpdir(), 'pincer-cli-'));
+});
+afterAll(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+describe('pincer CLI (built dist/cli.js)', () => {
+  it('prints its version', async () => {
+    const { version } = (await import('../../package.json', { with: { type: 'json' } })).default;
+    const result = await pincer('--version');
+    expect(result).toMatchObject({ code: 0 });
+    expect(result.stdout.trim()).toBe(version);
+  });
+
+  it('lists every command in --help', async () => {
+    const result = await pincer('--help');
+    expect(result.code).toBe(0);
+    for (const command of [
+      'chat',
+      'run',
+      'serve',
+      'gateway',
+      'models',
+      'secrets',
+      'skills',
+      'audit',
+      'doctor',
+    ]) {
+      expect(result.stdout).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
+    }
+    expect(result.stdout).toContain(home);
+  });
+
+  it('rejects an unknown command with usage exit code 2', async () => {
+    const result = await pincer('frobnicate');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("unknown command 'frobnicate'");
+  });
+
+  it('says which issue brings a capability that is not built yet, with exit code 3', async () => {
+    const result = await pincer('run', 'hello');
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/not available yet.*#4.*#6/);
+    expect(result.stdout).toBe('');
+  });
+
+  it('doctor --json reports every check with the data dir from PINCER_HOME', async () => {
+    await mkdir(path.join(home, 'models'), { recursive: true });
+    await writeFile(path.join(home, 'models', 'tiny.gguf'), 'GGUF');
+    const result = await pincer('doctor', '--json');
+    const report = JSON.parse(result.stdout) as {
+      dataDir: string;
+      status: string;
+      checks: { id: string; status: string; details?: { files?: string[] } }[];
+    };
+    expect(report.dataDir).toBe(home);
+    expect(report.checks.map((check) => check.id)).toEqual([
+      'node',
+      'data-dir',
+      'electron',
+      'keychain',
+      'sandbox',
+      'models',
+      'gpu',
+    ]);
+    expect(report.checks.find((check) => check.id === 'models')?.details?.files).toEqual([
+      'tiny.gguf',
+    ]);
+    expect(report.checks.find((check) => check.id === 'node')?.status).toBe('ok');
+    expect(result.code).toBe(report.status === 'fail' ? 1 : 0);
+  });
+
+  it('doctor prints a readable table', async () => {
+    const result = await pincer('doctor');
+    expect(result.stdout).toMatch(/^Pincer \d+\.\d+\.\d+ on /);
+    expect(result.stdout).toMatch(/\[(ok {2}|warn|FAIL)\] Tool sandbox/);
+  });
+});

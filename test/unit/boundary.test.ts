@@ -1,0 +1,70 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { findBoundaryViolations } from '../support/boundary.js';
+
+const repoRoot = path.resolve(import.meta.dirname, '../..');
+
+describe('house rules: module boundaries', () => {
+  it('holds for the whole source tree', async () => {
+    expect(await findBoundaryViolations(repoRoot)).toEqual([]);
+  });
+
+  describe('detects violations in a scratch tree', () => {
+    let scratch = '';
+    afterEach(async () => {
+      if (scratch) await rm(scratch, { recursive: true, force: true });
+    });
+
+    async function tree(files: Record<string, string>): Promise<string> {
+      scratch = await mkdtemp(path.join(os.tmpdir(), 'pincer-boundary-'));
+      for (const [name, text] of Object.entries(files)) {
+        await mkdir(path.dirname(path.join(scratch, name)), { recursive: true });
+        await writeFile(path.join(scratch, name), text);
+      }
+      return scratch;
+    }
+
+    it('flags electron imported by core, statically, dynamically or by require', async () => {
+      const root = await tree({
+        'src/main/core/a.ts': "import { app } from 'electron';\nexport const a = app;\n",
+        'src/main/core/b.ts': "export const b = () => import('electron');\n",
+        'src/main/core/c.ts': "const e = require('electron');\nexport { e };\n",
+        'src/main/app/ok.ts': "import { app } from 'electron';\nexport { app };\n",
+        'src/preload/ok.ts':
+          "import { contextBridge } from 'electron';\nexport { contextBridge };\n",
+      });
+      const found = await findBoundaryViolations(root);
+      expect(found.map((v) => v.file).sort()).toEqual([
+        'src/main/core/a.ts',
+        'src/main/core/b.ts',
+        'src/main/core/c.ts',
+      ]);
+    });
+
+    it('flags core importing the shell or the renderer', async () => {
+      const root = await tree({
+        'src/main/core/agent/x.ts': "import { w } from '../../app/window.js';\nexport { w };\n",
+        'src/main/core/y.ts': "export { App } from '../../renderer/src/App';\n",
+      });
+      const rules = (await findBoundaryViolations(root)).map((v) => v.rule).sort();
+      expect(rules).toEqual([
+        'core must not import the Electron shell',
+        'core must not import the renderer',
+      ]);
+    });
+
+    it('flags impure shared code and a renderer reaching into main', async () => {
+      const root = await tree({
+        'src/shared/s.ts': "import fs from 'node:fs';\nexport { fs };\n",
+        'src/renderer/src/r.tsx': "import { x } from '../../main/core/x';\nexport { x };\n",
+      });
+      const rules = (await findBoundaryViolations(root)).map((v) => v.rule).sort();
+      expect(rules).toEqual([
+        'shared code is pure: no node:, no electron',
+        'the renderer reaches the core only through IPC',
+      ]);
+    });
+  });
+});
