@@ -42,6 +42,7 @@ export default defineConfig({
     root: resolve(root, 'src/renderer'),
     plugins: [react(), cspMetaTag()],
     build: {
+      minify: true,
       rollupOptions: { input: { index: resolve(root, 'src/renderer/index.html') } },
     },
   },
