@@ -1,0 +1,72 @@
+/**
+ * The profile database: one SQLite file per profile (runs, audit, memory, skills live in it),
+ * opened the same way everywhere so every module gets WAL, foreign keys and a busy timeout.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+
+export type Db = Database.Database;
+
+export interface OpenOptions {
+  /** Load the sqlite-vec extension (vector search). Default true. */
+  vectors?: boolean;
+  readonly?: boolean;
+}
+
+export class StorageError extends Error {
+  constructor(
+    readonly code: 'open_failed' | 'migration_failed' | 'newer_schema' | 'bad_migration',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'StorageError';
+  }
+}
+
+/** Opens (creating if needed) a database file, or `:memory:`. */
+export function openDatabase(file: string, options: OpenOptions = {}): Db {
+  if (file !== ':memory:' && !options.readonly) mkdirSync(path.dirname(file), { recursive: true });
+  let db: Db;
+  try {
+    db = new Database(file, {
+      readonly: options.readonly ?? false,
+      fileMustExist: options.readonly ?? false,
+    });
+  } catch (error) {
+    throw new StorageError(
+      'open_failed',
+      `cannot open database ${file}: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  try {
+    // WAL lets the UI read while a run writes; NORMAL sync is durable across app crashes in WAL.
+    if (file !== ':memory:' && !options.readonly) db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    if (options.vectors ?? true) sqliteVec.load(db);
+    // Fails fast on a file that is not a database, instead of at the first query.
+    db.prepare('select count(*) from sqlite_schema').get();
+  } catch (error) {
+    db.close();
+    throw new StorageError(
+      'open_failed',
+      `cannot open database ${file}: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  return db;
+}
+
+/** The profile database's path inside the data directory. */
+export function profileDatabasePath(dataDir: string, profile = 'default'): string {
+  return path.join(dataDir, 'profiles', profile, 'pincer.db');
+}
