@@ -10,6 +10,8 @@
  */
 import { z } from 'zod';
 
+export { IpcCallError, type IpcErrorCode, type IpcResult, unwrapResult } from './ipc-result.js';
+
 /** Requests larger than this (serialised JSON, in bytes) are rejected before parsing. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;
 
@@ -47,31 +49,7 @@ export function isChannelName(name: unknown): name is ChannelName {
   return typeof name === 'string' && Object.hasOwn(ipcContract, name);
 }
 
-/** What a transport returns for every call: a value or a coded error, never a thrown object. */
-export type IpcResult<T> =
-  | { ok: true; value: T }
-  | { ok: false; error: { code: IpcErrorCode; message: string } };
-
-export type IpcErrorCode = 'unknown_channel' | 'invalid_request' | 'too_large' | 'internal';
-
 /** The API the preload exposes on `window.pincer` (and the WebSocket client mirrors). */
 export interface PincerApi {
   invoke<C extends ChannelName>(channel: C, request: RequestOf<C>): Promise<ResponseOf<C>>;
-}
-
-/** Thrown on the renderer side when a call comes back as an error result. */
-export class IpcCallError extends Error {
-  constructor(
-    readonly code: IpcErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'IpcCallError';
-  }
-}
-
-/** Turns a transport result into a value or an IpcCallError. */
-export function unwrapResult<T>(result: IpcResult<T>): T {
-  if (result.ok) return result.value;
-  throw new IpcCallError(result.error.code, result.error.message);
 }

@@ -6,8 +6,9 @@ import './styles.css';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html lacks #root');
+const bridge = await findBridge();
 createRoot(root).render(
   <StrictMode>
-    <App bridge={findBridge()} />
+    <App bridge={bridge} />
   </StrictMode>,
 );

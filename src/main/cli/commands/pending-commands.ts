@@ -24,12 +24,6 @@ export function registerPendingCommands(program: Command, ctx: CliContext, setEx
     .action(() => setExit(pending(ctx, 'serve', 'the CKP JSON-RPC server', [11])));
 
   program
-    .command('gateway')
-    .description('serve the chat UI and its WebSocket bridge on 127.0.0.1')
-    .option('--port <port>', 'port to listen on')
-    .action(() => setExit(pending(ctx, 'gateway', 'the UI gateway', [12])));
-
-  program
     .command('models')
     .description('list, pull and select local models')
     .action(() => setExit(pending(ctx, 'models', 'the model manager', [4])));

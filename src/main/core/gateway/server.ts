@@ -1,0 +1,156 @@
+/**
+ * `pincer gateway`: the second transport of the IPC contract. Serves the built renderer and a
+ * WebSocket on 127.0.0.1 so the same UI runs in any browser against the real core.
+ *
+ * Who may call: only a client that presents the per-launch token in its first frame, from this
+ * gateway's own origin (or from no browser at all), addressed to a loopback Host (defeats DNS
+ * rebinding). Every call then goes through the same `dispatch` as Electron IPC.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import http, { type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { type WebSocket, WebSocketServer } from 'ws';
+import {
+  ClientFrameSchema,
+  MAX_FRAME_BYTES,
+  type ServerFrame,
+  WireClose,
+} from '../../../shared/wire.js';
+import { dispatch, type IpcHandlers } from '../ipc/dispatch.js';
+import { serveStatic } from './static-files.js';
+
+export interface GatewayOptions {
+  handlers: IpcHandlers;
+  /** The built renderer (out/renderer). */
+  rendererDir: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** Fixed token for tests; a fresh random one otherwise. */
+  token?: string;
+  helloTimeoutMs?: number;
+}
+
+export interface Gateway {
+  port: number;
+  /** The origin browsers load the UI from. */
+  origin: string;
+  /** The URL to open: the token rides in the fragment, which is never sent to a server. */
+  openUrl: string;
+  token: string;
+  close(): Promise<void>;
+}
+
+export class GatewayError extends Error {
+  constructor(
+    readonly code: 'listen_failed',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'GatewayError';
+  }
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost']);
+
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const token = options.token ?? randomBytes(32).toString('base64url');
+  const tokenBytes = Buffer.from(token);
+  const rendererDir = path.resolve(options.rendererDir);
+  const helloTimeoutMs = options.helloTimeoutMs ?? 5000;
+  let port = 0;
+
+  const hostAllowed = (request: IncomingMessage): boolean => {
+    const host = request.headers.host ?? '';
+    const [name, hostPort] = host.split(':');
+    return LOOPBACK_HOSTS.has(name ?? '') && Number(hostPort) === port;
+  };
+  const originAllowed = (request: IncomingMessage): boolean => {
+    const origin = request.headers.origin;
+    if (origin === undefined) return true; // not a browser; the token still decides
+    return origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
+  };
+  const tokenMatches = (candidate: string): boolean => {
+    const bytes = Buffer.from(candidate);
+    return bytes.length === tokenBytes.length && timingSafeEqual(bytes, tokenBytes);
+  };
+
+  const server = http.createServer((request, response) => {
+    if (!hostAllowed(request)) {
+      response.writeHead(421, { 'content-type': 'text/plain' }).end('misdirected request');
+      return;
+    }
+    void serveStatic(rendererDir, request, response);
+  });
+
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  server.on('upgrade', (request, socket, head) => {
+    const pathname = new URL(request.url ?? '/', 'http://gateway').pathname;
+    if (pathname !== '/ipc' || !hostAllowed(request) || !originAllowed(request)) {
+      socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+      return;
+    }
+    sockets.handleUpgrade(request, socket, head, (ws) => serveConnection(ws));
+  });
+
+  function serveConnection(ws: WebSocket): void {
+    let authenticated = false;
+    const send = (frame: ServerFrame) => ws.send(JSON.stringify(frame));
+    const helloTimer = setTimeout(
+      () => ws.close(WireClose.helloTimeout, 'no hello'),
+      helloTimeoutMs,
+    );
+    ws.on('close', () => clearTimeout(helloTimer));
+    ws.on('message', async (data, isBinary) => {
+      let frame: ReturnType<typeof ClientFrameSchema.parse>;
+      try {
+        if (isBinary) throw new Error('binary frame');
+        frame = ClientFrameSchema.parse(JSON.parse(data.toString()));
+      } catch {
+        ws.close(authenticated ? WireClose.badFrame : WireClose.unauthorized, 'bad frame');
+        return;
+      }
+      if (!authenticated) {
+        if (frame.type !== 'hello' || !tokenMatches(frame.token)) {
+          ws.close(WireClose.unauthorized, 'unauthorized');
+          return;
+        }
+        authenticated = true;
+        clearTimeout(helloTimer);
+        send({ type: 'welcome' });
+        return;
+      }
+      if (frame.type !== 'call') {
+        ws.close(WireClose.badFrame, 'unexpected frame');
+        return;
+      }
+      const result = await dispatch(options.handlers, frame.channel, frame.request);
+      if (ws.readyState === ws.OPEN) send({ type: 'result', id: frame.id, result });
+    });
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error) =>
+      reject(
+        new GatewayError(
+          'listen_failed',
+          `cannot listen on 127.0.0.1:${options.port ?? 0}: ${error.message}`,
+        ),
+      ),
+    );
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
+  port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    port,
+    origin,
+    token,
+    openUrl: `${origin}/#token=${token}`,
+    close: async () => {
+      for (const client of sockets.clients) client.terminate();
+      sockets.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

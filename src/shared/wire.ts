@@ -1,0 +1,37 @@
+/**
+ * Frames of the gateway's WebSocket transport. The first client frame must be `hello` with the
+ * per-launch token; after `welcome`, each `call` carries one contract channel and gets one
+ * `result` with the same id. Pure module: used by the renderer's client and the core's server.
+ */
+import { z } from 'zod';
+
+/** Close codes (4000-4999 are the application's). */
+export const WireClose = {
+  unauthorized: 4401,
+  badFrame: 4400,
+  helloTimeout: 4408,
+} as const;
+
+/** Frames over this many bytes close the connection (the contract's own limit sits below it). */
+export const MAX_FRAME_BYTES = 2 * 1024 * 1024;
+
+export const ClientFrameSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('hello'), token: z.string().min(1).max(256) }),
+  z.strictObject({
+    type: z.literal('call'),
+    id: z.number().int().nonnegative(),
+    channel: z.string().max(128),
+    request: z.unknown(),
+  }),
+]);
+export type ClientFrame = z.infer<typeof ClientFrameSchema>;
+
+export type ServerFrame =
+  | { type: 'welcome' }
+  | {
+      type: 'result';
+      id: number;
+      result:
+        | { ok: true; value: unknown }
+        | { ok: false; error: { code: string; message: string } };
+    };
