@@ -1,0 +1,395 @@
+import {
+  type ChatModelFunctions,
+  type GbnfJsonSchema,
+  InsufficientMemoryError,
+  type LLamaChatGenerateResponseOptions,
+  LlamaChat,
+  type LlamaChatResponse,
+  type LlamaContext,
+  type LlamaContextSequence,
+  type LlamaGrammar,
+  type LlamaModel,
+} from 'node-llama-cpp';
+import { chatWrapperFor, requireToolCall } from './chat-format.js';
+import { errorMessage, LocalEngineError } from './errors.js';
+import { inspectModelFile, type ModelFileFacts } from './gguf-check.js';
+import { toChatHistory } from './history.js';
+import { type LocalRuntime, loadRuntime, type RuntimeOptions } from './runtime.js';
+import type { GenerateRequest, GenerateResult, LocalStopReason, LocalToolCall } from './types.js';
+
+export interface LocalEngineOptions {
+  modelPath: string;
+  runtime?: RuntimeOptions;
+  /** Upper bound of the context window; the engine fits it to free memory below that. */
+  contextSize?: number;
+  /** How many conversations keep their KV cache at once (one context sequence each). */
+  maxConversations?: number;
+  /** Unload the model after this long without use; 0 keeps it loaded. Default 10 minutes. */
+  idleTimeoutMs?: number;
+}
+
+export interface LoadedModelInfo {
+  file: ModelFileFacts;
+  contextSize: number;
+  threads: number;
+  gpu: LocalRuntime['gpu'];
+  gpuLayers: number;
+}
+
+/** A conversation's context sequence: its KV cache survives between turns. */
+interface Conversation {
+  chat: LlamaChat;
+  sequence: LlamaContextSequence;
+  lastUsed: number;
+  /** Turns of one conversation run one after another. */
+  queue: Promise<unknown>;
+}
+
+interface Loaded {
+  model: LlamaModel;
+  context: LlamaContext;
+  info: LoadedModelInfo;
+}
+
+const DEFAULT_MAX_CONTEXT = 8192;
+const MIN_CONTEXT = 512;
+
+/**
+ * The bundled-model engine: one GGUF model kept loaded in this process, one llama.cpp context
+ * with a sequence per live conversation (so turn N evaluates only its new tokens), unloaded
+ * after an idle timeout and reloaded on the next request.
+ */
+export class LocalEngine {
+  private runtime?: Promise<LocalRuntime>;
+  private loading?: Promise<Loaded>;
+  private readonly conversations = new Map<string, Conversation>();
+  private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
+  private idleTimer?: NodeJS.Timeout;
+  private idleTimeoutMs: number;
+  private active = 0;
+  private disposed = false;
+
+  constructor(private readonly options: LocalEngineOptions) {
+    this.idleTimeoutMs = options.idleTimeoutMs ?? 10 * 60_000;
+  }
+
+  get modelPath(): string {
+    return this.options.modelPath;
+  }
+
+  /** Whether the model is in memory right now. */
+  get loaded(): boolean {
+    return this.loading !== undefined;
+  }
+
+  setIdleTimeout(ms: number): void {
+    this.idleTimeoutMs = ms;
+    this.armIdleTimer();
+  }
+
+  /** Loads the model (validating the file first); a no-op when it is already loaded. */
+  async load(): Promise<LoadedModelInfo> {
+    return (await this.ensureLoaded()).info;
+  }
+
+  async runtimeInfo(): Promise<LocalRuntime> {
+    this.runtime ??= loadRuntime(this.options.runtime);
+    return this.runtime;
+  }
+
+  /** Runs one model turn of conversation `conversationId`, streaming text through onText. */
+  async generate(conversationId: string, request: GenerateRequest): Promise<GenerateResult> {
+    if (this.disposed) throw new LocalEngineError('disposed', 'The local engine was shut down');
+    if (request.jsonSchema && request.tools?.length && request.toolChoice !== 'none') {
+      throw new LocalEngineError(
+        'invalid_request',
+        'A JSON schema reply and tool calls cannot be combined in one request',
+      );
+    }
+    this.active++;
+    clearTimeout(this.idleTimer);
+    try {
+      const loaded = await this.ensureLoaded();
+      const conversation = await this.conversationFor(conversationId, loaded);
+      const turn = conversation.queue.then(() => this.runTurn(conversation, loaded, request));
+      conversation.queue = turn.catch(() => undefined);
+      return await turn;
+    } finally {
+      this.active--;
+      this.armIdleTimer();
+    }
+  }
+
+  /** Forgets a conversation and frees its sequence. */
+  async closeConversation(conversationId: string): Promise<void> {
+    const conversation = this.conversations.get(conversationId);
+    if (!conversation) return;
+    this.conversations.delete(conversationId);
+    await conversation.queue;
+    conversation.chat.dispose({ disposeSequence: true });
+  }
+
+  /** Frees the model and every conversation's KV cache; the next request loads it again. */
+  async unload(): Promise<void> {
+    clearTimeout(this.idleTimer);
+    const loading = this.loading;
+    this.loading = undefined;
+    const conversations = [...this.conversations.values()];
+    this.conversations.clear();
+    await Promise.all(conversations.map((c) => c.queue));
+    if (!loading) return;
+    const loaded = await loading.catch(() => undefined);
+    if (!loaded) return;
+    for (const conversation of conversations) conversation.chat.dispose({ disposeSequence: true });
+    await loaded.context.dispose();
+    await loaded.model.dispose();
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    await this.unload();
+    const runtime = await this.runtime?.catch(() => undefined);
+    this.runtime = undefined;
+    await runtime?.llama.dispose();
+  }
+
+  private armIdleTimer(): void {
+    clearTimeout(this.idleTimer);
+    if (this.idleTimeoutMs <= 0 || this.active > 0 || !this.loading) return;
+    this.idleTimer = setTimeout(() => void this.unload(), this.idleTimeoutMs);
+    // An idle timer must never keep a CLI process alive.
+    this.idleTimer.unref();
+  }
+
+  private ensureLoaded(): Promise<Loaded> {
+    if (!this.loading) {
+      const loading = this.loadModel();
+      this.loading = loading;
+      loading.catch(() => {
+        if (this.loading === loading) this.loading = undefined;
+      });
+    }
+    return this.loading;
+  }
+
+  private async loadModel(): Promise<Loaded> {
+    const file = await inspectModelFile(this.options.modelPath);
+    const runtime = await this.runtimeInfo();
+    let model: LlamaModel;
+    try {
+      // gpuLayers 'auto' offloads as many layers as fit in free VRAM (none on CPU-only).
+      model = await runtime.llama.loadModel({ modelPath: file.path, gpuLayers: 'auto' });
+    } catch (error) {
+      throw loadError(error, file.path);
+    }
+    const maxContext = Math.max(
+      MIN_CONTEXT,
+      Math.min(this.options.contextSize ?? DEFAULT_MAX_CONTEXT, model.trainContextSize),
+    );
+    let context: LlamaContext;
+    try {
+      // {min, max}: node-llama-cpp picks the largest size the free memory allows.
+      context = await model.createContext({
+        contextSize: { min: Math.min(MIN_CONTEXT, maxContext), max: maxContext },
+        sequences: this.options.maxConversations ?? 4,
+        threads: runtime.threads,
+      });
+    } catch (error) {
+      await model.dispose();
+      throw loadError(error, file.path);
+    }
+    return {
+      model,
+      context,
+      info: {
+        file,
+        contextSize: context.contextSize,
+        threads: runtime.threads,
+        gpu: runtime.gpu,
+        gpuLayers: model.gpuLayers,
+      },
+    };
+  }
+
+  private async conversationFor(id: string, loaded: Loaded): Promise<Conversation> {
+    const existing = this.conversations.get(id);
+    if (existing) {
+      existing.lastUsed = Date.now();
+      return existing;
+    }
+    if (loaded.context.sequencesLeft === 0) {
+      // Evict the least recently used conversation; it will re-evaluate its history if it returns.
+      const [oldestId] = [...this.conversations.entries()].sort(
+        (a, b) => a[1].lastUsed - b[1].lastUsed,
+      )[0] ?? [undefined];
+      if (oldestId !== undefined) await this.closeConversation(oldestId);
+    }
+    const sequence = loaded.context.getSequence();
+    const conversation: Conversation = {
+      chat: new LlamaChat({ contextSequence: sequence, chatWrapper: chatWrapperFor(loaded.model) }),
+      sequence,
+      lastUsed: Date.now(),
+      queue: Promise.resolve(),
+    };
+    this.conversations.set(id, conversation);
+    return conversation;
+  }
+
+  private async runTurn(
+    conversation: Conversation,
+    loaded: Loaded,
+    request: GenerateRequest,
+  ): Promise<GenerateResult> {
+    const history = toChatHistory(request.system, request.messages);
+    const meterBefore = conversation.sequence.tokenMeter.getState();
+    const sampling = request.sampling ?? {};
+    const tools = request.toolChoice === 'none' ? [] : (request.tools ?? []);
+    const functions: ChatModelFunctions = Object.fromEntries(
+      tools.map((tool) => [
+        tool.name,
+        { description: tool.description, params: tool.parameters as GbnfJsonSchema | undefined },
+      ]),
+    );
+    const chat =
+      request.toolChoice === 'required' && tools.length > 0
+        ? new LlamaChat({
+            contextSequence: conversation.sequence,
+            chatWrapper: requireToolCall(conversation.chat.chatWrapper),
+          })
+        : conversation.chat;
+
+    const common: LLamaChatGenerateResponseOptions = {
+      onTextChunk: request.onText,
+      signal: request.signal,
+      stopOnAbortSignal: true,
+      maxTokens: request.maxTokens,
+      temperature: sampling.temperature,
+      topP: sampling.topP,
+      topK: sampling.topK,
+      minP: sampling.minP,
+      seed: sampling.seed,
+      repeatPenalty:
+        sampling.repeatPenalty && sampling.repeatPenalty !== 1
+          ? { penalty: sampling.repeatPenalty }
+          : undefined,
+      customStopTriggers: request.stop?.length ? request.stop : undefined,
+    };
+    let response: LlamaChatResponse<ChatModelFunctions>;
+    try {
+      if (request.jsonSchema) {
+        const grammar = await this.grammarFor(loaded, request.jsonSchema);
+        response = await chat.generateResponse(history, {
+          ...common,
+          grammar,
+        } as LLamaChatGenerateResponseOptions);
+      } else if (tools.length > 0) {
+        response = await chat.generateResponse(history, {
+          ...common,
+          functions,
+          maxParallelFunctionCalls: 1,
+        } as LLamaChatGenerateResponseOptions<ChatModelFunctions>);
+      } else {
+        response = await chat.generateResponse(history, common);
+      }
+    } catch (error) {
+      if (request.signal?.aborted) return cancelledResult(conversation, meterBefore);
+      if (error instanceof LocalEngineError) throw error;
+      throw new LocalEngineError(
+        'generation_failed',
+        `Local generation failed: ${errorMessage(error)}`,
+        {
+          cause: error,
+        },
+      );
+    } finally {
+      if (chat !== conversation.chat) chat.dispose({ disposeSequence: false });
+    }
+
+    const toolCalls: LocalToolCall[] = (response.functionCalls ?? []).map((call, index) => ({
+      id: `call_${Date.now().toString(36)}_${index}`,
+      name: call.functionName,
+      arguments: call.params ?? {},
+    }));
+    const meta = response.metadata;
+    const stopReason: LocalStopReason =
+      toolCalls.length > 0
+        ? 'tool_calls'
+        : meta.stopReason === 'abort'
+          ? 'cancelled'
+          : meta.stopReason === 'maxTokens'
+            ? 'max_tokens'
+            : meta.stopReason === 'customStopTrigger'
+              ? 'stop_sequence'
+              : 'end';
+    return {
+      text: response.response,
+      toolCalls,
+      stopReason,
+      stopSequence:
+        meta.stopReason === 'customStopTrigger'
+          ? meta.customStopTrigger.filter((part) => typeof part === 'string').join('')
+          : undefined,
+      usage: usageSince(conversation, meterBefore),
+    };
+  }
+
+  private grammarFor(loaded: Loaded, schema: Record<string, unknown>): Promise<LlamaGrammar> {
+    const key = JSON.stringify(schema);
+    let grammar = this.grammars.get(key);
+    if (!grammar) {
+      const llama = loaded.model.llama;
+      const create = llama.createGrammarForJsonSchema as (
+        schema: GbnfJsonSchema,
+      ) => Promise<LlamaGrammar>;
+      grammar = create.call(llama, schema as GbnfJsonSchema);
+      grammar.catch(() => this.grammars.delete(key));
+      this.grammars.set(key, grammar);
+    }
+    return grammar.catch((error: unknown) => {
+      throw new LocalEngineError(
+        'invalid_request',
+        `This JSON schema cannot be turned into a grammar: ${errorMessage(error)}`,
+        { cause: error },
+      );
+    });
+  }
+}
+
+function usageSince(
+  conversation: Conversation,
+  before: ReturnType<LlamaContextSequence['tokenMeter']['getState']>,
+): GenerateResult['usage'] {
+  const now = conversation.sequence.tokenMeter.getState();
+  const outputTokens = now.usedOutputTokens - before.usedOutputTokens;
+  return {
+    inputTokens: Math.max(0, conversation.sequence.contextTokens.length - outputTokens),
+    evaluatedInputTokens: now.usedInputTokens - before.usedInputTokens,
+    outputTokens,
+  };
+}
+
+function cancelledResult(
+  conversation: Conversation,
+  before: ReturnType<LlamaContextSequence['tokenMeter']['getState']>,
+): GenerateResult {
+  return {
+    text: '',
+    toolCalls: [],
+    stopReason: 'cancelled',
+    usage: usageSince(conversation, before),
+  };
+}
+
+function loadError(error: unknown, file: string): LocalEngineError {
+  if (error instanceof InsufficientMemoryError || /memory|alloc/i.test(errorMessage(error))) {
+    return new LocalEngineError(
+      'insufficient_memory',
+      `Not enough free memory to load ${file}: ${errorMessage(error)}. ` +
+        'Pick a smaller model (pincer models list shows the RAM each needs).',
+      { cause: error },
+    );
+  }
+  return new LocalEngineError('invalid_model', `Could not load ${file}: ${errorMessage(error)}`, {
+    cause: error,
+  });
+}
