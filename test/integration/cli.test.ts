@@ -110,3 +110,34 @@ describe('pincer CLI (built dist/cli.js)', () => {
     expect(result.stdout).toMatch(/\[(ok {2}|warn|FAIL)\] Tool sandbox/);
   });
 });
+
+describe('pincer gateway (built dist/cli.js)', () => {
+  it('prints the URL with the token once, serves the UI, and stops on SIGINT', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [cli, 'gateway'], {
+      env: { ...process.env, PINCER_HOME: home },
+    });
+    let stdout = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const match = /Open: (http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]+)/.exec(stdout);
+        if (match?.[1]) resolve(match[1]);
+      });
+      child.on('exit', (code) => reject(new Error(`gateway exited early (${code}): ${stdout}`)));
+    });
+    const response = await fetch(url.replace(/#.*/, ''));
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('<div id="root">');
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(stdout.match(/token=/g)).toHaveLength(1);
+  });
+
+  it('rejects a bad port with usage exit code 2', async () => {
+    const result = await pincer('gateway', '--port', '99999');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--port must be 0-65535');
+  });
+});
