@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { PINCER_VERSION } from '../core/product.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerGateway } from './commands/gateway.js';
+import { registerManifest } from './commands/manifest.js';
 import { registerPendingCommands } from './commands/pending-commands.js';
 import { type CliContext, ExitCode } from './context.js';
 
@@ -25,6 +26,7 @@ export function buildProgram(ctx: CliContext, setExit: SetExitCode): Command {
       'Exit codes: 0 ok, 1 failed, 2 bad usage, 3 capability not built yet.\n',
   );
   registerDoctor(program, ctx, setExit);
+  registerManifest(program, ctx, setExit);
   registerGateway(program, ctx, setExit);
   registerPendingCommands(program, ctx, setExit);
   return program;

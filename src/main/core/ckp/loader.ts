@@ -776,6 +776,20 @@ export class ClawLoader {
           if (store.path !== undefined)
             store.path = resolve(primitive, ['stores', index, 'path'], store.path);
         });
+      } else if (primitive.kind === 'Sandbox' && primitive.spec.capabilities?.filesystem) {
+        const fs = primitive.spec.capabilities.filesystem;
+        fs.mount_paths?.forEach((mount, index) => {
+          mount.path = resolve(
+            primitive,
+            ['capabilities', 'filesystem', 'mount_paths', index, 'path'],
+            mount.path,
+          );
+        });
+        if (fs.denied_paths) {
+          fs.denied_paths = fs.denied_paths.map((denied, index) =>
+            resolve(primitive, ['capabilities', 'filesystem', 'denied_paths', index], denied),
+          );
+        }
       } else if (primitive.kind === 'Telemetry') {
         primitive.spec.exporters.forEach((exporter, index) => {
           if (exporter.path !== undefined)

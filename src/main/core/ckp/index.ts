@@ -1,0 +1,12 @@
+/** The CKP manifest layer: what other modules import. */
+export * from './conformance.js';
+export * from './default-manifest.js';
+export * from './issues.js';
+export { type CheckResult, checkClaw, type LoadOptions, loadClaw } from './loader.js';
+export * from './render.js';
+export * from './resolved.js';
+export type * from './schemas.js';
+export { MANIFEST_SLOTS, PRIMITIVE_KINDS } from './schemas.js';
+export * from './uri.js';
+export * from './version.js';
+export * from './write-back.js';
