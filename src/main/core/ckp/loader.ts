@@ -145,6 +145,18 @@ function reportZod(
   }
 }
 
+/** A copy of `data` without the keys zod reported as unrecognized. */
+function withoutUnknownKeys(data: unknown, error: z.ZodError): unknown {
+  const copy: unknown = structuredClone(data);
+  for (const issue of error.issues) {
+    if (issue.code !== 'unrecognized_keys') continue;
+    const at = issue.path.filter((part): part is string | number => typeof part !== 'symbol');
+    const owner = getAt(copy, at);
+    if (isRecord(owner)) for (const key of issue.keys) delete owner[key];
+  }
+  return copy;
+}
+
 /** Checks `claw:` of a document; returns whether its fields are to be read leniently. */
 function checkProtocol(issues: IssueList, doc: SourceDocument, at: DocPath, value: unknown) {
   if (value === undefined) {
@@ -188,6 +200,8 @@ export class ClawLoader {
   private rootVersion = '0.0.0';
   private rootName = 'claw';
   private rootProtocol = '0.2.0';
+  /** The manifest declares a newer minor: unknown fields are warnings (inline ones too). */
+  private rootLenient = false;
   /** Where each built primitive's spec sits, for problems found after it was built. */
   private readonly locations = new Map<AnyPrimitive, { doc: SourceDocument; specAt: DocPath }>();
 
@@ -239,6 +253,7 @@ export class ClawLoader {
       return undefined;
     }
     const lenient = checkProtocol(this.issues, this.root, ['claw'], data.claw);
+    this.rootLenient = lenient;
     this.rootProtocol = typeof data.claw === 'string' ? data.claw : this.rootProtocol;
     for (const key of Object.keys(data)) {
       if (!['claw', 'kind', 'metadata', 'spec'].includes(key)) {
@@ -602,7 +617,7 @@ export class ClawLoader {
       return undefined;
     }
     let protocol = this.rootProtocol;
-    let lenient = false;
+    let lenient = this.rootLenient;
     let metaRaw: unknown;
     let specRaw: unknown;
     let specAt: DocPath;
@@ -631,7 +646,7 @@ export class ClawLoader {
           doc,
           [...base, 'kind'],
           known
-            ? `spec.${candidate.slot} holds ${kind} primitives, but this document is a ${String(raw.kind)}`
+            ? `spec.${candidate.slot} holds ${kind} primitives, but this document has kind ${String(raw.kind)}`
             : `unknown kind "${String(raw.kind)}" (one of ${ALL_KINDS.join(', ')})`,
         );
         return undefined;
@@ -681,7 +696,16 @@ export class ClawLoader {
     }
 
     const schema = SPEC_SCHEMAS[kind];
-    const parsed = schema.safeParse(specRaw);
+    let parsed = schema.safeParse(specRaw);
+    if (!parsed.success && lenient) {
+      // Fields from a newer minor are reported as warnings, then left out of the typed model.
+      const stripped = withoutUnknownKeys(specRaw, parsed.error);
+      const retry = schema.safeParse(stripped);
+      if (retry.success) {
+        reportZod(this.issues, doc, specAt, specRaw, parsed.error, kind, lenient);
+        parsed = retry;
+      }
+    }
     if (!parsed.success) {
       if (isRecord(specRaw))
         reportZod(this.issues, doc, specAt, specRaw, parsed.error, kind, lenient);
@@ -733,7 +757,9 @@ export class ClawLoader {
         seen.set(key, candidate);
         continue;
       }
-      const where = `${path.relative(path.dirname(this.rootFile), first.doc.file) || path.basename(first.doc.file)} at ${formatDocPath(first.base)}`;
+      const firstFile =
+        path.relative(path.dirname(this.rootFile), first.doc.file) || path.basename(first.doc.file);
+      const where = first.inline ? `${firstFile} at ${formatDocPath(first.base)}` : firstFile;
       this.issues.add(
         'manifest.unique-name',
         candidate.doc,

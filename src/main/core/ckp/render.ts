@@ -12,8 +12,7 @@ function primitiveView(primitive: AnyPrimitive, baseDir: string) {
   const file = path.relative(baseDir, source.file) || path.basename(source.file);
   return {
     uri: primitive.uri,
-    source:
-      source.inline || source.document > 0 ? `${file} ${source.path}#${source.document}` : file,
+    source: `${file}${source.inline ? ` ${source.path}` : ''}${source.document > 0 ? ` (document ${source.document + 1})` : ''}`,
     kind: primitive.kind,
     claw: primitive.protocol,
     metadata: {

@@ -168,7 +168,7 @@ function telemetryRules(spec: Raw, at: DocPath, report: Report) {
       report(
         'telemetry.exporter-fields',
         [...at, 'exporters', index],
-        `a "${String(exporter.type)}" exporter requires ${field}`,
+        `exporter type "${String(exporter.type)}" requires ${field}`,
       );
     }
   });
