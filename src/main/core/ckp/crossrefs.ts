@@ -57,12 +57,12 @@ export function checkManifestRefs(primitives: AnyPrimitive[], report: RefReport)
     }
     if (known.has(name)) return name;
     if (kind === 'tool' && openMcpBridge) return name;
-    const list = [...known].join(', ') || 'none declared';
+    const list = [...known].join(', ') || 'none';
     report(
       'ref.unresolved',
       owner,
       at,
-      `no ${kind} named "${name}" in this manifest (${kind}s: ${list})`,
+      `no ${kind} named "${name}" in this manifest (declared: ${list})`,
     );
     return undefined;
   };
