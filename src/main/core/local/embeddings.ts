@@ -1,0 +1,71 @@
+import type { LlamaEmbeddingContext, LlamaModel } from 'node-llama-cpp';
+import { errorMessage, LocalEngineError } from './errors.js';
+import { inspectModelFile } from './gguf-check.js';
+import { type LocalRuntime, loadRuntime, type RuntimeOptions } from './runtime.js';
+
+/** What memory search (#10) needs from any embedding source, local or cloud. */
+export interface EmbeddingProvider {
+  readonly id: string;
+  /** Length of every vector `embed` returns. */
+  readonly dimensions: number;
+  /** One vector per text, in order. */
+  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  dispose(): Promise<void>;
+}
+
+export interface LocalEmbedderOptions {
+  modelPath: string;
+  runtime?: RuntimeOptions;
+  /** Longest text in tokens; longer inputs are rejected rather than silently cut. */
+  contextSize?: number;
+}
+
+/** Embeddings from a GGUF model through node-llama-cpp's embedding context. */
+export class LocalEmbedder implements EmbeddingProvider {
+  private constructor(
+    readonly id: string,
+    private readonly runtime: LocalRuntime,
+    private readonly model: LlamaModel,
+    private readonly context: LlamaEmbeddingContext,
+  ) {}
+
+  static async open(options: LocalEmbedderOptions): Promise<LocalEmbedder> {
+    const file = await inspectModelFile(options.modelPath);
+    const runtime = await loadRuntime(options.runtime);
+    try {
+      const model = await runtime.llama.loadModel({ modelPath: file.path });
+      const context = await model.createEmbeddingContext({
+        contextSize: Math.min(options.contextSize ?? 2048, model.trainContextSize),
+        threads: runtime.threads,
+      });
+      return new LocalEmbedder(`local:${file.name ?? file.path}`, runtime, model, context);
+    } catch (error) {
+      await runtime.llama.dispose();
+      throw new LocalEngineError(
+        'invalid_model',
+        `Could not open ${file.path} for embeddings: ${errorMessage(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  get dimensions(): number {
+    return this.model.embeddingVectorSize;
+  }
+
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    const vectors: Float32Array[] = [];
+    // One at a time: the embedding context holds one sequence.
+    for (const text of texts) {
+      const embedding = await this.context.getEmbeddingFor(text);
+      vectors.push(Float32Array.from(embedding.vector));
+    }
+    return vectors;
+  }
+
+  async dispose(): Promise<void> {
+    await this.context.dispose();
+    await this.model.dispose();
+    await this.runtime.llama.dispose();
+  }
+}
