@@ -4,7 +4,11 @@ import { checkProtocolVersion } from '../../../src/main/core/ckp/version.js';
 
 describe('claw:// URI grammar (CKP §7)', () => {
   it.each([
-    ['claw://local/identity/research-assistant', 'local', 'claw://local/identity/research-assistant'],
+    [
+      'claw://local/identity/research-assistant',
+      'local',
+      'claw://local/identity/research-assistant',
+    ],
     ['claw://local/tool/web-fetch@1.2.0', 'local', 'claw://local/tool/web-fetch@1.2.0'],
     ['claw://local/skill/x@1.0.0-rc.1', 'local', 'claw://local/skill/x@1.0.0-rc.1'],
     ['claw://tool/web-fetch', 'alias', 'claw://local/tool/web-fetch'],
@@ -15,7 +19,11 @@ describe('claw:// URI grammar (CKP §7)', () => {
       'registry',
       'claw://registry/community-skills/deep-research@2.0.0',
     ],
-    ['claw://registry/acme.corp/tool-1@10.20.30', 'registry', 'claw://registry/acme.corp/tool-1@10.20.30'],
+    [
+      'claw://registry/acme.corp/tool-1@10.20.30',
+      'registry',
+      'claw://registry/acme.corp/tool-1@10.20.30',
+    ],
   ])('accepts %s as %s, canonical %s', (text, form, canonical) => {
     const result = parseClawUri(text);
     expect(result).toMatchObject({ ok: true, uri: { form, canonical } });

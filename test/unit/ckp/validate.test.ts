@@ -15,7 +15,11 @@ interface Expected {
 
 /** One invalid fixture per rule (several for the rules with several cases). */
 const INVALID: Record<string, Expected> = {
-  'yaml-syntax.yaml': { rule: 'yaml.syntax', path: '(document)', message: 'Missing closing "quote' },
+  'yaml-syntax.yaml.txt': {
+    rule: 'yaml.syntax',
+    path: '(document)',
+    message: 'Missing closing "quote',
+  },
   'envelope-no-metadata.yaml': {
     rule: 'envelope.required',
     path: '(document)',
@@ -81,7 +85,8 @@ const INVALID: Record<string, Expected> = {
   'duplicate-name.yaml': {
     rule: 'manifest.unique-name',
     path: 'spec.tools[1].inline',
-    message: 'duplicate Tool name "echo" (first declared in duplicate-name.yaml at spec.tools[0].inline)',
+    message:
+      'duplicate Tool name "echo" (first declared in duplicate-name.yaml at spec.tools[0].inline)',
   },
   'duplicate-across-files/claw.yaml': {
     rule: 'manifest.unique-name',
@@ -118,12 +123,14 @@ const INVALID: Record<string, Expected> = {
   'uri-grammar.yaml': {
     rule: 'uri.grammar',
     path: 'spec.tools[0]',
-    message: 'invalid claw URI "claw://tool/Web_Fetch": invalid name "Web_Fetch" (1-63 letters, digits, "-")',
+    message:
+      'invalid claw URI "claw://tool/Web_Fetch": invalid name "Web_Fetch" (1-63 letters, digits, "-")',
   },
   'uri-registry.yaml': {
     rule: 'uri.registry',
     path: 'spec.tools[0]',
-    message: '"claw://registry/standard-tools/shell@1.0.0" needs a CKP registry, and none is configured',
+    message:
+      '"claw://registry/standard-tools/shell@1.0.0" needs a CKP registry, and none is configured',
   },
   'uri-kind.yaml': {
     rule: 'uri.kind',
@@ -193,7 +200,8 @@ const INVALID: Record<string, Expected> = {
   'trigger-on-chat-channel.yaml': {
     rule: 'channel.trigger',
     path: 'spec.channels[0].inline.trigger',
-    message: 'trigger applies only to event channels (cron, queue, imap, db-trigger), not "telegram"',
+    message:
+      'trigger applies only to event channels (cron, queue, imap, db-trigger), not "telegram"',
   },
   'tool-no-description.yaml': {
     rule: 'tool.description-or-mcp',
@@ -203,7 +211,8 @@ const INVALID: Record<string, Expected> = {
   'tool-bad-input-schema.yaml': {
     rule: 'tool.input-schema',
     path: 'spec.tools[0].inline.input_schema',
-    message: 'input_schema is not a valid JSON Schema: at /type must be equal to one of the allowed values',
+    message:
+      'input_schema is not a valid JSON Schema: at /type must be equal to one of the allowed values',
   },
   'tool-mcp-uri.yaml': {
     rule: 'tool.mcp-uri',
