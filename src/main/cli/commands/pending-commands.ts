@@ -6,27 +6,9 @@ import type { SetExitCode } from '../program.js';
 /** Commands whose capabilities land in later issues; each one says which. */
 export function registerPendingCommands(program: Command, ctx: CliContext, setExit: SetExitCode) {
   program
-    .command('chat')
-    .description('chat with the agent in this terminal')
-    .option('--manifest <file>', 'use this claw.yaml instead of the default agent')
-    .action(() => setExit(pending(ctx, 'chat', 'the local engine and the agent runtime', [4, 6])));
-
-  program
-    .command('run')
-    .description('run one task to completion and print the reply')
-    .argument('<message>', 'what to ask')
-    .option('--manifest <file>', 'use this claw.yaml instead of the default agent')
-    .action(() => setExit(pending(ctx, 'run', 'the local engine and the agent runtime', [4, 6])));
-
-  program
     .command('serve')
     .description('serve the Claw Kernel Protocol (JSON-RPC over stdio, HTTP or WebSocket)')
     .action(() => setExit(pending(ctx, 'serve', 'the CKP JSON-RPC server', [11])));
-
-  program
-    .command('models')
-    .description('list, pull and select local models')
-    .action(() => setExit(pending(ctx, 'models', 'the model manager', [4])));
 
   program
     .command('secrets')

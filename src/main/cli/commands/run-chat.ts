@@ -1,0 +1,160 @@
+import { createInterface } from 'node:readline';
+import type { Command } from 'commander';
+import { LocalEngine } from '../../core/local/engine.js';
+import { errorMessage } from '../../core/local/errors.js';
+import { noModelHelp, resolveChatModel } from '../../core/local/model-manager.js';
+import { localSetup } from '../../core/local/setup.js';
+import type { LocalMessage } from '../../core/local/types.js';
+import { type CliContext, ExitCode } from '../context.js';
+import type { SetExitCode } from '../program.js';
+
+interface LocalModelOptions {
+  modelPath?: string;
+  system?: string;
+  maxTokens?: number;
+  temperature?: number;
+  threads?: number;
+  contextSize?: number;
+}
+
+const DEFAULT_SYSTEM = 'You are Pincer, a helpful assistant running locally. Answer concisely.';
+
+function addModelOptions(command: Command): Command {
+  return command
+    .option('--model-path <file>', 'GGUF model to use (else PINCER_MODEL, bundled, data dir)')
+    .option('--system <text>', 'system prompt')
+    .option('--max-tokens <n>', 'longest reply in tokens', (v) => Number.parseInt(v, 10), 1024)
+    .option('--temperature <t>', 'sampling temperature (0 = greedy)', Number.parseFloat, 0.7)
+    .option('--threads <n>', 'CPU threads (default: all cores)', (v) => Number.parseInt(v, 10))
+    .option('--context-size <n>', 'largest context window', (v) => Number.parseInt(v, 10));
+}
+
+/** Finds the model and opens the engine, or explains how to get a model. */
+async function openEngine(
+  ctx: CliContext,
+  options: LocalModelOptions,
+): Promise<LocalEngine | undefined> {
+  const { catalog, locations } = await localSetup(ctx.appDir, ctx.dataDir);
+  const found = await resolveChatModel(catalog, locations, {
+    modelPath: options.modelPath,
+    env: process.env,
+  });
+  if (!found) {
+    ctx.stderr.write(`${noModelHelp(catalog, locations)}\n`);
+    return undefined;
+  }
+  const engine = new LocalEngine({
+    modelPath: found.path,
+    runtime: { threads: options.threads },
+    contextSize: options.contextSize,
+    maxConversations: 1,
+    idleTimeoutMs: 0,
+  });
+  await engine.load();
+  return engine;
+}
+
+export function registerRunChat(program: Command, ctx: CliContext, setExit: SetExitCode) {
+  addModelOptions(
+    program
+      .command('run')
+      .description('ask the local model once and print the reply as it streams')
+      .argument('<message>', 'what to ask'),
+  ).action(async (message: string, options: LocalModelOptions) => {
+    let engine: LocalEngine | undefined;
+    const controller = new AbortController();
+    const onSigint = () => controller.abort();
+    process.once('SIGINT', onSigint);
+    try {
+      engine = await openEngine(ctx, options);
+      if (!engine) return setExit(ExitCode.failed);
+      const result = await engine.generate('run', {
+        system: options.system ?? DEFAULT_SYSTEM,
+        messages: [{ role: 'user', text: message }],
+        maxTokens: options.maxTokens,
+        sampling: { temperature: options.temperature },
+        signal: controller.signal,
+        onText: (delta) => ctx.stdout.write(delta),
+      });
+      ctx.stdout.write('\n');
+      if (result.stopReason === 'cancelled') ctx.stderr.write('[cancelled]\n');
+      setExit(result.stopReason === 'cancelled' ? ExitCode.failed : ExitCode.ok);
+    } catch (error) {
+      ctx.stderr.write(`pincer run: ${errorMessage(error)}\n`);
+      setExit(ExitCode.failed);
+    } finally {
+      process.off('SIGINT', onSigint);
+      await engine?.dispose();
+    }
+  });
+
+  addModelOptions(
+    program
+      .command('chat')
+      .description('chat with the local model in this terminal (Ctrl+C stops a reply)'),
+  ).action(async (options: LocalModelOptions) => {
+    let engine: LocalEngine | undefined;
+    try {
+      engine = await openEngine(ctx, options);
+      if (!engine) return setExit(ExitCode.failed);
+      await repl(ctx, engine, options);
+      setExit(ExitCode.ok);
+    } catch (error) {
+      ctx.stderr.write(`pincer chat: ${errorMessage(error)}\n`);
+      setExit(ExitCode.failed);
+    } finally {
+      await engine?.dispose();
+    }
+  });
+}
+
+/** A readline loop; the conversation keeps one KV-cached sequence, so turns stay fast. */
+async function repl(
+  ctx: CliContext,
+  engine: LocalEngine,
+  options: LocalModelOptions,
+): Promise<void> {
+  const info = await engine.load();
+  ctx.stderr.write(
+    `Pincer chat with ${info.file.name ?? info.file.path} (${info.gpu || 'cpu'}, ${info.threads} threads, ` +
+      `context ${info.contextSize}). Ctrl+C stops a reply; Ctrl+D or /exit quits.\n`,
+  );
+  const rl = createInterface({ input: process.stdin, output: ctx.stdout, prompt: '> ' });
+  const messages: LocalMessage[] = [];
+  let generation: AbortController | undefined;
+  const interrupt = () => {
+    if (generation) generation.abort();
+    else rl.close();
+  };
+  // On a terminal readline turns Ctrl+C into its own event; piped, it arrives as a signal.
+  rl.on('SIGINT', interrupt);
+  process.on('SIGINT', interrupt);
+  try {
+    rl.prompt();
+    for await (const line of rl) {
+      const text = line.trim();
+      if (text === '/exit') break;
+      if (!text) {
+        rl.prompt();
+        continue;
+      }
+      messages.push({ role: 'user', text });
+      generation = new AbortController();
+      const result = await engine.generate('chat', {
+        system: options.system ?? DEFAULT_SYSTEM,
+        messages,
+        maxTokens: options.maxTokens,
+        sampling: { temperature: options.temperature },
+        signal: generation.signal,
+        onText: (delta) => ctx.stdout.write(delta),
+      });
+      generation = undefined;
+      messages.push({ role: 'assistant', text: result.text });
+      ctx.stdout.write(result.stopReason === 'cancelled' ? '\n[cancelled]\n' : '\n');
+      rl.prompt();
+    }
+  } finally {
+    process.off('SIGINT', interrupt);
+    rl.close();
+  }
+}
