@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LocalEngine } from '../../../src/main/core/local/engine.js';
 import { isLocalEngineError } from '../../../src/main/core/local/errors.js';
+import { type ProviderEvent, streamLocal } from '../../../src/main/core/local/provider.js';
 import type { GenerateRequest } from '../../../src/main/core/local/types.js';
 import { QWEN_TOOLS_TEMPLATE, writeTinyGguf } from '../../fixtures/tiny-gguf.js';
 
@@ -166,6 +167,29 @@ describe('LocalEngine on the generated tiny model', () => {
     });
     expect(next.toolCalls).toEqual([]);
     expect(next.usage.evaluatedInputTokens).toBeLessThan(next.usage.inputTokens);
+  });
+
+  it('streams as provider events ending in a tool_use content block', async () => {
+    const events: ProviderEvent[] = [];
+    for await (const event of streamLocal(engine, {
+      conversationId: 'provider',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'List files' }] }],
+      tools: [
+        { name: 'list', parameters: { type: 'object', properties: { dir: { enum: ['.'] } } } },
+      ],
+      toolChoice: 'required',
+      maxTokens: 40,
+    })) {
+      events.push(event);
+    }
+    const finish = events.at(-1);
+    expect(finish?.type).toBe('finish');
+    if (finish?.type !== 'finish') return;
+    expect(finish.stopReason).toBe('tool_use');
+    expect(finish.message.content).toContainEqual(
+      expect.objectContaining({ type: 'tool_use', name: 'list', input: { dir: '.' } }),
+    );
+    expect(events.some((e) => e.type === 'usage')).toBe(true);
   });
 
   it('rejects a tool result for a call nobody made', async () => {
