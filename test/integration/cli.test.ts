@@ -59,6 +59,7 @@ describe('pincer CLI (built dist/cli.js)', () => {
       'skills',
       'audit',
       'doctor',
+      'manifest',
     ]) {
       expect(result.stdout).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
     }
@@ -72,9 +73,9 @@ describe('pincer CLI (built dist/cli.js)', () => {
   });
 
   it('says which issue brings a capability that is not built yet, with exit code 3', async () => {
-    const result = await pincer('run', 'hello');
+    const result = await pincer('audit');
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/not available yet.*#4.*#6/);
+    expect(result.stderr).toMatch(/not available yet.*issue #7/);
     expect(result.stdout).toBe('');
   });
 

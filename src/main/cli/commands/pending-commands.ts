@@ -8,7 +8,7 @@ export function registerPendingCommands(program: Command, ctx: CliContext, setEx
   program
     .command('serve')
     .description('serve the Claw Kernel Protocol (JSON-RPC over stdio, HTTP or WebSocket)')
-    .action(() => setExit(pending(ctx, 'serve', 'the CKP JSON-RPC server', [11])));
+    .action(() => setExit(pending(ctx, 'serve', 'the CKP JSON-RPC server', [])));
 
   program
     .command('secrets')
