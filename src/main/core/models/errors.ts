@@ -78,7 +78,7 @@ export class ModelError extends Error {
     return CKP_CODES[this.code];
   }
 
-  toJSON() {
+  toJSON(): ModelErrorJson {
     return {
       code: this.code,
       message: this.message,
@@ -89,6 +89,16 @@ export class ModelError extends Error {
       causes: this.causes.map((cause) => cause.toJSON()),
     };
   }
+}
+
+export interface ModelErrorJson {
+  code: ModelErrorCode;
+  message: string;
+  provider: string | undefined;
+  status: number | undefined;
+  retryAfterMs: number | undefined;
+  ckpCode: number | undefined;
+  causes: ModelErrorJson[];
 }
 
 export function isModelError(error: unknown, code?: ModelErrorCode): error is ModelError {
