@@ -6,6 +6,7 @@ import { registerManifest } from './commands/manifest.js';
 import { registerModels } from './commands/models.js';
 import { registerPendingCommands } from './commands/pending-commands.js';
 import { registerRunChat } from './commands/run-chat.js';
+import { registerSecrets } from './commands/secrets.js';
 import { type CliContext, ExitCode } from './context.js';
 
 export type SetExitCode = (code: number) => void;
@@ -32,6 +33,7 @@ export function buildProgram(ctx: CliContext, setExit: SetExitCode): Command {
   registerModels(program, ctx, setExit);
   registerManifest(program, ctx, setExit);
   registerGateway(program, ctx, setExit);
+  registerSecrets(program, ctx, setExit);
   registerPendingCommands(program, ctx, setExit);
   return program;
 }

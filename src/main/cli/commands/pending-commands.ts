@@ -11,11 +11,6 @@ export function registerPendingCommands(program: Command, ctx: CliContext, setEx
     .action(() => setExit(pending(ctx, 'serve', 'the CKP JSON-RPC server', [])));
 
   program
-    .command('secrets')
-    .description('store, list and delete credentials in the OS keychain')
-    .action(() => setExit(pending(ctx, 'secrets', 'the credential store', [9])));
-
-  program
     .command('skills')
     .description('list and manage skills')
     .action(() => setExit(pending(ctx, 'skills', 'the skills registry', [10])));

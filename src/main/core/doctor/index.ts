@@ -11,6 +11,7 @@ import {
   checkSandbox,
   type DoctorCheck,
 } from './checks.js';
+import { checkSecrets } from './secrets-check.js';
 
 export type { CheckStatus, DoctorCheck } from './checks.js';
 
@@ -40,6 +41,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     checkDataDir(dataDir),
     checkElectron(options.appDir),
     checkKeychain(),
+    checkSecrets(dataDir),
     checkSandbox(),
     checkModels(dataDir),
     checkGpu(),

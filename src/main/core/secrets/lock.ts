@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import { hostname } from 'node:os';
+import path from 'node:path';
 import { SecretsError } from './types.js';
 
 export interface LockOptions {
@@ -29,6 +30,7 @@ export async function withFileLock<T>(
   const staleMs = options.staleMs ?? 30_000;
   const deadline = Date.now() + timeoutMs;
   let delay = 5;
+  await fs.mkdir(path.dirname(lockPath), { recursive: true, mode: 0o700 });
   for (;;) {
     try {
       const handle = await fs.open(lockPath, 'wx', 0o600);

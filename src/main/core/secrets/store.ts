@@ -152,6 +152,11 @@ export class SecretStore implements SecretLookup {
     return report;
   }
 
+  /** Zeroes cached keys; call when done with the store. */
+  close(): void {
+    for (const backend of this.backends) backend.close?.();
+  }
+
   private async backend(id: BackendId): Promise<SecretBackend> {
     const backend = this.backends.find((b) => b.id === id);
     if (!backend) throw new SecretsError('unavailable', `the ${id} backend is not configured here`);

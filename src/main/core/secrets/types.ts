@@ -19,6 +19,8 @@ export interface SecretBackend {
   /** True when something was deleted. */
   delete(name: string): Promise<boolean>;
   list(): Promise<string[]>;
+  /** Drops cached key material (zeroed). */
+  close?(): void;
 }
 
 /**
