@@ -21,6 +21,8 @@ export { isValidSecretName, SecretsError, VaultError } from './types.js';
 export const PASSPHRASE_ENV = 'PINCER_VAULT_PASSPHRASE';
 /** Set to "off" to skip the OS keychain (containers, tests that must not touch a real one). */
 export const KEYCHAIN_ENV = 'PINCER_KEYCHAIN';
+/** Overrides the keychain service name ("Pincer"): lets tests use a throwaway entry set. */
+export const KEYCHAIN_SERVICE_ENV = 'PINCER_KEYCHAIN_SERVICE';
 
 export function secretsDir(dataDir: string): string {
   return path.join(dataDir, 'secrets');
