@@ -207,12 +207,19 @@ export function suggestModel(
   const bare = wanted.includes('/') ? wanted.slice(wanted.indexOf('/') + 1) : wanted;
   const byName = models.find((model) => model.apiModel.toLowerCase() === bare);
   if (byName) return byName.id;
+  const slash = wanted.indexOf('/');
+  const wantedProvider = slash > 0 ? wanted.slice(0, slash) : undefined;
   let best: { id: ModelId; distance: number } | undefined;
   for (const model of models) {
-    const distance = Math.min(
-      editDistance(wanted, model.id.toLowerCase()),
-      editDistance(bare, model.apiModel.toLowerCase()),
-    );
+    // Names compared alone cost one extra edit when the provider differs, so `mid/mm` prefers
+    // `mid/m` over `big/m` while `ollama/gpt-4o` still finds `openai/gpt-4o`.
+    const byModel =
+      editDistance(bare, model.apiModel.toLowerCase()) +
+      (wantedProvider === undefined || wantedProvider === model.provider ? 0 : 1);
+    const distance =
+      wantedProvider === undefined
+        ? byModel
+        : Math.min(editDistance(wanted, model.id.toLowerCase()), byModel);
     if (!best || distance < best.distance) best = { id: model.id, distance };
   }
   const tolerance = Math.max(2, Math.floor(bare.length / 3));
