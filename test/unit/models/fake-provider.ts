@@ -17,7 +17,7 @@ import type { Usage } from '../../../src/shared/messages.js';
 export type Script =
   | { reply: string; usage?: Usage }
   | { fail: ModelError }
-  | { events: Array<ModelEvent | ModelError> };
+  | { events: Array<ModelEvent | Error> };
 
 export class FakeProvider implements ModelProvider {
   readonly id: ProviderId;
@@ -44,7 +44,7 @@ export class FakeProvider implements ModelProvider {
       if ('fail' in script) throw script.fail;
       if ('events' in script) {
         for (const event of script.events) {
-          if (event instanceof ModelError) throw event;
+          if (event instanceof Error) throw event;
           yield event;
         }
         return;

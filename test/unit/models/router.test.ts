@@ -4,7 +4,7 @@ import { ModelError } from '../../../src/main/core/models/errors.js';
 import { type ModelId, modelId, providerId } from '../../../src/main/core/models/ids.js';
 import { LimitTracker } from '../../../src/main/core/models/limits.js';
 import { BALANCED_WEIGHTS, ModelRouter } from '../../../src/main/core/models/router.js';
-import type { ModelRequest } from '../../../src/main/core/models/types.js';
+import type { ModelProvider, ModelRequest } from '../../../src/main/core/models/types.js';
 import { userText } from '../../../src/shared/messages.js';
 import { collect, FakeProvider, finish, rejection } from './fake-provider.js';
 
@@ -251,6 +251,30 @@ describe('router fallback', () => {
     );
     expect(events.map((e) => e.type)).toEqual(['start', 'text_delta', 'usage', 'finish']);
     expect(events[0]).toEqual({ type: 'start', provider: 'backup', model: 'm' });
+  });
+
+  it('treats a provider that throws anything before content as a failure to fall back from', async () => {
+    const router = new ModelRouter();
+    const broken: ModelProvider = {
+      id: providerId('broken'),
+      protocol: 'openai-compatible',
+      stream() {
+        throw new TypeError('not configured');
+      },
+    };
+    const buggy = new FakeProvider('buggy', [{ events: [new RangeError('bug')] }]);
+    const backup = new FakeProvider('backup', [{ reply: 'backup' }]);
+    router.register(model('broken/m'), broken, {
+      fallback: [modelId('buggy/m'), modelId('backup/m')],
+    });
+    router.register(model('buggy/m'), buggy);
+    router.register(model('backup/m'), backup);
+    const stream = router.stream(hello, { strategy: 'fallback', model: modelId('broken/m') });
+    expect(texts(await collect(stream))).toEqual(['backup']);
+    expect(stream.report.causes.map((c) => [c.code, c.message])).toEqual([
+      ['bad_response', 'unexpected failure: not configured'],
+      ['bad_response', 'unexpected failure: bug'],
+    ]);
   });
 
   it('never falls back once content went out: the failure surfaces as connection_lost', async () => {

@@ -322,6 +322,7 @@ export class ModelRouter {
     const signal = options.signal ?? request.signal;
     const judge = options.strategy === 'cascade' ? options.accept : undefined;
     const routed = signal && signal !== request.signal ? { ...request, signal } : request;
+    const estimate = report.plan.estimatedInputTokens + (request.maxTokens ?? 0);
     if (report.plan.steps.length === 0) {
       for (const { reason } of report.plan.excluded) report.causes.push(reason);
     }
@@ -347,7 +348,8 @@ export class ModelRouter {
         if (signal?.aborted) throw cancelled(signal);
         let reservation: Reservation;
         try {
-          reservation = this.limits.reserve(registration.descriptor.provider, routed);
+          // Every attempt, retries included, is a request the provider counts against its limits.
+          reservation = this.limits.reserve(registration.descriptor.provider, estimate);
         } catch (thrown) {
           const error = toModelError(thrown);
           report.causes.push(error);
@@ -411,7 +413,13 @@ export class ModelRouter {
       else reservation.settle({ inputTokens: reservation.estimatedTokens, outputTokens: 0 });
     };
     try {
-      iterator = provider.stream(descriptor.apiModel, request)[Symbol.asyncIterator]();
+      try {
+        iterator = provider.stream(descriptor.apiModel, request)[Symbol.asyncIterator]();
+      } catch (thrown) {
+        // A provider that fails while setting up (before returning a stream) is a plain failure.
+        finished = true;
+        return { outcome: 'failed', error: toModelError(thrown) };
+      }
       for (;;) {
         let next: IteratorResult<ModelEvent>;
         try {
