@@ -4,8 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LocalEngine } from '../../../src/main/core/local/engine.js';
 import { isLocalEngineError } from '../../../src/main/core/local/errors.js';
-import { type ProviderEvent, streamLocal } from '../../../src/main/core/local/provider.js';
+import { streamLocal } from '../../../src/main/core/local/provider.js';
 import type { GenerateRequest } from '../../../src/main/core/local/types.js';
+import type { ModelEvent } from '../../../src/main/core/models/types.js';
 import { QWEN_TOOLS_TEMPLATE, writeTinyGguf } from '../../fixtures/tiny-gguf.js';
 
 let dir = '';
@@ -170,7 +171,7 @@ describe('LocalEngine on the generated tiny model', () => {
   });
 
   it('streams as provider events ending in a tool_use content block', async () => {
-    const events: ProviderEvent[] = [];
+    const events: ModelEvent[] = [];
     for await (const event of streamLocal(engine, {
       conversationId: 'provider',
       messages: [{ role: 'user', content: [{ type: 'text', text: 'List files' }] }],

@@ -1,12 +1,20 @@
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
+import { userText } from '../../../shared/messages.js';
 import { LocalEngine } from '../../core/local/engine.js';
 import { errorMessage } from '../../core/local/errors.js';
 import { noModelHelp, resolveChatModel } from '../../core/local/model-manager.js';
+import { LocalModelProvider } from '../../core/local/provider.js';
 import { localSetup } from '../../core/local/setup.js';
 import type { LocalMessage } from '../../core/local/types.js';
+import { envLookup } from '../../core/models/credentials.js';
+import { isModelError } from '../../core/models/errors.js';
+import { ADAPTERS, type HttpProtocol, HttpProvider } from '../../core/models/http-provider.js';
+import { providerId } from '../../core/models/ids.js';
+import type { ModelProvider } from '../../core/models/types.js';
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
+import { printEvents } from './model-events.js';
 
 interface LocalModelOptions {
   modelPath?: string;
@@ -16,6 +24,26 @@ interface LocalModelOptions {
   threads?: number;
   contextSize?: number;
 }
+
+interface RunOptions extends LocalModelOptions {
+  protocol: string;
+  endpoint?: string;
+  model?: string;
+  apiKeyEnv?: string;
+  timeout: number;
+  json?: boolean;
+}
+
+const PROTOCOL_NAMES: Record<string, HttpProtocol | 'local'> = {
+  local: 'local',
+  'openai-compatible': 'openai-compatible',
+  openai: 'openai-compatible',
+  responses: 'responses',
+  'openai-responses': 'responses',
+  anthropic: 'anthropic',
+  'anthropic-native': 'anthropic',
+  gemini: 'gemini',
+};
 
 const DEFAULT_SYSTEM = 'You are Pincer, a helpful assistant running locally. Answer concisely.';
 
@@ -58,35 +86,87 @@ export function registerRunChat(program: Command, ctx: CliContext, setExit: SetE
   addModelOptions(
     program
       .command('run')
-      .description('ask the local model once and print the reply as it streams')
+      .description(
+        'ask a model once and print the reply as it streams (the local model by default)',
+      )
       .argument('<message>', 'what to ask'),
-  ).action(async (message: string, options: LocalModelOptions) => {
-    let engine: LocalEngine | undefined;
-    const controller = new AbortController();
-    const onSigint = () => controller.abort();
-    process.once('SIGINT', onSigint);
-    try {
-      engine = await openEngine(ctx, options);
-      if (!engine) return setExit(ExitCode.failed);
-      const result = await engine.generate('run', {
-        system: options.system ?? DEFAULT_SYSTEM,
-        messages: [{ role: 'user', text: message }],
-        maxTokens: options.maxTokens,
-        sampling: { temperature: options.temperature },
-        signal: controller.signal,
-        onText: (delta) => ctx.stdout.write(delta),
-      });
-      ctx.stdout.write('\n');
-      if (result.stopReason === 'cancelled') ctx.stderr.write('[cancelled]\n');
-      setExit(result.stopReason === 'cancelled' ? ExitCode.failed : ExitCode.ok);
-    } catch (error) {
-      ctx.stderr.write(`pincer run: ${errorMessage(error)}\n`);
-      setExit(ExitCode.failed);
-    } finally {
-      process.off('SIGINT', onSigint);
-      await engine?.dispose();
-    }
-  });
+  )
+    .option('--protocol <name>', `local, ${Object.keys(ADAPTERS).join(', ')}`, 'local')
+    .option('--endpoint <url>', 'base URL of the server, e.g. http://127.0.0.1:11434/v1')
+    .option('--model <name>', 'model name the server expects')
+    .option(
+      '--api-key-env <NAME>',
+      'environment variable holding the API key (never the key itself)',
+    )
+    .option(
+      '--timeout <ms>',
+      'deadline for the response head and for each stream pause',
+      (v) => Number.parseInt(v, 10),
+      60_000,
+    )
+    .option('--json', 'print one JSON event per line instead of text')
+    .action(async (message: string, options: RunOptions) => {
+      const protocol = PROTOCOL_NAMES[options.protocol];
+      if (!protocol) {
+        ctx.stderr.write(
+          `pincer run: unknown protocol "${options.protocol}" (use ${Object.keys(PROTOCOL_NAMES).join(', ')})\n`,
+        );
+        return setExit(ExitCode.usage);
+      }
+      if (protocol !== 'local' && !options.model) {
+        ctx.stderr.write(`pincer run: --model is required with --protocol ${options.protocol}\n`);
+        return setExit(ExitCode.usage);
+      }
+      let engine: LocalEngine | undefined;
+      const controller = new AbortController();
+      const onSigint = () => controller.abort();
+      process.once('SIGINT', onSigint);
+      try {
+        let provider: ModelProvider;
+        if (protocol === 'local') {
+          engine = await openEngine(ctx, options);
+          if (!engine) return setExit(ExitCode.failed);
+          provider = new LocalModelProvider(engine);
+        } else {
+          provider = new HttpProvider({
+            id: providerId(protocol),
+            protocol,
+            endpoint: options.endpoint,
+            secretRef: options.apiKeyEnv,
+            secrets: envLookup(process.env),
+            timeoutMs: options.timeout,
+            idleTimeoutMs: options.timeout,
+          });
+        }
+        const outcome = await printEvents(
+          ctx,
+          provider.stream(options.model ?? 'local', {
+            system: options.system ?? DEFAULT_SYSTEM,
+            messages: [userText(message)],
+            maxTokens: options.maxTokens,
+            temperature: options.temperature,
+            conversationId: 'run',
+            signal: controller.signal,
+          }),
+          options.json === true,
+        );
+        if (outcome.error) {
+          ctx.stderr.write(`pincer run: ${outcome.error.message}\n`);
+          return setExit(ExitCode.failed);
+        }
+        if (outcome.stopReason === 'cancelled') ctx.stderr.write('[cancelled]\n');
+        setExit(outcome.stopReason === 'cancelled' ? ExitCode.failed : ExitCode.ok);
+      } catch (error) {
+        if (options.json && isModelError(error)) {
+          ctx.stdout.write(`${JSON.stringify({ type: 'error', error: error.toJSON() })}\n`);
+        }
+        ctx.stderr.write(`pincer run: ${errorMessage(error)}\n`);
+        setExit(ExitCode.failed);
+      } finally {
+        process.off('SIGINT', onSigint);
+        await engine?.dispose();
+      }
+    });
 
   addModelOptions(
     program

@@ -1,53 +1,16 @@
 /**
- * The local engine as a provider of the model layer (#3).
- *
- * PROVISIONAL: #3's Message/ContentBlock/ToolDef types and its LocalEngine interface did not
- * exist yet when this was written, so the shapes below follow the text of issue #3 (messages of
- * content blocks: text, tool_use, tool_result, reasoning, image; one typed event stream). When
- * #3 lands, replace these local declarations with imports from it; the mapping stays.
+ * The local engine as a provider of the model layer (#3): content-block messages in, the same
+ * ModelEvent stream as every HTTP protocol out. The engine delivers tool calls whole (its
+ * grammar already guarantees their JSON), so they arrive as complete tool-call events.
  */
+import type { Message, StopReason } from '../../../shared/messages.js';
+import { StreamAssembler } from '../models/assembler.js';
+import { ModelError, type ModelErrorCode } from '../models/errors.js';
+import { type ProviderId, providerId } from '../models/ids.js';
+import type { ModelEvent, ModelProvider, ModelRequest } from '../models/types.js';
 import type { LocalEngine } from './engine.js';
-import { LocalEngineError } from './errors.js';
+import { LocalEngineError, type LocalErrorCode } from './errors.js';
 import type { GenerateRequest, LocalMessage, LocalStopReason, SamplingOptions } from './types.js';
-
-export type ContentBlock =
-  | { type: 'text'; text: string }
-  | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: 'tool_result'; toolUseId: string; content: string | ContentBlock[]; isError?: boolean }
-  | { type: 'reasoning'; text: string }
-  | { type: 'image'; mediaType: string; data: string };
-
-export interface Message {
-  role: 'user' | 'assistant';
-  content: ContentBlock[];
-}
-
-export interface ToolDef {
-  name: string;
-  description?: string;
-  parameters?: Record<string, unknown>;
-}
-
-export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'cancelled';
-
-export type ProviderEvent =
-  | { type: 'text_delta'; text: string }
-  | { type: 'tool_call'; id: string; name: string; input: unknown }
-  | { type: 'usage'; inputTokens: number; outputTokens: number; cachedInputTokens: number }
-  | { type: 'finish'; stopReason: StopReason; message: Message };
-
-export interface ProviderRequest {
-  conversationId: string;
-  system?: string;
-  messages: Message[];
-  tools?: ToolDef[];
-  toolChoice?: 'auto' | 'required' | 'none';
-  jsonSchema?: Record<string, unknown>;
-  maxTokens?: number;
-  stop?: string[];
-  sampling?: SamplingOptions;
-  signal?: AbortSignal;
-}
 
 const STOP: Record<LocalStopReason, StopReason> = {
   end: 'end_turn',
@@ -57,15 +20,26 @@ const STOP: Record<LocalStopReason, StopReason> = {
   cancelled: 'cancelled',
 };
 
+const ERROR_CODES: Record<LocalErrorCode, ModelErrorCode> = {
+  model_not_found: 'unknown_model',
+  unknown_model: 'unknown_model',
+  invalid_model: 'invalid_request',
+  truncated_model: 'invalid_request',
+  insufficient_memory: 'rejected',
+  invalid_request: 'invalid_request',
+  generation_failed: 'server_error',
+  checksum_mismatch: 'invalid_request',
+  download_failed: 'unreachable',
+  offline: 'unreachable',
+  disposed: 'cancelled',
+};
+
 /** Maps content-block messages onto the engine's messages (tool results become tool turns). */
 export function toLocalMessages(messages: Message[]): LocalMessage[] {
   const out: LocalMessage[] = [];
   const names = new Map<string, string>();
   for (const message of messages) {
-    const text = message.content
-      .filter((b): b is Extract<ContentBlock, { type: 'text' }> => b.type === 'text')
-      .map((b) => b.text)
-      .join('');
+    const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
     if (message.content.some((b) => b.type === 'image')) {
       throw new LocalEngineError('invalid_request', 'The local model does not read images');
     }
@@ -95,53 +69,97 @@ export function toLocalMessages(messages: Message[]): LocalMessage[] {
   return out;
 }
 
-/** Streams one model turn as provider events; the last event is always `finish`. */
+export interface LocalProviderOptions {
+  id?: ProviderId;
+  /** Sampling for every request (the neutral request carries only temperature). */
+  sampling?: SamplingOptions;
+}
+
+/** The bundled engine behind the ModelProvider contract. `model` is informational: the engine
+ * serves whichever GGUF it loaded. */
+export class LocalModelProvider implements ModelProvider {
+  readonly id: ProviderId;
+  readonly protocol = 'local' as const;
+
+  constructor(
+    private readonly engine: LocalEngine,
+    private readonly options: LocalProviderOptions = {},
+  ) {
+    this.id = options.id ?? providerId('local');
+  }
+
+  stream(model: string, request: ModelRequest): AsyncIterable<ModelEvent> {
+    return streamLocal(this.engine, request, {
+      provider: this.id,
+      model,
+      sampling: this.options.sampling,
+    });
+  }
+}
+
+/** Streams one model turn as model events; the last event is always `finish`. */
 export async function* streamLocal(
   engine: LocalEngine,
-  request: ProviderRequest,
-): AsyncGenerator<ProviderEvent> {
-  const queue: ProviderEvent[] = [];
+  request: ModelRequest,
+  options: { provider?: ProviderId; model?: string; sampling?: SamplingOptions } = {},
+): AsyncGenerator<ModelEvent> {
+  const provider = options.provider ?? providerId('local');
+  const assembler = new StreamAssembler(provider);
+  const queue: ModelEvent[] = [];
   let wake: (() => void) | undefined;
-  const push = (event: ProviderEvent) => {
-    queue.push(event);
+  let started = false;
+  // `start` goes out with the first output, so a failure before it can still be retried.
+  const push = (events: ModelEvent[]) => {
+    if (!started && events.length) {
+      started = true;
+      queue.push({ type: 'start', provider, model: options.model ?? 'local' });
+    }
+    queue.push(...events);
     wake?.();
   };
-  const generation: GenerateRequest = {
-    system: request.system,
-    messages: toLocalMessages(request.messages),
-    tools: request.tools,
-    toolChoice: request.toolChoice,
-    jsonSchema: request.jsonSchema,
-    maxTokens: request.maxTokens,
-    stop: request.stop,
-    sampling: request.sampling,
-    signal: request.signal,
-    onText: (text) => push({ type: 'text_delta', text }),
-  };
+  if (typeof request.toolChoice === 'object') {
+    throw new ModelError('invalid_request', 'the local engine cannot force one named tool', {
+      provider,
+    });
+  }
+  let generation: GenerateRequest;
+  try {
+    generation = {
+      system: request.system,
+      messages: toLocalMessages(request.messages),
+      tools: request.tools,
+      toolChoice: request.toolChoice,
+      jsonSchema: request.jsonSchema,
+      maxTokens: request.maxTokens,
+      stop: request.stop,
+      sampling: {
+        ...options.sampling,
+        ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      },
+      signal: request.signal,
+      onText: (text) => push(assembler.text(text)),
+    };
+  } catch (error) {
+    throw asModelError(error, provider);
+  }
   let settled = false;
   let failure: unknown;
   const done = engine
-    .generate(request.conversationId, generation)
+    .generate(request.conversationId ?? 'default', generation)
     .then((result) => {
-      for (const call of result.toolCalls) {
-        push({ type: 'tool_call', id: call.id, name: call.name, input: call.arguments });
+      const events: ModelEvent[] = [];
+      for (const [index, call] of result.toolCalls.entries()) {
+        events.push(...assembler.toolComplete(index, call.id, call.name, call.arguments));
       }
-      push({
-        type: 'usage',
-        inputTokens: result.usage.inputTokens,
-        outputTokens: result.usage.outputTokens,
-        cachedInputTokens: result.usage.inputTokens - result.usage.evaluatedInputTokens,
-      });
-      const content: ContentBlock[] = [];
-      if (result.text) content.push({ type: 'text', text: result.text });
-      for (const call of result.toolCalls) {
-        content.push({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments });
-      }
-      push({
-        type: 'finish',
-        stopReason: STOP[result.stopReason],
-        message: { role: 'assistant', content },
-      });
+      events.push(
+        ...assembler.setUsage({
+          inputTokens: result.usage.inputTokens,
+          outputTokens: result.usage.outputTokens,
+          cachedInputTokens: result.usage.inputTokens - result.usage.evaluatedInputTokens,
+        }),
+      );
+      events.push(assembler.finish(STOP[result.stopReason]));
+      push(events);
     })
     .catch((error: unknown) => {
       failure = error;
@@ -163,5 +181,20 @@ export async function* streamLocal(
     wake = undefined;
   }
   await done;
-  if (failure) throw failure;
+  if (failure) {
+    const error = asModelError(failure, provider);
+    if (!assembler.started) throw error;
+    yield assembler.lost(error);
+  }
+}
+
+function asModelError(error: unknown, provider: ProviderId): ModelError {
+  if (error instanceof ModelError) return error;
+  if (error instanceof LocalEngineError) {
+    return new ModelError(ERROR_CODES[error.code], error.message, { provider, cause: error });
+  }
+  return new ModelError('server_error', error instanceof Error ? error.message : String(error), {
+    provider,
+    cause: error,
+  });
 }

@@ -1,0 +1,157 @@
+/**
+ * `pincer run --protocol ...` as a user runs it: the BUILT cli in a child process, talking to a
+ * vendor server on 127.0.0.1. The key travels only through an environment variable.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
+import {
+  anthropicFrames,
+  geminiFrames,
+  openaiFrames,
+  responsesFrames,
+  type Turn,
+} from '../../fixtures/vendor-streams.js';
+
+const exec = promisify(execFile);
+const cli = path.resolve(import.meta.dirname, '../../../dist/cli.js');
+const KEY = 'cli-secret-key-98765';
+
+async function pincer(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [cli, ...args], {
+      env: { ...process.env, PINCER_HOME: path.join(import.meta.dirname, 'no-home'), ...env },
+      timeout: 30_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}
+
+const CASES: [string, string, (turn: Turn) => string[]][] = [
+  ['openai-compatible', '/v1', openaiFrames],
+  ['responses', '/v1', responsesFrames],
+  ['anthropic', '/v1', anthropicFrames],
+  ['gemini', '/v1beta', geminiFrames],
+];
+
+describe.each(CASES)('pincer run --protocol %s', (protocol, prefix, frames) => {
+  let server: VendorServer;
+  beforeAll(async () => {
+    server = await startVendorServer(prefix);
+  });
+  afterAll(() => server.close());
+
+  it('prints the reply as it streams', async () => {
+    server.reply({ kind: 'sse', frames: frames({ text: ['Hello ', 'from ', protocol] }) });
+    const result = await pincer(
+      [
+        'run',
+        '--protocol',
+        protocol,
+        '--endpoint',
+        server.url,
+        '--model',
+        'm',
+        '--api-key-env',
+        'MY_KEY',
+        'Say hello',
+      ],
+      { MY_KEY: KEY },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`Hello from ${protocol}\n`);
+    expect(JSON.stringify(server.requests.at(-1)?.body)).toContain('Say hello');
+    expect(JSON.stringify(server.requests.at(-1)?.headers)).toContain(KEY);
+  });
+
+  it('--json prints one JSON event per line', async () => {
+    server.reply({
+      kind: 'sse',
+      frames: frames({ text: ['a', 'b'], usage: { input: 3, output: 2 } }),
+    });
+    const result = await pincer([
+      'run',
+      '--protocol',
+      protocol,
+      '--endpoint',
+      server.url,
+      '--model',
+      'm',
+      '--json',
+      'x',
+    ]);
+    expect(result.code).toBe(0);
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(events[0]).toMatchObject({ type: 'start', model: 'm' });
+    expect(events.filter((e) => e.type === 'text_delta').map((e) => e.text)).toEqual(['a', 'b']);
+    expect(events.at(-1)).toMatchObject({
+      type: 'finish',
+      stopReason: 'end_turn',
+      usage: { inputTokens: 3, outputTokens: 2 },
+    });
+  });
+
+  it('fails with the provider named and without the key when the server refuses it', async () => {
+    server.reply({ kind: 'json', status: 401, body: { error: { message: `bad key ${KEY}` } } });
+    const result = await pincer(
+      [
+        'run',
+        '--protocol',
+        protocol,
+        '--endpoint',
+        server.url,
+        '--model',
+        'm',
+        '--api-key-env',
+        'MY_KEY',
+        'x',
+      ],
+      { MY_KEY: KEY },
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`pincer run: ${protocol}: HTTP 401: bad key [redacted]\n`);
+    expect(result.stdout + result.stderr).not.toContain(KEY);
+  });
+});
+
+describe('pincer run usage errors', () => {
+  it('rejects an unknown protocol with exit 2', async () => {
+    const result = await pincer(['run', '--protocol', 'carrier-pigeon', 'x']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('unknown protocol "carrier-pigeon"');
+  });
+
+  it('requires --model for a remote protocol', async () => {
+    const result = await pincer(['run', '--protocol', 'anthropic', 'x']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--model is required');
+  });
+
+  it('names the unreachable host', async () => {
+    const server = await startVendorServer();
+    await server.close();
+    const result = await pincer([
+      'run',
+      '--protocol',
+      'openai',
+      '--endpoint',
+      server.url,
+      '--model',
+      'm',
+      'x',
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /openai-compatible: cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/,
+    );
+  });
+});
