@@ -10,7 +10,7 @@ import { type HttpProtocol, HttpProvider } from '../../../src/main/core/models/h
 import { providerId } from '../../../src/main/core/models/ids.js';
 import type { ModelEvent, ModelRequest } from '../../../src/main/core/models/types.js';
 import type { Message, ToolDef } from '../../../src/shared/messages.js';
-import { frame, startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
+import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import {
   anthropicFrames,
   geminiFrames,
