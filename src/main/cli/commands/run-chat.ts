@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { userText } from '../../../shared/messages.js';
+import { loadActiveClaw, resourcesDirOf } from '../../core/ckp/index.js';
 import { LocalEngine } from '../../core/local/engine.js';
 import { errorMessage } from '../../core/local/errors.js';
 import { noModelHelp, resolveChatModel } from '../../core/local/model-manager.js';
@@ -8,9 +9,10 @@ import { LocalModelProvider } from '../../core/local/provider.js';
 import { localSetup } from '../../core/local/setup.js';
 import type { LocalMessage } from '../../core/local/types.js';
 import { envLookup } from '../../core/models/credentials.js';
-import { isModelError } from '../../core/models/errors.js';
+import { isModelError, ModelError } from '../../core/models/errors.js';
+import { routerFromManifest } from '../../core/models/from-manifest.js';
 import { ADAPTERS, type HttpProtocol, HttpProvider } from '../../core/models/http-provider.js';
-import { providerId } from '../../core/models/ids.js';
+import { type ProviderId, providerId } from '../../core/models/ids.js';
 import type { ModelProvider } from '../../core/models/types.js';
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
@@ -27,6 +29,8 @@ interface LocalModelOptions {
 
 interface RunOptions extends LocalModelOptions {
   protocol: string;
+  provider?: string;
+  manifest?: string;
   endpoint?: string;
   model?: string;
   apiKeyEnv?: string;
@@ -91,6 +95,8 @@ export function registerRunChat(program: Command, ctx: CliContext, setExit: SetE
       )
       .argument('<message>', 'what to ask'),
   )
+    .option('--provider <name>', 'a provider of the manifest; its fallback chain is tried in order')
+    .option('--manifest <file>', 'the claw.yaml to read providers from (default: the one in force)')
     .option('--protocol <name>', `local, ${Object.keys(ADAPTERS).join(', ')}`, 'local')
     .option('--endpoint <url>', 'base URL of the server, e.g. http://127.0.0.1:11434/v1')
     .option('--model <name>', 'model name the server expects')
@@ -122,6 +128,38 @@ export function registerRunChat(program: Command, ctx: CliContext, setExit: SetE
       const onSigint = () => controller.abort();
       process.once('SIGINT', onSigint);
       try {
+        const request = {
+          system: options.system ?? DEFAULT_SYSTEM,
+          messages: [userText(message)],
+          maxTokens: options.maxTokens,
+          temperature: options.temperature,
+          conversationId: 'run',
+          signal: controller.signal,
+        };
+        if (options.provider) {
+          const routed = await manifestRoute(ctx, options, options.provider, (opened) => {
+            engine = opened;
+          });
+          const stream = routed.router.stream(request, {
+            strategy: 'fallback',
+            model: routed.model,
+          });
+          const outcome = await printEvents(ctx, stream, options.json === true);
+          const { served, causes } = stream.report;
+          if (served && served !== routed.model && !options.json) {
+            ctx.stderr.write(
+              `[answered by ${served}; before it: ${causes.map((c) => c.message).join('; ')}]\n`,
+            );
+          }
+          if (options.json)
+            ctx.stdout.write(
+              `${JSON.stringify({ type: 'route', served, causes: causes.map((c) => c.toJSON()) })}\n`,
+            );
+          if (outcome.error) ctx.stderr.write(`pincer run: ${outcome.error.message}\n`);
+          return setExit(
+            outcome.error || outcome.stopReason === 'cancelled' ? ExitCode.failed : ExitCode.ok,
+          );
+        }
         let provider: ModelProvider;
         if (protocol === 'local') {
           engine = await openEngine(ctx, options);
@@ -140,14 +178,7 @@ export function registerRunChat(program: Command, ctx: CliContext, setExit: SetE
         }
         const outcome = await printEvents(
           ctx,
-          provider.stream(options.model ?? 'local', {
-            system: options.system ?? DEFAULT_SYSTEM,
-            messages: [userText(message)],
-            maxTokens: options.maxTokens,
-            temperature: options.temperature,
-            conversationId: 'run',
-            signal: controller.signal,
-          }),
+          provider.stream(options.model ?? 'local', request),
           options.json === true,
         );
         if (outcome.error) {
@@ -186,6 +217,41 @@ export function registerRunChat(program: Command, ctx: CliContext, setExit: SetE
       await engine?.dispose();
     }
   });
+}
+
+/** The manifest's providers as a router, the local engine opened only if a request reaches it. */
+async function manifestRoute(
+  ctx: CliContext,
+  options: RunOptions,
+  name: string,
+  onEngine: (engine: LocalEngine) => void,
+) {
+  const places = { dataDir: ctx.dataDir, resourcesDir: resourcesDirOf(ctx.appDir) };
+  const { claw } = await loadActiveClaw(places, options.manifest);
+  let opening: Promise<LocalEngine | undefined> | undefined;
+  const local = (id: ProviderId): ModelProvider => ({
+    id,
+    protocol: 'local',
+    async *stream(model, request) {
+      opening ??= openEngine(ctx, options).then((engine) => {
+        if (engine) onEngine(engine);
+        return engine;
+      });
+      const engine = await opening;
+      if (!engine)
+        throw new ModelError('unknown_model', 'no local model is installed', { provider: id });
+      yield* new LocalModelProvider(engine, { id }).stream(model, request);
+    },
+  });
+  const { router, models } = routerFromManifest(claw, { secrets: envLookup(process.env), local });
+  const model = models.get(name);
+  if (!model) {
+    throw new ModelError(
+      'unknown_model',
+      `the manifest has no provider "${name}" (it has ${[...models.keys()].join(', ')})`,
+    );
+  }
+  return { router, model };
 }
 
 /** A readline loop; the conversation keeps one KV-cached sequence, so turns stay fast. */
