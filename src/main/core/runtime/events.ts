@@ -1,0 +1,103 @@
+/**
+ * One typed event stream per run. Every event carries the ids that tie it to its trace, task,
+ * run and step, so the CLI (`--json`), the UI, the audit log and telemetry all read the same
+ * record. Field names are snake_case: the stream is a wire format (JSON lines, IPC).
+ */
+import type { ToolCall, Usage } from '../../../shared/messages.js';
+import type { RunState, RunTransition } from './state.js';
+import type { RunId, RunOutcome, SessionId, StepId, TaskId, TraceId } from './terms.js';
+
+export type RunEventBody =
+  | { type: 'run.started'; session_id: SessionId; goal: string; resumed: boolean }
+  | { type: 'state.changed'; from: RunState; to: RunState; transition: RunTransition }
+  | { type: 'model.delta'; kind: 'text' | 'reasoning'; text: string }
+  | { type: 'model.finished'; model: string; stop_reason: string; usage: Usage; cost_usd: number }
+  | { type: 'tool.requested'; call: ToolCall; read_only: boolean }
+  | {
+      type: 'policy.decided';
+      call_id: string;
+      decision: 'allow' | 'deny' | 'ask';
+      reason?: string;
+      rule?: string;
+    }
+  | { type: 'approval.requested'; approval_id: string; call: ToolCall; reason?: string }
+  | { type: 'approval.resolved'; approval_id: string; approved: boolean; by: string }
+  | { type: 'tool.started'; call_id: string; name: string }
+  | {
+      type: 'tool.finished';
+      call_id: string;
+      name: string;
+      is_error: boolean;
+      duration_ms: number;
+      /** Set when the result came from an earlier process (resume), not a new execution. */
+      replayed?: boolean;
+    }
+  | {
+      type: 'run.finished';
+      outcome: RunOutcome;
+      reason: string;
+      usage: Usage;
+      cost_usd: number;
+      turns: number;
+    };
+
+export type RunEvent = RunEventBody & {
+  trace_id: TraceId;
+  task_id: TaskId;
+  run_id: RunId;
+  step_id?: StepId;
+  /** 1, 2, 3 ... per run. */
+  seq: number;
+  at: string;
+};
+
+export type RunEventType = RunEvent['type'];
+
+/**
+ * Fan-out of one run's events: any number of readers, each with its own buffer, each seeing
+ * every event from the moment it subscribed; ends when the run ends.
+ */
+export class RunEventStream {
+  private readonly readers = new Set<{ queue: RunEvent[]; wake?: () => void }>();
+  private readonly history: RunEvent[] = [];
+  private closed = false;
+
+  emit(event: RunEvent): void {
+    this.history.push(event);
+    for (const reader of this.readers) {
+      reader.queue.push(event);
+      reader.wake?.();
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const reader of this.readers) reader.wake?.();
+  }
+
+  /** Every event of the run, including those emitted before this call. */
+  async *all(): AsyncGenerator<RunEvent> {
+    const reader: { queue: RunEvent[]; wake?: () => void } = { queue: [...this.history] };
+    this.readers.add(reader);
+    try {
+      while (true) {
+        const next = reader.queue.shift();
+        if (next) {
+          yield next;
+          continue;
+        }
+        if (this.closed) return;
+        await new Promise<void>((resolve) => {
+          reader.wake = resolve;
+        });
+        reader.wake = undefined;
+      }
+    } finally {
+      this.readers.delete(reader);
+    }
+  }
+
+  get events(): readonly RunEvent[] {
+    return this.history;
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * What the loop needs from the rest of Pincer, as interfaces: the model (#3), the tools (#5),
+ * the policy and approvals (#7). Each has a small default so the loop runs before they land.
+ */
+import type { ToolCall, ToolDef, Usage } from '../../../shared/messages.js';
+import type { ModelRouter, RouteOptions } from '../models/router.js';
+import type { ModelEvent, ModelPricing, ModelProvider, ModelRequest } from '../models/types.js';
+import type { CapabilityGrant, RunId, StepId } from './terms.js';
+
+/** One model call of a run. */
+export interface ModelTurn {
+  events: AsyncIterable<ModelEvent>;
+  /** Cost in USD of the turn, known once the stream ended. */
+  cost(usage: Usage): number;
+  /** The model that served (after any fallback). */
+  servedBy(): string;
+}
+
+export interface ModelAccess {
+  turn(request: ModelRequest): ModelTurn;
+}
+
+export function viaProvider(
+  provider: ModelProvider,
+  model: string,
+  pricing: ModelPricing = { inputPer1k: 0, outputPer1k: 0 },
+): ModelAccess {
+  return {
+    turn: (request) => ({
+      events: provider.stream(model, request),
+      cost: (usage) =>
+        (usage.inputTokens / 1000) * pricing.inputPer1k +
+        (usage.outputTokens / 1000) * pricing.outputPer1k,
+      servedBy: () => `${provider.id}/${model}`,
+    }),
+  };
+}
+
+export function viaRouter(router: ModelRouter, options: Omit<RouteOptions, 'signal'>): ModelAccess {
+  return {
+    turn: (request) => {
+      const stream = router.stream(request, { ...options, signal: request.signal });
+      return {
+        events: stream,
+        cost: () => stream.report.costUsd,
+        servedBy: () => stream.report.served ?? options.model ?? 'unknown',
+      };
+    },
+  };
+}
+
+export interface ToolRunContext {
+  signal: AbortSignal;
+  runId: RunId;
+  stepId: StepId;
+  grant?: CapabilityGrant;
+}
+
+export interface ToolOutcome {
+  content: string;
+  isError?: boolean;
+}
+
+export interface ToolHost {
+  /** The tools the model may see in this run (model-facing names). */
+  definitions(): ToolDef[];
+  /** No side effects: may run in parallel, and may run again when a run resumes. */
+  isReadOnly(name: string): boolean;
+  /** Runs one call. Tool failures come back as `isError` results; it must honour `signal`. */
+  execute(call: ToolCall, context: ToolRunContext): Promise<ToolOutcome>;
+}
+
+export const NO_TOOLS: ToolHost = {
+  definitions: () => [],
+  isReadOnly: () => false,
+  execute: async (call) => ({
+    content: `no tool named "${call.name}" is available`,
+    isError: true,
+  }),
+};
+
+export type PolicyDecision =
+  | { action: 'allow'; rule?: string; grant?: CapabilityGrant }
+  | { action: 'deny'; reason: string; rule?: string }
+  | { action: 'ask'; reason: string; rule?: string };
+
+export interface PolicyHook {
+  decide(
+    call: ToolCall,
+    context: { runId: RunId; stepId: StepId; readOnly: boolean },
+  ): Promise<PolicyDecision>;
+}
+
+export interface ApprovalRequest {
+  id: string;
+  runId: RunId;
+  call: ToolCall;
+  reason: string;
+  rule?: string;
+  signal: AbortSignal;
+}
+
+export interface ApprovalHook {
+  request(approval: ApprovalRequest): Promise<{ approved: boolean; by: string }>;
+}
+
+/**
+ * Until #7's policy engine is wired in, every call is allowed: callers that need a guard must
+ * pass a policy. Documented in the README's security model.
+ */
+export const ALLOW_ALL: PolicyHook = { decide: async () => ({ action: 'allow' }) };
+
+/** Nobody is there to ask: the safe answer is no. */
+export const DENY_APPROVALS: ApprovalHook = {
+  request: async () => ({ approved: false, by: 'no approval surface' }),
+};

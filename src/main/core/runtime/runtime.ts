@@ -1,0 +1,652 @@
+/**
+ * The agent loop (#6): assemble context -> call the model (streaming) -> if it asks for tools:
+ * ask the policy, execute (read-only calls in parallel, side effects in order), append results,
+ * call the model again; otherwise the reply ends the run. Every step is written to SQLite as it
+ * happens and every change is an event, so a killed process can resume and every surface (CLI,
+ * UI, audit) reads the same story.
+ */
+import {
+  type Message,
+  type ToolCall,
+  type ToolResultBlock,
+  toolCallsOf,
+  type Usage,
+  userText,
+} from '../../../shared/messages.js';
+import { isModelError } from '../models/errors.js';
+import type { ModelEvent } from '../models/types.js';
+import { type RunEvent, type RunEventBody, RunEventStream } from './events.js';
+import { callSignature, DEFAULT_GUARDS, type Guards } from './guards.js';
+import {
+  ALLOW_ALL,
+  type ApprovalHook,
+  DENY_APPROVALS,
+  type ModelAccess,
+  NO_TOOLS,
+  type PolicyHook,
+  type ToolHost,
+  type ToolOutcome,
+} from './hooks.js';
+import { Lanes } from './lanes.js';
+import { advance, isFinal, type RunState, type RunTransition } from './state.js';
+import type { RunRow, RunStore } from './store.js';
+import {
+  type CapabilityGrant,
+  type MessageId,
+  newId,
+  type RunId,
+  type RunOutcome,
+  type SessionId,
+  type StepId,
+  type TaskId,
+  type TraceId,
+} from './terms.js';
+
+export interface RuntimeDeps {
+  store: RunStore;
+  model: ModelAccess;
+  tools?: ToolHost;
+  policy?: PolicyHook;
+  approvals?: ApprovalHook;
+  /** The system context (identity, memory...), assembled per turn. */
+  system?: () => string | Promise<string>;
+  guards?: Partial<Guards>;
+  maxConcurrentRuns?: number;
+}
+
+export interface StartOptions {
+  text: string;
+  sessionId?: SessionId;
+  /** Branch: start from this earlier message instead of the session's newest one. */
+  fromMessageId?: MessageId;
+  guards?: Partial<Guards>;
+  signal?: AbortSignal;
+}
+
+export interface RunResult {
+  runId: RunId;
+  sessionId: SessionId;
+  state: RunState;
+  outcome: RunOutcome;
+  reason: string;
+  /** The model's last message (a partial one when the run was cut short). */
+  reply?: Message;
+  usage: Usage;
+  costUsd: number;
+  turns: number;
+}
+
+export interface RunHandle {
+  runId: RunId;
+  sessionId: SessionId;
+  events: RunEventStream;
+  done: Promise<RunResult>;
+  cancel(): void;
+}
+
+/** Why the run's abort signal fired. */
+type StopCause = 'cancelled' | 'run_timeout' | 'turn_timeout';
+
+class RunStop extends Error {
+  constructor(
+    readonly outcome: RunOutcome,
+    readonly transition: RunTransition,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class AgentRuntime {
+  private readonly lanes: Lanes;
+  private readonly live = new Set<RunId>();
+
+  constructor(private readonly deps: RuntimeDeps) {
+    this.lanes = new Lanes(deps.maxConcurrentRuns ?? 8);
+  }
+
+  /** Runs in the database that are not finished and not running in this process. */
+  interrupted(): RunRow[] {
+    return this.deps.store
+      .listRuns({ limit: 1000 })
+      .filter((run) => !isFinal(run.state) && !this.live.has(run.id));
+  }
+
+  isLive(id: RunId): boolean {
+    return this.live.has(id);
+  }
+
+  start(options: StartOptions): RunHandle {
+    const { store } = this.deps;
+    const sessionId = options.sessionId ?? store.createSession(options.text);
+    if (!store.hasSession(sessionId)) store.createSession(options.text, sessionId);
+    const runId = store.createRun({
+      sessionId,
+      taskId: newId<TaskId>('tsk'),
+      traceId: newId<TraceId>('trc'),
+      goal: options.text,
+      options: { guards: options.guards ?? {} },
+    });
+    return this.launch(runId, options, false);
+  }
+
+  /** Continues a run that stopped or whose process died, without repeating completed side effects. */
+  resume(
+    runId: RunId,
+    options: { signal?: AbortSignal; guards?: Partial<Guards> } = {},
+  ): RunHandle {
+    const run = this.deps.store.getRun(runId);
+    if (!run) throw new Error(`no run ${runId}`);
+    if (this.live.has(runId)) throw new Error(`run ${runId} is running`);
+    if (run.outcome === 'completed') throw new Error(`run ${runId} already completed`);
+    return this.launch(runId, { text: run.goal, sessionId: run.sessionId, ...options }, true);
+  }
+
+  private launch(runId: RunId, options: StartOptions, resumed: boolean): RunHandle {
+    const run = this.deps.store.getRun(runId) as RunRow;
+    const events = new RunEventStream();
+    const controller = new AbortController();
+    const onCancel = () => controller.abort('cancelled' satisfies StopCause);
+    options.signal?.addEventListener('abort', onCancel, { once: true });
+    this.live.add(runId);
+    const guards: Guards = {
+      ...DEFAULT_GUARDS,
+      ...this.deps.guards,
+      ...(run.options.guards as Partial<Guards>),
+      ...options.guards,
+    };
+    const loop = new RunLoop(this.deps, run, events, controller, guards);
+    const done = this.lanes
+      .run(run.sessionId, () => loop.drive(options, resumed))
+      .finally(() => {
+        options.signal?.removeEventListener('abort', onCancel);
+        this.live.delete(runId);
+        events.close();
+      });
+    return { runId, sessionId: run.sessionId, events, done, cancel: onCancel };
+  }
+}
+
+/** One run's execution: its state, its history, its guards. */
+class RunLoop {
+  private state: RunState;
+  private seq = 0;
+  private stepId: StepId | undefined;
+  private usage: Usage;
+  private costUsd: number;
+  private turns: number;
+  private history: Message[] = [];
+  private lastMessageId: MessageId | null;
+  private reply: Message | undefined;
+  private readonly seen = new Map<string, number>();
+  private readonly tools: ToolHost;
+  private readonly policy: PolicyHook;
+  private readonly approvals: ApprovalHook;
+
+  constructor(
+    private readonly deps: RuntimeDeps,
+    private readonly run: RunRow,
+    private readonly events: RunEventStream,
+    private readonly controller: AbortController,
+    private readonly guards: Guards,
+  ) {
+    this.state = run.state;
+    this.usage = { ...run.usage };
+    this.costUsd = run.costUsd;
+    this.turns = run.turns;
+    this.lastMessageId = run.lastMessageId;
+    this.tools = deps.tools ?? NO_TOOLS;
+    this.policy = deps.policy ?? ALLOW_ALL;
+    this.approvals = deps.approvals ?? DENY_APPROVALS;
+  }
+
+  async drive(options: StartOptions, resumed: boolean): Promise<RunResult> {
+    const { store } = this.deps;
+    const timer = setTimeout(
+      () => this.controller.abort('run_timeout' satisfies StopCause),
+      this.guards.runTimeoutMs,
+    );
+    try {
+      this.emit({
+        type: 'run.started',
+        session_id: this.run.sessionId,
+        goal: this.run.goal,
+        resumed,
+      });
+      if (resumed) {
+        // A run whose process died is still in an active state on disk: record that first.
+        if (!isFinal(this.state)) this.go('fail');
+        const stored = store.branch(this.lastMessageId);
+        this.history = stored.map((m) => m.message);
+        this.go('start');
+        // The repeat guard counts this run's calls only, not the session's earlier runs.
+        for (const m of stored.filter((m) => m.runId === this.run.id)) {
+          for (const call of toolCallsOf(m.message)) this.remember(call);
+        }
+        if (!this.run.startMessageId)
+          this.append(userText(this.run.goal), this.lastMessageId, true);
+        await this.finishInterruptedTools();
+      } else {
+        const parent = options.fromMessageId ?? store.latestMessage(this.run.sessionId);
+        this.history = store.branch(parent).map((m) => m.message);
+        this.go('start');
+        this.append(userText(options.text), parent, true);
+      }
+      await this.loop();
+      return this.end('completed', 'the model answered');
+    } catch (error) {
+      return this.stop(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async loop(): Promise<void> {
+    while (true) {
+      this.checkBudget();
+      const request = {
+        system: await this.deps.system?.(),
+        messages: this.history,
+        tools: this.tools.definitions(),
+        conversationId: this.run.sessionId,
+      };
+      this.go('call_model');
+      this.stepId = this.deps.store.startStep(this.run.id, 'model');
+      const message = await this.callModel(request);
+      this.deps.store.endStep(this.stepId);
+      const calls = toolCallsOf(message);
+      if (calls.length === 0) {
+        this.go('answered');
+        return;
+      }
+      this.go('tool_needed');
+      for (const call of calls) this.remember(call);
+      this.stepId = this.deps.store.startStep(this.run.id, 'tools');
+      this.deps.store.requestToolCalls(
+        this.run.id,
+        this.stepId,
+        calls.map((call) => ({ ...call, readOnly: this.tools.isReadOnly(call.name) })),
+      );
+      const results = await this.runTools(calls, new Map());
+      this.append({ role: 'user', content: results }, this.lastMessageId, false);
+      this.deps.store.endStep(this.stepId);
+      this.go('tools_done');
+      this.go('continue');
+    }
+  }
+
+  private async callModel(request: {
+    system?: string;
+    messages: Message[];
+    tools: ReturnType<ToolHost['definitions']>;
+    conversationId: string;
+  }): Promise<Message> {
+    const turnController = new AbortController();
+    const turnTimer = setTimeout(
+      () => turnController.abort('turn_timeout' satisfies StopCause),
+      this.guards.turnTimeoutMs,
+    );
+    const signal = AbortSignal.any([this.controller.signal, turnController.signal]);
+    const turn = this.deps.model.turn({ ...request, signal });
+    let finish: Extract<ModelEvent, { type: 'finish' }> | undefined;
+    try {
+      for await (const event of turn.events) {
+        if (event.type === 'text_delta')
+          this.emit({ type: 'model.delta', kind: 'text', text: event.text });
+        else if (event.type === 'reasoning_delta')
+          this.emit({ type: 'model.delta', kind: 'reasoning', text: event.text });
+        else if (event.type === 'finish') finish = event;
+        else if (event.type === 'connection_lost') {
+          this.reply = event.partial;
+          if (event.partial.content.length) this.append(event.partial, this.lastMessageId, false);
+          throw new RunStop('model_error', 'fail', event.error.message);
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) throw this.abortStop(signal, turnController.signal);
+      if (error instanceof RunStop) throw error;
+      throw new RunStop('model_error', 'fail', isModelError(error) ? error.message : String(error));
+    } finally {
+      clearTimeout(turnTimer);
+    }
+    if (!finish) throw new RunStop('model_error', 'fail', 'the model stream ended without a reply');
+    this.turns++;
+    this.usage = {
+      inputTokens: this.usage.inputTokens + finish.usage.inputTokens,
+      outputTokens: this.usage.outputTokens + finish.usage.outputTokens,
+    };
+    const cost = turn.cost(finish.usage);
+    this.costUsd += cost;
+    this.reply = finish.message;
+    this.append(finish.message, this.lastMessageId, false);
+    this.emit({
+      type: 'model.finished',
+      model: turn.servedBy(),
+      stop_reason: finish.stopReason,
+      usage: finish.usage,
+      cost_usd: cost,
+    });
+    if (finish.stopReason === 'cancelled' || signal.aborted)
+      throw this.abortStop(signal, turnController.signal);
+    return finish.message;
+  }
+
+  /**
+   * Results in call order. Policy decisions (and approvals) are taken one call at a time, in
+   * order, so a person is never asked two things at once; then allowed read-only calls run in
+   * parallel batches while each side effect is a barrier that runs alone, in order.
+   */
+  private async runTools(
+    calls: ToolCall[],
+    known: Map<string, ToolOutcome>,
+  ): Promise<ToolResultBlock[]> {
+    const results = new Map<string, ToolOutcome>(known);
+    const pending = calls.filter((call) => !results.has(call.id));
+    for (const call of pending)
+      this.emit({ type: 'tool.requested', call, read_only: this.tools.isReadOnly(call.name) });
+    const allowed: Array<{ call: ToolCall; grant?: CapabilityGrant }> = [];
+    for (const call of pending) {
+      const verdict = await this.authorize(call);
+      if ('content' in verdict) results.set(call.id, verdict);
+      else allowed.push({ call, grant: verdict.grant });
+    }
+    let batch: typeof allowed = [];
+    const flush = async () => {
+      const running = batch;
+      batch = [];
+      for (let at = 0; at < running.length; at += this.guards.maxParallelTools) {
+        const slice = running.slice(at, at + this.guards.maxParallelTools);
+        const outcomes = await Promise.all(
+          slice.map(({ call, grant }) => this.execute(call, grant)),
+        );
+        for (const [i, { call }] of slice.entries())
+          results.set(call.id, outcomes[i] as ToolOutcome);
+      }
+    };
+    for (const entry of allowed) {
+      if (this.tools.isReadOnly(entry.call.name)) {
+        batch.push(entry);
+        continue;
+      }
+      await flush();
+      results.set(entry.call.id, await this.execute(entry.call, entry.grant));
+    }
+    await flush();
+    return calls.map((call) => {
+      const outcome = results.get(call.id) ?? { content: 'no result', isError: true };
+      const block: ToolResultBlock = {
+        type: 'tool_result',
+        toolUseId: call.id,
+        content: outcome.content,
+      };
+      if (outcome.isError) block.isError = true;
+      return block;
+    });
+  }
+
+  /** The policy's answer for one call: a grant to run it, or the refusal as its result. */
+  private async authorize(call: ToolCall): Promise<{ grant?: CapabilityGrant } | ToolOutcome> {
+    const stepId = this.stepId as StepId;
+    const readOnly = this.tools.isReadOnly(call.name);
+    const decision = await this.policy.decide(call, { runId: this.run.id, stepId, readOnly });
+    this.emit({
+      type: 'policy.decided',
+      call_id: call.id,
+      decision: decision.action,
+      ...(decision.action !== 'allow' ? { reason: decision.reason } : {}),
+      ...(decision.rule ? { rule: decision.rule } : {}),
+    });
+    if (decision.action === 'allow') return { grant: decision.grant };
+    if (decision.action === 'deny')
+      return this.settle(call, { content: `denied by policy: ${decision.reason}`, isError: true });
+    const approvalId = newId<string>('apr');
+    this.go('approval_needed');
+    this.emit({
+      type: 'approval.requested',
+      approval_id: approvalId,
+      call,
+      reason: decision.reason,
+    });
+    const answer = await this.approvals.request({
+      id: approvalId,
+      runId: this.run.id,
+      call,
+      reason: decision.reason,
+      rule: decision.rule,
+      signal: this.controller.signal,
+    });
+    this.emit({
+      type: 'approval.resolved',
+      approval_id: approvalId,
+      approved: answer.approved,
+      by: answer.by,
+    });
+    this.go('approval_resolved');
+    if (this.controller.signal.aborted) throw this.abortStop(this.controller.signal);
+    return answer.approved
+      ? {}
+      : this.settle(call, { content: `not approved (${answer.by})`, isError: true });
+  }
+
+  private async execute(call: ToolCall, grant?: CapabilityGrant): Promise<ToolOutcome> {
+    this.deps.store.markToolStarted(this.run.id, call.id);
+    this.emit({ type: 'tool.started', call_id: call.id, name: call.name });
+    const started = performance.now();
+    let outcome: ToolOutcome;
+    try {
+      outcome = await this.tools.execute(call, {
+        signal: this.controller.signal,
+        runId: this.run.id,
+        stepId: this.stepId as StepId,
+        grant,
+      });
+    } catch (error) {
+      outcome = {
+        content: `tool failed: ${error instanceof Error ? error.message : String(error)}`,
+        isError: true,
+      };
+    }
+    if (this.controller.signal.aborted) throw this.abortStop(this.controller.signal);
+    return this.settle(call, outcome, performance.now() - started);
+  }
+
+  private settle(
+    call: ToolCall,
+    outcome: ToolOutcome,
+    durationMs = 0,
+    replayed = false,
+  ): ToolOutcome {
+    if (!replayed)
+      this.deps.store.finishToolCall(this.run.id, call.id, {
+        content: outcome.content,
+        isError: outcome.isError === true,
+      });
+    this.emit({
+      type: 'tool.finished',
+      call_id: call.id,
+      name: call.name,
+      is_error: outcome.isError === true,
+      duration_ms: Math.round(durationMs),
+      ...(replayed ? { replayed } : {}),
+    });
+    return outcome;
+  }
+
+  /**
+   * Resume after a crash between the model asking for tools and their results being saved:
+   * completed calls keep their recorded results, read-only ones run again, and a side effect
+   * that was started but never recorded is NOT repeated: the model is told it was interrupted.
+   */
+  private async finishInterruptedTools(): Promise<void> {
+    const last = this.history.at(-1);
+    if (!last || last.role !== 'assistant') return;
+    const calls = toolCallsOf(last);
+    if (calls.length === 0) {
+      // The answer was saved before the process died: nothing left to do.
+      this.go('call_model');
+      this.go('answered');
+      throw new RunStop('completed', 'answered', 'the model had already answered');
+    }
+    this.go('call_model');
+    this.go('tool_needed');
+    const rows = new Map(
+      this.deps.store.lastToolCalls(this.run.id).map((row) => [row.callId, row]),
+    );
+    this.stepId =
+      rows.values().next().value?.stepId ?? this.deps.store.startStep(this.run.id, 'tools');
+    if (rows.size === 0) {
+      this.deps.store.requestToolCalls(
+        this.run.id,
+        this.stepId,
+        calls.map((c) => ({ ...c, readOnly: this.tools.isReadOnly(c.name) })),
+      );
+    }
+    const known = new Map<string, ToolOutcome>();
+    for (const call of calls) {
+      const row = rows.get(call.id);
+      if (row?.status === 'completed' || row?.status === 'interrupted') {
+        known.set(
+          call.id,
+          this.settle(call, { content: row.result ?? '', isError: row.isError }, 0, true),
+        );
+      } else if (row?.status === 'started' && !row.readOnly) {
+        const outcome = {
+          content: `${call.name} was interrupted while running and was not repeated; check whether it took effect before trying again`,
+          isError: true,
+        };
+        this.deps.store.finishToolCall(
+          this.run.id,
+          call.id,
+          { content: outcome.content, isError: true },
+          'interrupted',
+        );
+        known.set(call.id, this.settle(call, outcome, 0, true));
+      }
+    }
+    const results = await this.runTools(calls, known);
+    this.append({ role: 'user', content: results }, this.lastMessageId, false);
+    this.deps.store.endStep(this.stepId);
+    this.go('tools_done');
+    this.go('continue');
+  }
+
+  private remember(call: ToolCall): void {
+    const signature = callSignature(call.name, call.input);
+    const count = (this.seen.get(signature) ?? 0) + 1;
+    this.seen.set(signature, count);
+    if (count >= this.guards.maxIdenticalCalls) {
+      throw new RunStop(
+        'repeated_tool_call',
+        'halt',
+        `${call.name} was called ${count} times with the same arguments`,
+      );
+    }
+  }
+
+  private checkBudget(): void {
+    const { maxTurns, maxTokens, maxCostUsd } = this.guards;
+    if (this.turns >= maxTurns)
+      throw new RunStop('max_turns', 'halt', `reached the limit of ${maxTurns} model calls`);
+    const tokens = this.usage.inputTokens + this.usage.outputTokens;
+    if (tokens >= maxTokens)
+      throw new RunStop('max_tokens', 'halt', `used ${tokens} tokens (limit ${maxTokens})`);
+    if (this.costUsd >= maxCostUsd) {
+      throw new RunStop(
+        'max_cost',
+        'halt',
+        `spent $${this.costUsd.toFixed(4)} (limit $${maxCostUsd})`,
+      );
+    }
+  }
+
+  private abortStop(signal: AbortSignal, turn?: AbortSignal): RunStop {
+    const cause = (turn?.aborted ? turn.reason : signal.reason) as StopCause;
+    if (cause === 'run_timeout')
+      return new RunStop(
+        'run_timeout',
+        'time_out',
+        `the run took longer than ${this.guards.runTimeoutMs} ms`,
+      );
+    if (cause === 'turn_timeout')
+      return new RunStop(
+        'turn_timeout',
+        'time_out',
+        `a model call took longer than ${this.guards.turnTimeoutMs} ms`,
+      );
+    return new RunStop('cancelled', 'halt', 'cancelled');
+  }
+
+  private append(message: Message, parent: MessageId | null, isStart: boolean): void {
+    const id = this.deps.store.addMessage(this.run.sessionId, parent, this.run.id, message);
+    this.history.push(message);
+    this.lastMessageId = id;
+    this.deps.store.updateRun(this.run.id, {
+      lastMessageId: id,
+      ...(isStart ? { startMessageId: id } : {}),
+    });
+  }
+
+  private go(transition: RunTransition): void {
+    const from = this.state;
+    this.state = advance(from, transition);
+    this.deps.store.updateRun(this.run.id, { state: this.state });
+    this.emit({ type: 'state.changed', from, to: this.state, transition });
+  }
+
+  private stop(error: unknown): RunResult {
+    const stop =
+      error instanceof RunStop
+        ? error
+        : new RunStop(
+            'model_error',
+            'fail',
+            error instanceof Error ? error.message : String(error),
+          );
+    if (stop.outcome === 'completed') return this.end('completed', stop.message);
+    if (!isFinal(this.state)) this.go(stop.transition);
+    return this.end(stop.outcome, stop.message);
+  }
+
+  private end(outcome: RunOutcome, reason: string): RunResult {
+    this.deps.store.updateRun(this.run.id, {
+      outcome,
+      reason,
+      turns: this.turns,
+      usage: this.usage,
+      costUsd: this.costUsd,
+    });
+    this.stepId = undefined;
+    this.emit({
+      type: 'run.finished',
+      outcome,
+      reason,
+      usage: this.usage,
+      cost_usd: this.costUsd,
+      turns: this.turns,
+    });
+    return {
+      runId: this.run.id,
+      sessionId: this.run.sessionId,
+      state: this.state,
+      outcome,
+      reason,
+      reply: this.reply,
+      usage: this.usage,
+      costUsd: this.costUsd,
+      turns: this.turns,
+    };
+  }
+
+  private emit(body: RunEventBody): void {
+    const event = {
+      ...body,
+      trace_id: this.run.traceId,
+      task_id: this.run.taskId,
+      run_id: this.run.id,
+      ...(this.stepId ? { step_id: this.stepId } : {}),
+      seq: ++this.seq,
+      at: new Date().toISOString(),
+    } as RunEvent;
+    this.events.emit(event);
+  }
+}

@@ -1,0 +1,426 @@
+/**
+ * Durable runs: sessions, the message tree, runs, steps and tool calls in SQLite, written as
+ * they happen (WAL makes each small write cheap), so a killed process can be resumed from what
+ * is on disk. Messages form a tree (parent_id): a run may start from an earlier message and
+ * branch a session without touching the original branch.
+ */
+import type { Message, Usage } from '../../../shared/messages.js';
+import type { Db } from '../storage/database.js';
+import { type Migration, migrate } from '../storage/migrations.js';
+import type { RunState } from './state.js';
+import {
+  type MessageId,
+  newId,
+  type RunId,
+  type RunOutcome,
+  type SessionId,
+  type StepId,
+  type StepKind,
+  type TaskId,
+  type TraceId,
+} from './terms.js';
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'sessions, messages, runs, steps, tool calls',
+    up: `
+      create table sessions (
+        id text primary key,
+        title text not null,
+        created_at text not null
+      );
+      create table messages (
+        id text primary key,
+        session_id text not null references sessions(id),
+        parent_id text references messages(id),
+        run_id text,
+        role text not null check (role in ('user', 'assistant')),
+        content text not null,
+        created_at text not null
+      );
+      create index messages_by_session on messages(session_id, id);
+      create table runs (
+        id text primary key,
+        session_id text not null references sessions(id),
+        task_id text not null,
+        trace_id text not null,
+        goal text not null,
+        start_message_id text references messages(id),
+        last_message_id text references messages(id),
+        state text not null,
+        outcome text,
+        reason text,
+        turns integer not null default 0,
+        input_tokens integer not null default 0,
+        output_tokens integer not null default 0,
+        cost_usd real not null default 0,
+        options text not null default '{}',
+        created_at text not null,
+        updated_at text not null
+      );
+      create index runs_by_session on runs(session_id, created_at);
+      create table steps (
+        id text primary key,
+        run_id text not null references runs(id),
+        idx integer not null,
+        kind text not null check (kind in ('model', 'tools')),
+        started_at text not null,
+        ended_at text
+      );
+      create table tool_calls (
+        run_id text not null references runs(id),
+        step_id text not null references steps(id),
+        call_id text not null,
+        idx integer not null,
+        name text not null,
+        input text not null,
+        read_only integer not null,
+        status text not null check (status in ('requested', 'started', 'completed', 'interrupted')),
+        result text,
+        is_error integer,
+        started_at text,
+        ended_at text,
+        primary key (run_id, call_id)
+      );
+    `,
+  },
+];
+
+export interface RunRow {
+  id: RunId;
+  sessionId: SessionId;
+  taskId: TaskId;
+  traceId: TraceId;
+  goal: string;
+  startMessageId: MessageId | null;
+  lastMessageId: MessageId | null;
+  state: RunState;
+  outcome: RunOutcome | null;
+  reason: string | null;
+  turns: number;
+  usage: Usage;
+  costUsd: number;
+  options: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface StoredMessage {
+  id: MessageId;
+  parentId: MessageId | null;
+  runId: RunId | null;
+  message: Message;
+  createdAt: string;
+}
+
+export type ToolCallStatus = 'requested' | 'started' | 'completed' | 'interrupted';
+
+export interface ToolCallRow {
+  callId: string;
+  stepId: StepId;
+  idx: number;
+  name: string;
+  input: Record<string, unknown>;
+  readOnly: boolean;
+  status: ToolCallStatus;
+  result: string | null;
+  isError: boolean;
+}
+
+interface RawRun {
+  id: string;
+  session_id: string;
+  task_id: string;
+  trace_id: string;
+  goal: string;
+  start_message_id: string | null;
+  last_message_id: string | null;
+  state: string;
+  outcome: string | null;
+  reason: string | null;
+  turns: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  options: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const now = () => new Date().toISOString();
+
+export class RunStore {
+  constructor(readonly db: Db) {
+    migrate(db, 'runtime', MIGRATIONS);
+  }
+
+  createSession(title: string, id: SessionId = newId<SessionId>('ses')): SessionId {
+    this.db
+      .prepare('insert into sessions (id, title, created_at) values (?, ?, ?)')
+      .run(id, title.slice(0, 200), now());
+    return id;
+  }
+
+  hasSession(id: SessionId): boolean {
+    return this.db.prepare('select 1 from sessions where id = ?').get(id) !== undefined;
+  }
+
+  listSessions(): Array<{ id: SessionId; title: string; createdAt: string }> {
+    return (
+      this.db.prepare('select id, title, created_at from sessions order by id').all() as Array<{
+        id: SessionId;
+        title: string;
+        created_at: string;
+      }>
+    ).map((row) => ({ id: row.id, title: row.title, createdAt: row.created_at }));
+  }
+
+  addMessage(
+    sessionId: SessionId,
+    parentId: MessageId | null,
+    runId: RunId | null,
+    message: Message,
+  ): MessageId {
+    const id = newId<MessageId>('msg');
+    this.db
+      .prepare(
+        'insert into messages (id, session_id, parent_id, run_id, role, content, created_at) values (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(id, sessionId, parentId, runId, message.role, JSON.stringify(message.content), now());
+    return id;
+  }
+
+  /** The branch ending at `leaf`, oldest first. */
+  branch(leaf: MessageId | null): StoredMessage[] {
+    if (!leaf) return [];
+    const rows = this.db
+      .prepare(
+        `with recursive chain(id, parent_id, run_id, role, content, created_at, depth) as (
+           select id, parent_id, run_id, role, content, created_at, 0 from messages where id = ?
+           union all
+           select m.id, m.parent_id, m.run_id, m.role, m.content, m.created_at, chain.depth + 1
+           from messages m join chain on m.id = chain.parent_id
+         ) select * from chain order by depth desc`,
+      )
+      .all(leaf) as Array<{
+      id: MessageId;
+      parent_id: MessageId | null;
+      run_id: RunId | null;
+      role: 'user' | 'assistant';
+      content: string;
+      created_at: string;
+    }>;
+    return rows.map((row) => ({
+      id: row.id,
+      parentId: row.parent_id,
+      runId: row.run_id,
+      message: { role: row.role, content: JSON.parse(row.content) },
+      createdAt: row.created_at,
+    }));
+  }
+
+  /** The newest message of the session (the tip of the branch most recently written to). */
+  latestMessage(sessionId: SessionId): MessageId | null {
+    const row = this.db
+      .prepare('select id from messages where session_id = ? order by id desc limit 1')
+      .get(sessionId) as { id: MessageId } | undefined;
+    return row?.id ?? null;
+  }
+
+  createRun(fields: {
+    sessionId: SessionId;
+    taskId: TaskId;
+    traceId: TraceId;
+    goal: string;
+    options: Record<string, unknown>;
+  }): RunId {
+    const id = newId<RunId>('run');
+    const at = now();
+    this.db
+      .prepare(
+        `insert into runs (id, session_id, task_id, trace_id, goal, state, options, created_at, updated_at)
+         values (?, ?, ?, ?, ?, 'IDLE', ?, ?, ?)`,
+      )
+      .run(
+        id,
+        fields.sessionId,
+        fields.taskId,
+        fields.traceId,
+        fields.goal,
+        JSON.stringify(fields.options),
+        at,
+        at,
+      );
+    return id;
+  }
+
+  updateRun(
+    id: RunId,
+    fields: Partial<{
+      state: RunState;
+      outcome: RunOutcome | null;
+      reason: string | null;
+      startMessageId: MessageId;
+      lastMessageId: MessageId;
+      turns: number;
+      usage: Usage;
+      costUsd: number;
+    }>,
+  ): void {
+    const sets: string[] = ['updated_at = @updated_at'];
+    const values: Record<string, unknown> = { id, updated_at: now() };
+    const column = (name: string, value: unknown) => {
+      sets.push(`${name} = @${name}`);
+      values[name] = value;
+    };
+    if (fields.state !== undefined) column('state', fields.state);
+    if (fields.outcome !== undefined) column('outcome', fields.outcome);
+    if (fields.reason !== undefined) column('reason', fields.reason);
+    if (fields.startMessageId !== undefined) column('start_message_id', fields.startMessageId);
+    if (fields.lastMessageId !== undefined) column('last_message_id', fields.lastMessageId);
+    if (fields.turns !== undefined) column('turns', fields.turns);
+    if (fields.costUsd !== undefined) column('cost_usd', fields.costUsd);
+    if (fields.usage !== undefined) {
+      column('input_tokens', fields.usage.inputTokens);
+      column('output_tokens', fields.usage.outputTokens);
+    }
+    this.db.prepare(`update runs set ${sets.join(', ')} where id = @id`).run(values);
+  }
+
+  getRun(id: RunId): RunRow | undefined {
+    const row = this.db.prepare('select * from runs where id = ?').get(id) as RawRun | undefined;
+    return row ? toRun(row) : undefined;
+  }
+
+  listRuns(filter: { sessionId?: SessionId; limit?: number } = {}): RunRow[] {
+    const rows = (
+      filter.sessionId
+        ? this.db
+            .prepare('select * from runs where session_id = ? order by id desc limit ?')
+            .all(filter.sessionId, filter.limit ?? 50)
+        : this.db.prepare('select * from runs order by id desc limit ?').all(filter.limit ?? 50)
+    ) as RawRun[];
+    return rows.map(toRun);
+  }
+
+  startStep(runId: RunId, kind: StepKind): StepId {
+    const id = newId<StepId>('stp');
+    const idx = (
+      this.db.prepare('select count(*) as n from steps where run_id = ?').get(runId) as {
+        n: number;
+      }
+    ).n;
+    this.db
+      .prepare('insert into steps (id, run_id, idx, kind, started_at) values (?, ?, ?, ?, ?)')
+      .run(id, runId, idx, kind, now());
+    return id;
+  }
+
+  endStep(id: StepId): void {
+    this.db.prepare('update steps set ended_at = ? where id = ?').run(now(), id);
+  }
+
+  requestToolCalls(
+    runId: RunId,
+    stepId: StepId,
+    calls: Array<{ id: string; name: string; input: Record<string, unknown>; readOnly: boolean }>,
+  ): void {
+    const insert = this.db.prepare(
+      `insert into tool_calls (run_id, step_id, call_id, idx, name, input, read_only, status)
+       values (?, ?, ?, ?, ?, ?, ?, 'requested')`,
+    );
+    this.db.transaction(() => {
+      calls.forEach((call, idx) => {
+        insert.run(
+          runId,
+          stepId,
+          call.id,
+          idx,
+          call.name,
+          JSON.stringify(call.input),
+          call.readOnly ? 1 : 0,
+        );
+      });
+    })();
+  }
+
+  markToolStarted(runId: RunId, callId: string): void {
+    this.db
+      .prepare(
+        `update tool_calls set status = 'started', started_at = ? where run_id = ? and call_id = ?`,
+      )
+      .run(now(), runId, callId);
+  }
+
+  finishToolCall(
+    runId: RunId,
+    callId: string,
+    result: { content: string; isError: boolean },
+    status: 'completed' | 'interrupted' = 'completed',
+  ): void {
+    this.db
+      .prepare(
+        'update tool_calls set status = ?, result = ?, is_error = ?, ended_at = ? where run_id = ? and call_id = ?',
+      )
+      .run(status, result.content, result.isError ? 1 : 0, now(), runId, callId);
+  }
+
+  /** The tool calls of a run's newest tools step, in call order. */
+  lastToolCalls(runId: RunId): ToolCallRow[] {
+    const step = this.db
+      .prepare(`select id from steps where run_id = ? and kind = 'tools' order by idx desc limit 1`)
+      .get(runId) as { id: StepId } | undefined;
+    return step ? this.toolCalls(runId).filter((call) => call.stepId === step.id) : [];
+  }
+
+  /** Every tool call of a run, in the order they were requested. */
+  toolCalls(runId: RunId): ToolCallRow[] {
+    return (
+      this.db
+        .prepare('select * from tool_calls where run_id = ? order by rowid')
+        .all(runId) as Array<{
+        call_id: string;
+        step_id: StepId;
+        idx: number;
+        name: string;
+        input: string;
+        read_only: number;
+        status: ToolCallStatus;
+        result: string | null;
+        is_error: number | null;
+      }>
+    ).map((row) => ({
+      callId: row.call_id,
+      stepId: row.step_id,
+      idx: row.idx,
+      name: row.name,
+      input: JSON.parse(row.input),
+      readOnly: row.read_only === 1,
+      status: row.status,
+      result: row.result,
+      isError: row.is_error === 1,
+    }));
+  }
+}
+
+function toRun(row: RawRun): RunRow {
+  return {
+    id: row.id as RunId,
+    sessionId: row.session_id as SessionId,
+    taskId: row.task_id as TaskId,
+    traceId: row.trace_id as TraceId,
+    goal: row.goal,
+    startMessageId: row.start_message_id as MessageId | null,
+    lastMessageId: row.last_message_id as MessageId | null,
+    state: row.state as RunState,
+    outcome: row.outcome as RunOutcome | null,
+    reason: row.reason,
+    turns: row.turns,
+    usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens },
+    costUsd: row.cost_usd,
+    options: JSON.parse(row.options),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

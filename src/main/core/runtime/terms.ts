@@ -1,0 +1,67 @@
+/**
+ * The runtime's vocabulary, as the seeds agree on it (001 §2): a Task is what the user wants, a
+ * Run is one execution of it, a Run is made of Steps (one model call, or one round of tool
+ * calls), each Step takes an Action, and a Trace ties everything one request caused together.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ToolCall, Usage } from '../../../shared/messages.js';
+
+export type TaskId = string & { readonly __kind: 'TaskId' };
+export type RunId = string & { readonly __kind: 'RunId' };
+export type StepId = string & { readonly __kind: 'StepId' };
+export type TraceId = string & { readonly __kind: 'TraceId' };
+export type SessionId = string & { readonly __kind: 'SessionId' };
+export type MessageId = string & { readonly __kind: 'MessageId' };
+
+/** Time-ordered ids (a millisecond prefix), so rows sort by creation without an extra column. */
+export function newId<T extends string>(prefix: string): T {
+  return `${prefix}_${Date.now().toString(36).padStart(9, '0')}${randomUUID().replaceAll('-', '').slice(0, 12)}` as T;
+}
+
+export interface Task {
+  id: TaskId;
+  sessionId: SessionId;
+  /** The user's words that created the task. */
+  goal: string;
+}
+
+export type Action =
+  | { kind: 'respond'; text: string }
+  | { kind: 'tool_call'; calls: ToolCall[] }
+  | { kind: 'finish'; reason: RunOutcome };
+
+export type StepKind = 'model' | 'tools';
+
+/** How a run ended. */
+export type RunOutcome =
+  | 'completed'
+  | 'cancelled'
+  | 'max_turns'
+  | 'max_tokens'
+  | 'max_cost'
+  | 'repeated_tool_call'
+  | 'run_timeout'
+  | 'turn_timeout'
+  | 'model_error'
+  | 'denied'
+  | 'interrupted';
+
+/**
+ * What a policy decision lets a tool call touch; ends with the run. #7 fills these in, #8's
+ * sandbox enforces them.
+ */
+export interface CapabilityGrant {
+  scope: 'task' | 'step' | 'resource';
+  tool: string;
+  paths?: string[];
+  hosts?: string[];
+  commands?: string[];
+  expiresWith: RunId;
+}
+
+export interface RunTotals {
+  usage: Usage;
+  costUsd: number;
+  turns: number;
+  toolCalls: number;
+}
