@@ -112,6 +112,11 @@ export class AgentRuntime {
       .filter((run) => !isFinal(run.state) && !this.live.has(run.id));
   }
 
+  /** Runs executing now (not those queued behind their session or the concurrency bound). */
+  get activeRuns(): number {
+    return this.lanes.active;
+  }
+
   isLive(id: RunId): boolean {
     return this.live.has(id);
   }
@@ -246,7 +251,8 @@ class RunLoop {
       this.checkBudget();
       const request = {
         system: await this.deps.system?.(),
-        messages: this.history,
+        // A copy: the provider may read it lazily while the loop appends to the history.
+        messages: [...this.history],
         tools: this.tools.definitions(),
         conversationId: this.run.sessionId,
       };

@@ -13,9 +13,20 @@ export type TraceId = string & { readonly __kind: 'TraceId' };
 export type SessionId = string & { readonly __kind: 'SessionId' };
 export type MessageId = string & { readonly __kind: 'MessageId' };
 
-/** Time-ordered ids (a millisecond prefix), so rows sort by creation without an extra column. */
+let lastMs = 0;
+let serial = 0;
+
+/**
+ * Time-ordered ids: a millisecond prefix, then a per-process counter (so ids made in the same
+ * millisecond still sort in creation order), then randomness. Rows sort by id = by creation.
+ */
 export function newId<T extends string>(prefix: string): T {
-  return `${prefix}_${Date.now().toString(36).padStart(9, '0')}${randomUUID().replaceAll('-', '').slice(0, 12)}` as T;
+  const ms = Date.now();
+  serial = ms === lastMs ? serial + 1 : 0;
+  lastMs = ms;
+  const time = ms.toString(36).padStart(9, '0');
+  const count = serial.toString(36).padStart(4, '0');
+  return `${prefix}_${time}${count}${randomUUID().replaceAll('-', '').slice(0, 8)}` as T;
 }
 
 export interface Task {
