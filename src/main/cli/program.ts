@@ -1,11 +1,12 @@
 import { Command, CommanderError } from 'commander';
 import { PINCER_VERSION } from '../core/product.js';
+import { registerChat } from './commands/chat.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerGateway } from './commands/gateway.js';
 import { registerManifest } from './commands/manifest.js';
 import { registerModels } from './commands/models.js';
 import { registerPendingCommands } from './commands/pending-commands.js';
-import { registerRunChat } from './commands/run-chat.js';
+import { registerRun } from './commands/run.js';
 import { registerSecrets } from './commands/secrets.js';
 import { type CliContext, ExitCode } from './context.js';
 
@@ -29,7 +30,8 @@ export function buildProgram(ctx: CliContext, setExit: SetExitCode): Command {
       'Exit codes: 0 ok, 1 failed, 2 bad usage, 3 capability not built yet.\n',
   );
   registerDoctor(program, ctx, setExit);
-  registerRunChat(program, ctx, setExit);
+  registerRun(program, ctx, setExit);
+  registerChat(program, ctx, setExit);
   registerModels(program, ctx, setExit);
   registerManifest(program, ctx, setExit);
   registerGateway(program, ctx, setExit);

@@ -3,6 +3,8 @@
  * vendor server on 127.0.0.1. The key travels only through an environment variable.
  */
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,11 +20,16 @@ import {
 const exec = promisify(execFile);
 const cli = path.resolve(import.meta.dirname, '../../../dist/cli.js');
 const KEY = 'cli-secret-key-98765';
+let home = '';
+beforeAll(async () => {
+  home = await mkdtemp(path.join(os.tmpdir(), 'pincer-cli-run-'));
+});
+afterAll(() => rm(home, { recursive: true, force: true }));
 
 async function pincer(args: string[], env: Record<string, string> = {}) {
   try {
     const { stdout, stderr } = await exec(process.execPath, [cli, ...args], {
-      env: { ...process.env, PINCER_HOME: path.join(import.meta.dirname, 'no-home'), ...env },
+      env: { ...process.env, PINCER_HOME: home, ...env },
       timeout: 30_000,
     });
     return { code: 0, stdout, stderr };
@@ -70,7 +77,7 @@ describe.each(CASES)('pincer run --protocol %s', (protocol, prefix, frames) => {
     expect(JSON.stringify(server.requests.at(-1)?.headers)).toContain(KEY);
   });
 
-  it('--json prints one JSON event per line', async () => {
+  it('--json prints one run event per line', async () => {
     server.reply({
       kind: 'sse',
       frames: frames({ text: ['a', 'b'], usage: { input: 3, output: 2 } }),
@@ -91,13 +98,18 @@ describe.each(CASES)('pincer run --protocol %s', (protocol, prefix, frames) => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line));
-    expect(events[0]).toMatchObject({ type: 'start', model: 'm' });
-    expect(events.filter((e) => e.type === 'text_delta').map((e) => e.text)).toEqual(['a', 'b']);
-    expect(events.at(-1)).toMatchObject({
-      type: 'finish',
-      stopReason: 'end_turn',
+    expect(events[0]).toMatchObject({ type: 'run.started', goal: 'x', resumed: false });
+    expect(events.filter((e) => e.type === 'model.delta').map((e) => e.text)).toEqual(['a', 'b']);
+    expect(events.find((e) => e.type === 'model.finished')).toMatchObject({
+      model: `${protocol}/m`,
       usage: { inputTokens: 3, outputTokens: 2 },
     });
+    expect(events.at(-1)).toMatchObject({
+      type: 'run.finished',
+      outcome: 'completed',
+      usage: { inputTokens: 3, outputTokens: 2 },
+    });
+    expect(new Set(events.map((e) => e.run_id)).size).toBe(1);
   });
 
   it('fails with the provider named and without the key when the server refuses it', async () => {

@@ -11,7 +11,16 @@ export type RunEventBody =
   | { type: 'run.started'; session_id: SessionId; goal: string; resumed: boolean }
   | { type: 'state.changed'; from: RunState; to: RunState; transition: RunTransition }
   | { type: 'model.delta'; kind: 'text' | 'reasoning'; text: string }
-  | { type: 'model.finished'; model: string; stop_reason: string; usage: Usage; cost_usd: number }
+  | {
+      type: 'model.finished';
+      /** The model that served, after any fallback. */
+      model: string;
+      stop_reason: string;
+      usage: Usage;
+      cost_usd: number;
+      /** Why the models tried before it failed, in order (empty without fallback). */
+      fallbacks?: string[];
+    }
   | { type: 'tool.requested'; call: ToolCall; read_only: boolean }
   | {
       type: 'policy.decided';

@@ -14,6 +14,8 @@ export interface ModelTurn {
   cost(usage: Usage): number;
   /** The model that served (after any fallback). */
   servedBy(): string;
+  /** Why earlier candidates failed, in the order tried. */
+  fallbacks?(): string[];
 }
 
 export interface ModelAccess {
@@ -44,6 +46,7 @@ export function viaRouter(router: ModelRouter, options: Omit<RouteOptions, 'sign
         events: stream,
         cost: () => stream.report.costUsd,
         servedBy: () => stream.report.served ?? options.model ?? 'unknown',
+        fallbacks: () => stream.report.causes.map((cause) => cause.message),
       };
     },
   };

@@ -52,6 +52,8 @@ export interface RuntimeDeps {
   system?: () => string | Promise<string>;
   guards?: Partial<Guards>;
   maxConcurrentRuns?: number;
+  /** Applied to every model call of every run. */
+  generation?: { maxTokens?: number; temperature?: number };
 }
 
 export interface StartOptions {
@@ -255,6 +257,7 @@ class RunLoop {
         messages: [...this.history],
         tools: this.tools.definitions(),
         conversationId: this.run.sessionId,
+        ...this.deps.generation,
       };
       this.go('call_model');
       this.stepId = this.deps.store.startStep(this.run.id, 'model');
@@ -286,6 +289,8 @@ class RunLoop {
     messages: Message[];
     tools: ReturnType<ToolHost['definitions']>;
     conversationId: string;
+    maxTokens?: number;
+    temperature?: number;
   }): Promise<Message> {
     const turnController = new AbortController();
     const turnTimer = setTimeout(
@@ -325,12 +330,14 @@ class RunLoop {
     this.costUsd += cost;
     this.reply = finish.message;
     this.append(finish.message, this.lastMessageId, false);
+    const fallbacks = turn.fallbacks?.() ?? [];
     this.emit({
       type: 'model.finished',
       model: turn.servedBy(),
       stop_reason: finish.stopReason,
       usage: finish.usage,
       cost_usd: cost,
+      ...(fallbacks.length ? { fallbacks } : {}),
     });
     if (finish.stopReason === 'cancelled' || signal.aborted)
       throw this.abortStop(signal, turnController.signal);

@@ -1,0 +1,201 @@
+/**
+ * What `pincer run` and `pincer chat` share: model options, which model a run talks to (the
+ * local engine, one server, or the manifest's providers with fallback), and the runtime over
+ * the profile database.
+ */
+import type { Command } from 'commander';
+import { loadActiveClaw, resourcesDirOf } from '../core/ckp/index.js';
+import { LocalEngine } from '../core/local/engine.js';
+import { noModelHelp, resolveChatModel } from '../core/local/model-manager.js';
+import { LocalModelProvider } from '../core/local/provider.js';
+import { localSetup } from '../core/local/setup.js';
+import { envLookup } from '../core/models/credentials.js';
+import { ModelError } from '../core/models/errors.js';
+import { routerFromManifest } from '../core/models/from-manifest.js';
+import { ADAPTERS, type HttpProtocol, HttpProvider } from '../core/models/http-provider.js';
+import { type ProviderId, providerId } from '../core/models/ids.js';
+import type { ModelProvider } from '../core/models/types.js';
+import { type ModelAccess, viaProvider, viaRouter } from '../core/runtime/hooks.js';
+import { AgentRuntime } from '../core/runtime/runtime.js';
+import { RunStore } from '../core/runtime/store.js';
+import { openDatabase, profileDatabasePath } from '../core/storage/database.js';
+import type { CliContext } from './context.js';
+
+export interface LocalModelOptions {
+  modelPath?: string;
+  system?: string;
+  maxTokens?: number;
+  temperature?: number;
+  threads?: number;
+  contextSize?: number;
+}
+
+export interface ModelChoiceOptions extends LocalModelOptions {
+  protocol: string;
+  provider?: string;
+  manifest?: string;
+  endpoint?: string;
+  model?: string;
+  apiKeyEnv?: string;
+  timeout: number;
+}
+
+export const DEFAULT_SYSTEM =
+  'You are Pincer, a helpful assistant running locally. Answer concisely.';
+
+export const PROTOCOL_NAMES: Record<string, HttpProtocol | 'local'> = {
+  local: 'local',
+  'openai-compatible': 'openai-compatible',
+  openai: 'openai-compatible',
+  responses: 'responses',
+  'openai-responses': 'responses',
+  anthropic: 'anthropic',
+  'anthropic-native': 'anthropic',
+  gemini: 'gemini',
+};
+
+export function addModelOptions(command: Command): Command {
+  return command
+    .option('--model-path <file>', 'GGUF model to use (else PINCER_MODEL, bundled, data dir)')
+    .option('--system <text>', 'system prompt')
+    .option('--max-tokens <n>', 'longest reply in tokens', (v) => Number.parseInt(v, 10), 1024)
+    .option('--temperature <t>', 'sampling temperature (0 = greedy)', Number.parseFloat, 0.7)
+    .option('--threads <n>', 'CPU threads (default: all cores)', (v) => Number.parseInt(v, 10))
+    .option('--context-size <n>', 'largest context window', (v) => Number.parseInt(v, 10));
+}
+
+export function addModelChoiceOptions(command: Command): Command {
+  return command
+    .option('--provider <name>', 'a provider of the manifest; its fallback chain is tried in order')
+    .option('--manifest <file>', 'the claw.yaml to read providers from (default: the one in force)')
+    .option('--protocol <name>', `local, ${Object.keys(ADAPTERS).join(', ')}`, 'local')
+    .option('--endpoint <url>', 'base URL of the server, e.g. http://127.0.0.1:11434/v1')
+    .option('--model <name>', 'model name the server expects')
+    .option(
+      '--api-key-env <NAME>',
+      'environment variable holding the API key (never the key itself)',
+    )
+    .option(
+      '--timeout <ms>',
+      'deadline for the response head and for each stream pause',
+      (v) => Number.parseInt(v, 10),
+      60_000,
+    );
+}
+
+/** A usage problem in the options, or undefined when they make sense. */
+export function checkModelChoice(options: ModelChoiceOptions): string | undefined {
+  const protocol = PROTOCOL_NAMES[options.protocol];
+  if (!protocol) {
+    return `unknown protocol "${options.protocol}" (use ${Object.keys(PROTOCOL_NAMES).join(', ')})`;
+  }
+  if (protocol !== 'local' && !options.model && !options.provider) {
+    return `--model is required with --protocol ${options.protocol}`;
+  }
+  return undefined;
+}
+
+/** Finds the model and opens the engine, or explains how to get a model. */
+export async function openEngine(
+  ctx: CliContext,
+  options: LocalModelOptions,
+): Promise<LocalEngine | undefined> {
+  const { catalog, locations } = await localSetup(ctx.appDir, ctx.dataDir);
+  const found = await resolveChatModel(catalog, locations, {
+    modelPath: options.modelPath,
+    env: process.env,
+  });
+  if (!found) {
+    ctx.stderr.write(`${noModelHelp(catalog, locations)}\n`);
+    return undefined;
+  }
+  const engine = new LocalEngine({
+    modelPath: found.path,
+    runtime: { threads: options.threads },
+    contextSize: options.contextSize,
+    maxConversations: 1,
+    idleTimeoutMs: 0,
+  });
+  await engine.load();
+  return engine;
+}
+
+/** The model side of a run; `dispose` releases the local engine if one was opened. */
+export interface ModelSetup {
+  access: ModelAccess;
+  dispose(): Promise<void>;
+}
+
+export async function chooseModel(
+  ctx: CliContext,
+  options: ModelChoiceOptions,
+): Promise<ModelSetup> {
+  let engine: LocalEngine | undefined;
+  let opening: Promise<LocalEngine | undefined> | undefined;
+  // The engine opens on first use: a manifest route may never reach the local provider.
+  const local = (id: ProviderId): ModelProvider => ({
+    id,
+    protocol: 'local',
+    async *stream(model, request) {
+      opening ??= openEngine(ctx, options).then((opened) => {
+        engine = opened;
+        return opened;
+      });
+      const opened = await opening;
+      if (!opened)
+        throw new ModelError('unknown_model', 'no local model is installed', { provider: id });
+      yield* new LocalModelProvider(opened, {
+        id,
+        sampling: { temperature: options.temperature },
+      }).stream(model, request);
+    },
+  });
+  const dispose = async () => {
+    await engine?.dispose();
+  };
+  if (options.provider) {
+    const places = { dataDir: ctx.dataDir, resourcesDir: resourcesDirOf(ctx.appDir) };
+    const { claw } = await loadActiveClaw(places, options.manifest);
+    const { router, models } = routerFromManifest(claw, { secrets: envLookup(process.env), local });
+    const model = models.get(options.provider);
+    if (!model) {
+      throw new ModelError(
+        'unknown_model',
+        `the manifest has no provider "${options.provider}" (it has ${[...models.keys()].join(', ')})`,
+      );
+    }
+    return { access: viaRouter(router, { strategy: 'fallback', model }), dispose };
+  }
+  const protocol = PROTOCOL_NAMES[options.protocol] ?? 'local';
+  if (protocol === 'local')
+    return { access: viaProvider(local(providerId('local')), 'local'), dispose };
+  const provider = new HttpProvider({
+    id: providerId(protocol),
+    protocol,
+    endpoint: options.endpoint,
+    secretRef: options.apiKeyEnv,
+    secrets: envLookup(process.env),
+    timeoutMs: options.timeout,
+    idleTimeoutMs: options.timeout,
+  });
+  return { access: viaProvider(provider, options.model ?? ''), dispose };
+}
+
+/** The runtime over the profile database in the data directory. */
+export function openRuntime(ctx: CliContext, access: ModelAccess, options: LocalModelOptions) {
+  const db = openDatabase(profileDatabasePath(ctx.dataDir));
+  const store = new RunStore(db);
+  const system = options.system ?? DEFAULT_SYSTEM;
+  const runtime = new AgentRuntime({
+    store,
+    model: access,
+    system: () => system,
+    generation: { maxTokens: options.maxTokens, temperature: options.temperature },
+  });
+  return { runtime, store, close: () => db.close() };
+}
+
+export function openStore(ctx: CliContext) {
+  const db = openDatabase(profileDatabasePath(ctx.dataDir));
+  return { store: new RunStore(db), close: () => db.close() };
+}

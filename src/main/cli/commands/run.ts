@@ -1,0 +1,208 @@
+import type { Command } from 'commander';
+import { textOf } from '../../../shared/messages.js';
+import type { MessageId, RunId, SessionId } from '../../core/runtime/terms.js';
+import {
+  addModelChoiceOptions,
+  addModelOptions,
+  checkModelChoice,
+  chooseModel,
+  type ModelChoiceOptions,
+  openRuntime,
+  openStore,
+} from '../agent-setup.js';
+import { type CliContext, ExitCode } from '../context.js';
+import type { SetExitCode } from '../program.js';
+import { printRun } from '../run-events.js';
+
+interface RunOptions extends ModelChoiceOptions {
+  json?: boolean;
+  session?: string;
+  from?: string;
+}
+
+/** `pincer run "<message>"` drives one agent run; `pincer runs` lists, shows and resumes them. */
+export function registerRun(program: Command, ctx: CliContext, setExit: SetExitCode) {
+  addModelChoiceOptions(
+    addModelOptions(
+      program
+        .command('run')
+        .description(
+          'ask the agent once and print the reply as it streams (the local model by default)',
+        )
+        .argument('<message>', 'what to ask'),
+    ),
+  )
+    .option('--session <id>', 'continue this session (see `pincer runs list`)')
+    .option('--from <message-id>', 'branch the session from this earlier message')
+    .option('--json', 'print every run event as one JSON line')
+    .action(async (message: string, options: RunOptions) => {
+      const problem = checkModelChoice(options);
+      if (problem) {
+        ctx.stderr.write(`pincer run: ${problem}\n`);
+        return setExit(ExitCode.usage);
+      }
+      const controller = new AbortController();
+      const onSigint = () => controller.abort();
+      process.once('SIGINT', onSigint);
+      let dispose = async () => {};
+      let close = () => {};
+      try {
+        const model = await chooseModel(ctx, options);
+        dispose = model.dispose;
+        const opened = openRuntime(ctx, model.access, options);
+        close = opened.close;
+        const handle = opened.runtime.start({
+          text: message,
+          sessionId: options.session as SessionId | undefined,
+          fromMessageId: options.from as MessageId | undefined,
+          signal: controller.signal,
+        });
+        const finished = await printRun(ctx, handle.events.all(), options.json === true);
+        await handle.done;
+        setExit(reportEnd(ctx, finished?.outcome, finished?.reason, options.json === true));
+      } catch (error) {
+        ctx.stderr.write(`pincer run: ${error instanceof Error ? error.message : String(error)}\n`);
+        setExit(ExitCode.failed);
+      } finally {
+        process.off('SIGINT', onSigint);
+        close();
+        await dispose();
+      }
+    });
+
+  const runs = program.command('runs').description('list, inspect and resume agent runs');
+
+  runs
+    .command('list')
+    .description('recent runs, newest first; interrupted ones can be resumed')
+    .option('--session <id>', 'only this session')
+    .option('--json', 'print JSON')
+    .action((options: { session?: string; json?: boolean }) => {
+      const { store, close } = openStore(ctx);
+      try {
+        const rows = store.listRuns({ sessionId: options.session as SessionId | undefined });
+        if (options.json) {
+          ctx.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+        } else if (rows.length === 0) {
+          ctx.stdout.write('no runs yet\n');
+        } else {
+          for (const row of rows) {
+            const status = row.outcome ?? `interrupted in ${row.state}`;
+            ctx.stdout.write(
+              `${row.id}  ${row.createdAt}  ${status.padEnd(24)}  ${row.goal.slice(0, 60)}\n`,
+            );
+          }
+        }
+        setExit(ExitCode.ok);
+      } finally {
+        close();
+      }
+    });
+
+  runs
+    .command('show')
+    .description('one run: its state, outcome, messages and tool calls')
+    .argument('<id>', 'run id')
+    .option('--json', 'print JSON')
+    .action((id: string, options: { json?: boolean }) => {
+      const { store, close } = openStore(ctx);
+      try {
+        const run = store.getRun(id as RunId);
+        if (!run) {
+          ctx.stderr.write(`pincer runs show: no run ${id}\n`);
+          return setExit(ExitCode.failed);
+        }
+        const messages = store.branch(run.lastMessageId).filter((m) => m.runId === run.id);
+        const toolCalls = store.toolCalls(run.id);
+        if (options.json) {
+          ctx.stdout.write(`${JSON.stringify({ run, messages, toolCalls }, null, 2)}\n`);
+          return setExit(ExitCode.ok);
+        }
+        ctx.stdout.write(
+          `run ${run.id} (session ${run.sessionId})\n` +
+            `state ${run.state}, outcome ${run.outcome ?? 'none (interrupted)'}${run.reason ? `: ${run.reason}` : ''}\n` +
+            `turns ${run.turns}, tokens ${run.usage.inputTokens} in / ${run.usage.outputTokens} out, $${run.costUsd.toFixed(4)}\n\n`,
+        );
+        for (const { id: messageId, message } of messages) {
+          const text = textOf(message);
+          const calls = message.content.filter((b) => b.type === 'tool_use').length;
+          const results = message.content.filter((b) => b.type === 'tool_result').length;
+          const what = [
+            text,
+            calls ? `[${calls} tool call(s)]` : '',
+            results ? `[${results} tool result(s)]` : '',
+          ]
+            .filter(Boolean)
+            .join(' ');
+          ctx.stdout.write(`${message.role.padEnd(9)} ${messageId}  ${what}\n`);
+        }
+        for (const call of toolCalls) {
+          ctx.stdout.write(
+            `tool      ${call.name} ${JSON.stringify(call.input)} -> ${call.status}${call.isError ? ' (error)' : ''}\n`,
+          );
+        }
+        setExit(ExitCode.ok);
+      } finally {
+        close();
+      }
+    });
+
+  addModelChoiceOptions(
+    addModelOptions(
+      runs
+        .command('resume')
+        .description(
+          'continue a run that was interrupted or stopped, repeating no completed side effect',
+        )
+        .argument('<id>', 'run id'),
+    ),
+  )
+    .option('--json', 'print every run event as one JSON line')
+    .action(async (id: string, options: RunOptions) => {
+      const problem = checkModelChoice(options);
+      if (problem) {
+        ctx.stderr.write(`pincer runs resume: ${problem}\n`);
+        return setExit(ExitCode.usage);
+      }
+      const controller = new AbortController();
+      const onSigint = () => controller.abort();
+      process.once('SIGINT', onSigint);
+      let dispose = async () => {};
+      let close = () => {};
+      try {
+        const model = await chooseModel(ctx, options);
+        dispose = model.dispose;
+        const opened = openRuntime(ctx, model.access, options);
+        close = opened.close;
+        const handle = opened.runtime.resume(id as RunId, { signal: controller.signal });
+        const finished = await printRun(ctx, handle.events.all(), options.json === true);
+        await handle.done;
+        setExit(reportEnd(ctx, finished?.outcome, finished?.reason, options.json === true));
+      } catch (error) {
+        ctx.stderr.write(
+          `pincer runs resume: ${error instanceof Error ? error.message : String(error)}\n`,
+        );
+        setExit(ExitCode.failed);
+      } finally {
+        process.off('SIGINT', onSigint);
+        close();
+        await dispose();
+      }
+    });
+}
+
+function reportEnd(
+  ctx: CliContext,
+  outcome: string | undefined,
+  reason: string | undefined,
+  json: boolean,
+) {
+  if (outcome === 'completed') return ExitCode.ok;
+  if (!json)
+    ctx.stderr.write(
+      outcome === 'cancelled'
+        ? '[cancelled]\n'
+        : `pincer run: ${reason ?? 'the run ended early'}\n`,
+    );
+  return ExitCode.failed;
+}

@@ -1,0 +1,59 @@
+import type { RunEvent } from '../core/runtime/events.js';
+import type { CliContext } from './context.js';
+
+/**
+ * Prints a run as a person reads it: the reply on stdout as it streams; thinking (dimmed),
+ * tool activity and fallbacks on stderr. With `json`, every run event is one JSON line.
+ */
+export async function printRun(
+  ctx: CliContext,
+  events: AsyncIterable<RunEvent>,
+  json: boolean,
+): Promise<Extract<RunEvent, { type: 'run.finished' }> | undefined> {
+  let finished: Extract<RunEvent, { type: 'run.finished' }> | undefined;
+  let thinking = false;
+  let midLine = false;
+  const endThinking = () => {
+    if (thinking) ctx.stderr.write('\x1b[0m\n');
+    thinking = false;
+  };
+  for await (const event of events) {
+    if (json) {
+      ctx.stdout.write(`${JSON.stringify(event)}\n`);
+      if (event.type === 'run.finished') finished = event;
+      continue;
+    }
+    switch (event.type) {
+      case 'model.delta':
+        if (event.kind === 'reasoning') {
+          ctx.stderr.write(thinking ? event.text : `\x1b[2m${event.text}`);
+          thinking = true;
+        } else {
+          endThinking();
+          ctx.stdout.write(event.text);
+          midLine = !event.text.endsWith('\n');
+        }
+        break;
+      case 'model.finished':
+        endThinking();
+        if (event.fallbacks?.length) {
+          ctx.stderr.write(
+            `[answered by ${event.model}; before it: ${event.fallbacks.join('; ')}]\n`,
+          );
+        }
+        break;
+      case 'tool.started':
+        if (midLine) ctx.stdout.write('\n');
+        midLine = false;
+        ctx.stderr.write(`[tool ${event.name}]\n`);
+        break;
+      case 'run.finished':
+        finished = event;
+        break;
+      default:
+        break;
+    }
+  }
+  if (!json && midLine) ctx.stdout.write('\n');
+  return finished;
+}
