@@ -49,8 +49,10 @@ export interface SecretStoreOptions {
 export function createSecretStore(options: SecretStoreOptions): SecretStore {
   const env = options.env ?? process.env;
   const backends: SecretBackend[] = [];
-  if (env[KEYCHAIN_ENV]?.toLowerCase() !== 'off')
-    backends.push(new KeychainBackend(options.keychain));
+  if (env[KEYCHAIN_ENV]?.toLowerCase() !== 'off') {
+    const service = env[KEYCHAIN_SERVICE_ENV]?.trim() || undefined;
+    backends.push(new KeychainBackend({ service, ...options.keychain }));
+  }
   if (options.encryptor) backends.push(safeStorageVault(options.dataDir, options.encryptor));
   backends.push(passphraseVault(options.dataDir, env, options.promptPassphrase, options.scrypt));
   backends.push(new EnvBackend(env, Object.values(CONVENTIONAL_ENV)));

@@ -85,6 +85,8 @@ export class VaultBackend implements SecretBackend {
   }
 
   private async update(change: (secrets: Record<string, string>) => boolean): Promise<void> {
+    // Unlock (scrypt, the slow part) before taking the lock, so writers queue only for I/O.
+    await this.read().catch(() => undefined);
     await withFileLock(
       `${this.file}.lock`,
       async () => {
