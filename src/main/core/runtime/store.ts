@@ -4,6 +4,8 @@
  * is on disk. Messages form a tree (parent_id): a run may start from an earlier message and
  * branch a session without touching the original branch.
  */
+
+import type Database from 'better-sqlite3';
 import type { Message, Usage } from '../../../shared/messages.js';
 import type { Db } from '../storage/database.js';
 import { type Migration, migrate } from '../storage/migrations.js';
@@ -151,24 +153,38 @@ interface RawRun {
 const now = () => new Date().toISOString();
 
 export class RunStore {
+  /** Prepared once, reused: preparing costs more than running these small statements. */
+  private readonly statements = new Map<string, Database.Statement>();
+
   constructor(readonly db: Db) {
     migrate(db, 'runtime', MIGRATIONS);
   }
 
+  private sql(text: string): Database.Statement {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      this.statements.set(text, statement);
+    }
+    return statement;
+  }
+
   createSession(title: string, id: SessionId = newId<SessionId>('ses')): SessionId {
-    this.db
-      .prepare('insert into sessions (id, title, created_at) values (?, ?, ?)')
-      .run(id, title.slice(0, 200), now());
+    this.sql('insert into sessions (id, title, created_at) values (?, ?, ?)').run(
+      id,
+      title.slice(0, 200),
+      now(),
+    );
     return id;
   }
 
   hasSession(id: SessionId): boolean {
-    return this.db.prepare('select 1 from sessions where id = ?').get(id) !== undefined;
+    return this.sql('select 1 from sessions where id = ?').get(id) !== undefined;
   }
 
   listSessions(): Array<{ id: SessionId; title: string; createdAt: string }> {
     return (
-      this.db.prepare('select id, title, created_at from sessions order by id').all() as Array<{
+      this.sql('select id, title, created_at from sessions order by id').all() as Array<{
         id: SessionId;
         title: string;
         created_at: string;
@@ -183,27 +199,23 @@ export class RunStore {
     message: Message,
   ): MessageId {
     const id = newId<MessageId>('msg');
-    this.db
-      .prepare(
-        'insert into messages (id, session_id, parent_id, run_id, role, content, created_at) values (?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(id, sessionId, parentId, runId, message.role, JSON.stringify(message.content), now());
+    this.sql(
+      'insert into messages (id, session_id, parent_id, run_id, role, content, created_at) values (?, ?, ?, ?, ?, ?, ?)',
+    ).run(id, sessionId, parentId, runId, message.role, JSON.stringify(message.content), now());
     return id;
   }
 
   /** The branch ending at `leaf`, oldest first. */
   branch(leaf: MessageId | null): StoredMessage[] {
     if (!leaf) return [];
-    const rows = this.db
-      .prepare(
-        `with recursive chain(id, parent_id, run_id, role, content, created_at, depth) as (
+    const rows = this.sql(
+      `with recursive chain(id, parent_id, run_id, role, content, created_at, depth) as (
            select id, parent_id, run_id, role, content, created_at, 0 from messages where id = ?
            union all
            select m.id, m.parent_id, m.run_id, m.role, m.content, m.created_at, chain.depth + 1
            from messages m join chain on m.id = chain.parent_id
          ) select * from chain order by depth desc`,
-      )
-      .all(leaf) as Array<{
+    ).all(leaf) as Array<{
       id: MessageId;
       parent_id: MessageId | null;
       run_id: RunId | null;
@@ -222,9 +234,9 @@ export class RunStore {
 
   /** The newest message of the session (the tip of the branch most recently written to). */
   latestMessage(sessionId: SessionId): MessageId | null {
-    const row = this.db
-      .prepare('select id from messages where session_id = ? order by id desc limit 1')
-      .get(sessionId) as { id: MessageId } | undefined;
+    const row = this.sql(
+      'select id from messages where session_id = ? order by id desc limit 1',
+    ).get(sessionId) as { id: MessageId } | undefined;
     return row?.id ?? null;
   }
 
@@ -237,21 +249,19 @@ export class RunStore {
   }): RunId {
     const id = newId<RunId>('run');
     const at = now();
-    this.db
-      .prepare(
-        `insert into runs (id, session_id, task_id, trace_id, goal, state, options, created_at, updated_at)
+    this.sql(
+      `insert into runs (id, session_id, task_id, trace_id, goal, state, options, created_at, updated_at)
          values (?, ?, ?, ?, ?, 'IDLE', ?, ?, ?)`,
-      )
-      .run(
-        id,
-        fields.sessionId,
-        fields.taskId,
-        fields.traceId,
-        fields.goal,
-        JSON.stringify(fields.options),
-        at,
-        at,
-      );
+    ).run(
+      id,
+      fields.sessionId,
+      fields.taskId,
+      fields.traceId,
+      fields.goal,
+      JSON.stringify(fields.options),
+      at,
+      at,
+    );
     return id;
   }
 
@@ -285,11 +295,11 @@ export class RunStore {
       column('input_tokens', fields.usage.inputTokens);
       column('output_tokens', fields.usage.outputTokens);
     }
-    this.db.prepare(`update runs set ${sets.join(', ')} where id = @id`).run(values);
+    this.sql(`update runs set ${sets.join(', ')} where id = @id`).run(values);
   }
 
   getRun(id: RunId): RunRow | undefined {
-    const row = this.db.prepare('select * from runs where id = ?').get(id) as RawRun | undefined;
+    const row = this.sql('select * from runs where id = ?').get(id) as RawRun | undefined;
     return row ? toRun(row) : undefined;
   }
 
@@ -299,7 +309,7 @@ export class RunStore {
         ? this.db
             .prepare('select * from runs where session_id = ? order by id desc limit ?')
             .all(filter.sessionId, filter.limit ?? 50)
-        : this.db.prepare('select * from runs order by id desc limit ?').all(filter.limit ?? 50)
+        : this.sql('select * from runs order by id desc limit ?').all(filter.limit ?? 50)
     ) as RawRun[];
     return rows.map(toRun);
   }
@@ -307,18 +317,22 @@ export class RunStore {
   startStep(runId: RunId, kind: StepKind): StepId {
     const id = newId<StepId>('stp');
     const idx = (
-      this.db.prepare('select count(*) as n from steps where run_id = ?').get(runId) as {
+      this.sql('select count(*) as n from steps where run_id = ?').get(runId) as {
         n: number;
       }
     ).n;
-    this.db
-      .prepare('insert into steps (id, run_id, idx, kind, started_at) values (?, ?, ?, ?, ?)')
-      .run(id, runId, idx, kind, now());
+    this.sql('insert into steps (id, run_id, idx, kind, started_at) values (?, ?, ?, ?, ?)').run(
+      id,
+      runId,
+      idx,
+      kind,
+      now(),
+    );
     return id;
   }
 
   endStep(id: StepId): void {
-    this.db.prepare('update steps set ended_at = ? where id = ?').run(now(), id);
+    this.sql('update steps set ended_at = ? where id = ?').run(now(), id);
   }
 
   requestToolCalls(
@@ -326,7 +340,7 @@ export class RunStore {
     stepId: StepId,
     calls: Array<{ id: string; name: string; input: Record<string, unknown>; readOnly: boolean }>,
   ): void {
-    const insert = this.db.prepare(
+    const insert = this.sql(
       `insert into tool_calls (run_id, step_id, call_id, idx, name, input, read_only, status)
        values (?, ?, ?, ?, ?, ?, ?, 'requested')`,
     );
@@ -346,11 +360,9 @@ export class RunStore {
   }
 
   markToolStarted(runId: RunId, callId: string): void {
-    this.db
-      .prepare(
-        `update tool_calls set status = 'started', started_at = ? where run_id = ? and call_id = ?`,
-      )
-      .run(now(), runId, callId);
+    this.sql(
+      `update tool_calls set status = 'started', started_at = ? where run_id = ? and call_id = ?`,
+    ).run(now(), runId, callId);
   }
 
   finishToolCall(
@@ -359,27 +371,23 @@ export class RunStore {
     result: { content: string; isError: boolean },
     status: 'completed' | 'interrupted' = 'completed',
   ): void {
-    this.db
-      .prepare(
-        'update tool_calls set status = ?, result = ?, is_error = ?, ended_at = ? where run_id = ? and call_id = ?',
-      )
-      .run(status, result.content, result.isError ? 1 : 0, now(), runId, callId);
+    this.sql(
+      'update tool_calls set status = ?, result = ?, is_error = ?, ended_at = ? where run_id = ? and call_id = ?',
+    ).run(status, result.content, result.isError ? 1 : 0, now(), runId, callId);
   }
 
   /** The tool calls of a run's newest tools step, in call order. */
   lastToolCalls(runId: RunId): ToolCallRow[] {
-    const step = this.db
-      .prepare(`select id from steps where run_id = ? and kind = 'tools' order by idx desc limit 1`)
-      .get(runId) as { id: StepId } | undefined;
+    const step = this.sql(
+      `select id from steps where run_id = ? and kind = 'tools' order by idx desc limit 1`,
+    ).get(runId) as { id: StepId } | undefined;
     return step ? this.toolCalls(runId).filter((call) => call.stepId === step.id) : [];
   }
 
   /** Every tool call of a run, in the order they were requested. */
   toolCalls(runId: RunId): ToolCallRow[] {
     return (
-      this.db
-        .prepare('select * from tool_calls where run_id = ? order by rowid')
-        .all(runId) as Array<{
+      this.sql('select * from tool_calls where run_id = ? order by rowid').all(runId) as Array<{
         call_id: string;
         step_id: StepId;
         idx: number;
