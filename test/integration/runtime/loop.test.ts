@@ -325,7 +325,14 @@ describe('policy and approvals', () => {
     expect(log).toEqual(['start ls', 'end ls', 'start rm', 'end rm']);
     const results = provider.requests[1]?.messages.at(-1)?.content;
     expect(results).toMatchObject([
-      { isError: true, content: 'denied by policy: force is never allowed' },
+      {
+        isError: true,
+        content: JSON.stringify({
+          error: 'policy_denied',
+          code: -32011,
+          message: 'denied by policy: force is never allowed',
+        }),
+      },
       { content: 'a b' },
       { content: 'removed' },
     ]);
@@ -349,7 +356,11 @@ describe('policy and approvals', () => {
     expect(log).toEqual([]);
     expect(store.toolCalls(result.runId)[0]).toMatchObject({
       isError: true,
-      result: 'not approved (no approval surface)',
+      result: JSON.stringify({
+        error: 'approval_denied',
+        code: -32013,
+        message: 'not approved (no approval surface)',
+      }),
     });
   });
 });

@@ -5,7 +5,15 @@
  */
 import type { ToolCall, Usage } from '../../../shared/messages.js';
 import type { RunState, RunTransition } from './state.js';
-import type { RunId, RunOutcome, SessionId, StepId, TaskId, TraceId } from './terms.js';
+import type {
+  CapabilityGrant,
+  RunId,
+  RunOutcome,
+  SessionId,
+  StepId,
+  TaskId,
+  TraceId,
+} from './terms.js';
 
 export type RunEventBody =
   | { type: 'run.started'; session_id: SessionId; goal: string; resumed: boolean }
@@ -28,6 +36,7 @@ export type RunEventBody =
       decision: 'allow' | 'deny' | 'ask';
       reason?: string;
       rule?: string;
+      grant?: CapabilityGrant;
     }
   | { type: 'approval.requested'; approval_id: string; call: ToolCall; reason?: string }
   | { type: 'approval.resolved'; approval_id: string; approved: boolean; by: string }
@@ -37,6 +46,8 @@ export type RunEventBody =
       call_id: string;
       name: string;
       is_error: boolean;
+      /** ok, error (the tool failed), denied (policy or approval refused; it never ran). */
+      status: 'ok' | 'error' | 'denied';
       duration_ms: number;
       /** Set when the result came from an earlier process (resume), not a new execution. */
       replayed?: boolean;

@@ -5,7 +5,7 @@
 import type { ToolCall, ToolDef, Usage } from '../../../shared/messages.js';
 import type { ModelRouter, RouteOptions } from '../models/router.js';
 import type { ModelEvent, ModelPricing, ModelProvider, ModelRequest } from '../models/types.js';
-import type { CapabilityGrant, RunId, StepId } from './terms.js';
+import type { CapabilityGrant, RunId, SessionId, StepId } from './terms.js';
 
 /** One model call of a run. */
 export interface ModelTurn {
@@ -83,28 +83,54 @@ export const NO_TOOLS: ToolHost = {
 };
 
 export type PolicyDecision =
-  | { action: 'allow'; rule?: string; grant?: CapabilityGrant }
+  | { action: 'allow'; rule?: string; reason?: string; grant?: CapabilityGrant }
   | { action: 'deny'; reason: string; rule?: string }
-  | { action: 'ask'; reason: string; rule?: string };
+  | {
+      action: 'ask';
+      reason: string;
+      rule?: string;
+      /** How long a person has to answer, and what happens when nobody does (deny). */
+      timeoutMs?: number;
+      defaultIfTimeout?: 'allow' | 'deny';
+      /** The grant that applies if the call is approved. */
+      grant?: CapabilityGrant;
+      /** Whether "approve for this session" may be offered (never for Unsafe tools). */
+      sessionApprovable?: boolean;
+    };
+
+export interface PolicyContext {
+  runId: RunId;
+  sessionId: SessionId;
+  stepId: StepId;
+  readOnly: boolean;
+}
 
 export interface PolicyHook {
-  decide(
-    call: ToolCall,
-    context: { runId: RunId; stepId: StepId; readOnly: boolean },
-  ): Promise<PolicyDecision>;
+  decide(call: ToolCall, context: PolicyContext): Promise<PolicyDecision>;
 }
 
 export interface ApprovalRequest {
   id: string;
   runId: RunId;
+  sessionId: SessionId;
   call: ToolCall;
   reason: string;
   rule?: string;
+  timeoutMs?: number;
+  defaultIfTimeout?: 'allow' | 'deny';
+  sessionApprovable?: boolean;
   signal: AbortSignal;
 }
 
+export interface ApprovalAnswer {
+  approved: boolean;
+  /** Who answered ('timeout' when nobody did). */
+  by: string;
+  timedOut?: boolean;
+}
+
 export interface ApprovalHook {
-  request(approval: ApprovalRequest): Promise<{ approved: boolean; by: string }>;
+  request(approval: ApprovalRequest): Promise<ApprovalAnswer>;
 }
 
 /**

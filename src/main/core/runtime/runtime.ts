@@ -86,6 +86,11 @@ export interface RunHandle {
   cancel(): void;
 }
 
+/** A refused call's result: the CKP error code and a sentence the model can act on. */
+function refusal(error: string, code: number, message: string): ToolOutcome {
+  return { content: JSON.stringify({ error, code, message }), isError: true };
+}
+
 /** Why the run's abort signal fired. */
 type StopCause = 'cancelled' | 'run_timeout' | 'turn_timeout';
 
@@ -401,17 +406,25 @@ class RunLoop {
   private async authorize(call: ToolCall): Promise<{ grant?: CapabilityGrant } | ToolOutcome> {
     const stepId = this.stepId as StepId;
     const readOnly = this.tools.isReadOnly(call.name);
-    const decision = await this.policy.decide(call, { runId: this.run.id, stepId, readOnly });
+    const decision = await this.policy.decide(call, {
+      runId: this.run.id,
+      sessionId: this.run.sessionId,
+      stepId,
+      readOnly,
+    });
     this.emit({
       type: 'policy.decided',
       call_id: call.id,
       decision: decision.action,
       ...(decision.action !== 'allow' ? { reason: decision.reason } : {}),
       ...(decision.rule ? { rule: decision.rule } : {}),
+      ...(decision.action !== 'deny' && decision.grant ? { grant: decision.grant } : {}),
     });
     if (decision.action === 'allow') return { grant: decision.grant };
-    if (decision.action === 'deny')
-      return this.settle(call, { content: `denied by policy: ${decision.reason}`, isError: true });
+    if (decision.action === 'deny') {
+      const refused = refusal('policy_denied', -32011, `denied by policy: ${decision.reason}`);
+      return this.settle(call, refused, 0, false, 'denied');
+    }
     const approvalId = newId<string>('apr');
     this.go('approval_needed');
     this.emit({
@@ -424,8 +437,12 @@ class RunLoop {
       id: approvalId,
       runId: this.run.id,
       call,
+      sessionId: this.run.sessionId,
       reason: decision.reason,
       rule: decision.rule,
+      timeoutMs: decision.timeoutMs,
+      defaultIfTimeout: decision.defaultIfTimeout,
+      sessionApprovable: decision.sessionApprovable,
       signal: this.controller.signal,
     });
     this.emit({
@@ -436,9 +453,11 @@ class RunLoop {
     });
     this.go('approval_resolved');
     if (this.controller.signal.aborted) throw this.abortStop(this.controller.signal);
-    return answer.approved
-      ? {}
-      : this.settle(call, { content: `not approved (${answer.by})`, isError: true });
+    if (answer.approved) return { grant: decision.grant };
+    const outcome = answer.timedOut
+      ? refusal('approval_timeout', -32012, 'nobody approved this call in time')
+      : refusal('approval_denied', -32013, `not approved (${answer.by})`);
+    return this.settle(call, outcome, 0, false, 'denied');
   }
 
   private async execute(call: ToolCall, grant?: CapabilityGrant): Promise<ToolOutcome> {
@@ -468,6 +487,7 @@ class RunLoop {
     outcome: ToolOutcome,
     durationMs = 0,
     replayed = false,
+    status: 'completed' | 'denied' = 'completed',
   ): ToolOutcome {
     if (!replayed)
       this.deps.store.finishToolCall(this.run.id, call.id, {
@@ -480,6 +500,7 @@ class RunLoop {
       name: call.name,
       is_error: outcome.isError === true,
       duration_ms: Math.round(durationMs),
+      status: status === 'denied' ? 'denied' : outcome.isError ? 'error' : 'ok',
       ...(replayed ? { replayed } : {}),
     });
     return outcome;
