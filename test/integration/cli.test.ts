@@ -94,6 +94,7 @@ describe('pincer CLI (built dist/cli.js)', () => {
       'data-dir',
       'electron',
       'keychain',
+      'secrets',
       'sandbox',
       'models',
       'gpu',

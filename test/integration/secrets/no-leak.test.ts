@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   passphraseVault,
   redactError,
+  SecretStore,
   secretRedactor,
 } from '../../../src/main/core/secrets/index.js';
 import { builtCli, type CliResult, runBuiltCli } from '../../support/cli-run.js';
