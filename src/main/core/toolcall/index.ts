@@ -1,0 +1,13 @@
+/** Seed 000's compact tool-call language: parse, print, resolve references, JSON and GBNF. */
+export * from './ast.js';
+export * from './errors.js';
+export {
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_LENGTH,
+  DEFAULT_NAMESPACES,
+  isToolCall,
+  type ParseOptions,
+  parseToolCall,
+  SEED_NAMESPACES,
+} from './parser.js';
+export { formatInvoke, formatToolCall, formatValue } from './print.js';
