@@ -1,0 +1,108 @@
+/**
+ * The policy engine: decides every tool call before it runs, from the manifest's rules (first
+ * match wins, no match denies), the identity's autonomy level and the tool's safety tier.
+ *
+ * - observer: no tools at all.
+ * - supervised: a call with side effects needs a person's approval even where a rule allows it.
+ * - autonomous: the rules alone decide.
+ * - Unsafe tools ask every time, whatever the level; Guarded ones can be approved once for the
+ *   rest of a session ("approve for session").
+ */
+import type { ToolCall } from '../../../shared/messages.js';
+import type { EffectivePolicyRule } from '../ckp/resolved.js';
+import type { PolicyContext, PolicyDecision, PolicyHook } from '../runtime/hooks.js';
+import type { CapabilityGrant } from '../runtime/terms.js';
+import type { ApprovalBroker } from './broker.js';
+import { firstMatch, type RuleContext, type ToolFacts } from './rules.js';
+
+export type Autonomy = 'observer' | 'supervised' | 'autonomous';
+
+export interface PolicyEngineOptions {
+  rules: readonly EffectivePolicyRule[];
+  autonomy: Autonomy;
+  /** What the registry knows about a tool; unknown tools are treated as Unsafe. */
+  facts: (name: string) => ToolFacts | undefined;
+  context: RuleContext;
+  /** Where session-wide approvals are remembered. */
+  broker?: ApprovalBroker;
+  toolCallsPerMinute?: number;
+  now?: () => number;
+}
+
+export class PolicyEngine implements PolicyHook {
+  private readonly recentCalls: number[] = [];
+
+  constructor(private readonly options: PolicyEngineOptions) {}
+
+  async decide(call: ToolCall, context: PolicyContext): Promise<PolicyDecision> {
+    const { options } = this;
+    if (options.autonomy === 'observer') {
+      return {
+        action: 'deny',
+        reason: 'this identity is an observer: it may not use tools',
+        rule: 'autonomy:observer',
+      };
+    }
+    const limited = this.rateLimited();
+    if (limited)
+      return { action: 'deny', reason: limited, rule: 'rate_limits.tool_calls_per_minute' };
+
+    const facts = options.facts(call.name) ?? { name: call.name, tier: 'unsafe' as const };
+    const match = firstMatch(options.rules, facts, call.input, options.context);
+    if (!match)
+      return { action: 'deny', reason: 'no policy rule matches this call (default deny)' };
+    const { rule } = match;
+    const ruleId = `${rule.policy}/${rule.id}`;
+    if (rule.action === 'deny')
+      return { action: 'deny', reason: rule.reason ?? `rule ${rule.id}`, rule: ruleId };
+
+    const grant: CapabilityGrant = {
+      scope: 'step',
+      tool: call.name,
+      ...(match.paths.length ? { paths: match.paths } : {}),
+      ...(match.hosts.length ? { hosts: match.hosts } : {}),
+      ...(match.commands.length ? { commands: match.commands } : {}),
+      expiresWith: context.runId,
+    };
+    const sessionApprovable = facts.tier !== 'unsafe';
+    const ask = (reason: string): PolicyDecision => {
+      if (sessionApprovable && options.broker?.isApprovedForSession(context.sessionId, call.name)) {
+        return { action: 'allow', rule: ruleId, reason: 'approved for this session', grant };
+      }
+      return {
+        action: 'ask',
+        reason,
+        rule: ruleId,
+        grant,
+        sessionApprovable,
+        timeoutMs: rule.approval?.timeout_seconds
+          ? rule.approval.timeout_seconds * 1000
+          : undefined,
+        defaultIfTimeout: rule.approval?.default_if_timeout ?? 'deny',
+      };
+    };
+    if (rule.action === 'require-approval')
+      return ask(rule.reason ?? `rule ${rule.id} requires approval`);
+    if (facts.tier === 'unsafe') return ask(`${call.name} is an Unsafe tool: it asks every time`);
+    if (options.autonomy === 'supervised' && !context.readOnly) {
+      return ask(`supervised: ${call.name} has side effects`);
+    }
+    return {
+      action: 'allow',
+      rule: ruleId,
+      grant,
+      ...(rule.action === 'audit-only' ? { reason: 'audit-only' } : {}),
+    };
+  }
+
+  private rateLimited(): string | undefined {
+    const limit = this.options.toolCallsPerMinute;
+    if (!limit) return undefined;
+    const now = (this.options.now ?? Date.now)();
+    while (this.recentCalls.length && (this.recentCalls[0] as number) <= now - 60_000)
+      this.recentCalls.shift();
+    if (this.recentCalls.length >= limit) return `more than ${limit} tool calls in a minute`;
+    this.recentCalls.push(now);
+    return undefined;
+  }
+}
