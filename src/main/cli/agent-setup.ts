@@ -9,7 +9,6 @@ import { LocalEngine } from '../core/local/engine.js';
 import { noModelHelp, resolveChatModel } from '../core/local/model-manager.js';
 import { LocalModelProvider } from '../core/local/provider.js';
 import { localSetup } from '../core/local/setup.js';
-import { envLookup } from '../core/models/credentials.js';
 import { ModelError } from '../core/models/errors.js';
 import { routerFromManifest } from '../core/models/from-manifest.js';
 import { ADAPTERS, type HttpProtocol, HttpProvider } from '../core/models/http-provider.js';
@@ -18,6 +17,7 @@ import type { ModelProvider } from '../core/models/types.js';
 import { type ModelAccess, viaProvider, viaRouter } from '../core/runtime/hooks.js';
 import { AgentRuntime } from '../core/runtime/runtime.js';
 import { RunStore } from '../core/runtime/store.js';
+import { createSecretStore } from '../core/secrets/index.js';
 import { openDatabase, profileDatabasePath } from '../core/storage/database.js';
 import type { CliContext } from './context.js';
 
@@ -153,10 +153,13 @@ export async function chooseModel(
   const dispose = async () => {
     await engine?.dispose();
   };
+  // Keys resolve through the keychain, the vault, then the environment (#9). The vault is
+  // never unlocked by a prompt here: a run must not stop to ask for a passphrase.
+  const secrets = createSecretStore({ dataDir: ctx.dataDir });
   if (options.provider) {
     const places = { dataDir: ctx.dataDir, resourcesDir: resourcesDirOf(ctx.appDir) };
     const { claw } = await loadActiveClaw(places, options.manifest);
-    const { router, models } = routerFromManifest(claw, { secrets: envLookup(process.env), local });
+    const { router, models } = routerFromManifest(claw, { secrets, local });
     const model = models.get(options.provider);
     if (!model) {
       throw new ModelError(
@@ -174,7 +177,7 @@ export async function chooseModel(
     protocol,
     endpoint: options.endpoint,
     secretRef: options.apiKeyEnv,
-    secrets: envLookup(process.env),
+    secrets,
     timeoutMs: options.timeout,
     idleTimeoutMs: options.timeout,
   });

@@ -16,6 +16,7 @@ import {
   responsesFrames,
   type Turn,
 } from '../../fixtures/vendor-streams.js';
+import { runBuiltCli } from '../../support/cli-run.js';
 
 const exec = promisify(execFile);
 const cli = path.resolve(import.meta.dirname, '../../../dist/cli.js');
@@ -166,4 +167,43 @@ describe('pincer run usage errors', () => {
       /openai-compatible: cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/,
     );
   });
+});
+
+describe('pincer run with a stored key', () => {
+  it('uses a key kept by `pincer secrets` (encrypted vault) and never prints it', async () => {
+    const server = await startVendorServer();
+    const env = {
+      ...process.env,
+      PINCER_HOME: home,
+      PINCER_KEYCHAIN: 'off',
+      PINCER_VAULT_PASSPHRASE: 'correct horse battery',
+    };
+    const stored = await runBuiltCli(['secrets', 'set', 'WORK_OPENAI'], {
+      env,
+      input: 'sk-stored-in-vault-4242',
+    });
+    expect(stored.code).toBe(0);
+    server.reply({ kind: 'sse', frames: openaiFrames({ text: ['vault ok'] }) });
+    const result = await runBuiltCli(
+      [
+        'run',
+        '--protocol',
+        'openai',
+        '--endpoint',
+        server.url,
+        '--model',
+        'm',
+        '--api-key-env',
+        'WORK_OPENAI',
+        'x',
+      ],
+      { env },
+    );
+    expect(result.stdout).toBe('vault ok\n');
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-stored-in-vault-4242');
+    expect(stored.stdout + stored.stderr + result.stdout + result.stderr).not.toContain(
+      'sk-stored-in-vault-4242',
+    );
+    await server.close();
+  }, 60_000);
 });
