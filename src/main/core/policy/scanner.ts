@@ -57,8 +57,13 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
   },
 ];
 
-/** Random-looking strings only: `password = changeme` is not worth hiding, `x9F$...` is. */
+/**
+ * Random-looking strings only: `password = changeme` or `token: placeholder` is prose, `x9F2...`
+ * is a credential. At least two character classes and about three bits per character.
+ */
 function highEntropy(text: string): boolean {
+  const classes = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^a-zA-Z0-9]/].filter((c) => c.test(text)).length;
+  if (classes < 2) return false;
   const counts = new Map<string, number>();
   for (const c of text) counts.set(c, (counts.get(c) ?? 0) + 1);
   let bits = 0;
@@ -141,7 +146,8 @@ export class ContentScanner {
     for (const pattern of SECRET_PATTERNS) {
       out = out.replace(pattern.regex, (match, ...groups: unknown[]) => {
         const value = pattern.group ? (groups[pattern.group - 1] as string | undefined) : match;
-        if (!value) return match;
+        // Already redacted (a known secret, or an earlier pattern): leave the marker alone.
+        if (!value || value.startsWith('[REDACTED')) return match;
         if (pattern.id === 'secret-assignment' && !highEntropy(value)) return match;
         found.push(pattern.id);
         return pattern.group

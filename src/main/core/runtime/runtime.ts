@@ -54,6 +54,10 @@ export interface RuntimeDeps {
   maxConcurrentRuns?: number;
   /** Applied to every model call of every run. */
   generation?: { maxTokens?: number; temperature?: number };
+  /** Scrubs secrets from every event before anyone sees it (#7's scanner). */
+  redact?: <T>(value: T) => T;
+  /** Called with every event of every run (audit, telemetry). */
+  onEvent?: (event: RunEvent) => void;
 }
 
 export interface StartOptions {
@@ -681,6 +685,8 @@ class RunLoop {
       seq: ++this.seq,
       at: new Date().toISOString(),
     } as RunEvent;
-    this.events.emit(event);
+    const visible = this.deps.redact ? this.deps.redact(event) : event;
+    this.events.emit(visible);
+    this.deps.onEvent?.(visible);
   }
 }
