@@ -73,9 +73,9 @@ describe('pincer CLI (built dist/cli.js)', () => {
   });
 
   it('says which issue brings a capability that is not built yet, with exit code 3', async () => {
-    const result = await pincer('audit');
+    const result = await pincer('skills');
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/not available yet.*issue #7/);
+    expect(result.stderr).toMatch(/not available yet.*issue #10/);
     expect(result.stdout).toBe('');
   });
 

@@ -14,12 +14,15 @@ import { routerFromManifest } from '../core/models/from-manifest.js';
 import { ADAPTERS, type HttpProtocol, HttpProvider } from '../core/models/http-provider.js';
 import { type ProviderId, providerId } from '../core/models/ids.js';
 import type { ModelProvider } from '../core/models/types.js';
-import { type ModelAccess, viaProvider, viaRouter } from '../core/runtime/hooks.js';
+import { governanceFromManifest } from '../core/policy/from-manifest.js';
+import { screenedTools } from '../core/policy/screened-tools.js';
+import { type ModelAccess, NO_TOOLS, viaProvider, viaRouter } from '../core/runtime/hooks.js';
 import { AgentRuntime } from '../core/runtime/runtime.js';
 import { RunStore } from '../core/runtime/store.js';
 import { createSecretStore } from '../core/secrets/index.js';
 import { openDatabase, profileDatabasePath } from '../core/storage/database.js';
 import type { CliContext } from './context.js';
+import { terminalApprovals } from './terminal-approvals.js';
 
 export interface LocalModelOptions {
   modelPath?: string;
@@ -184,18 +187,43 @@ export async function chooseModel(
   return { access: viaProvider(provider, options.model ?? ''), dispose };
 }
 
-/** The runtime over the profile database in the data directory. */
-export function openRuntime(ctx: CliContext, access: ModelAccess, options: LocalModelOptions) {
+/**
+ * The runtime over the profile database, governed by the manifest in force: its policy and
+ * autonomy decide tool calls, approvals are asked on the terminal, every decision is audited
+ * and tool output is screened.
+ */
+export async function openRuntime(
+  ctx: CliContext,
+  access: ModelAccess,
+  options: LocalModelOptions & { manifest?: string },
+) {
+  const places = { dataDir: ctx.dataDir, resourcesDir: resourcesDirOf(ctx.appDir) };
+  const { claw } = await loadActiveClaw(places, options.manifest);
   const db = openDatabase(profileDatabasePath(ctx.dataDir));
   const store = new RunStore(db);
+  const governance = governanceFromManifest(claw, { db, dataDir: ctx.dataDir });
+  const stopApprovals = terminalApprovals(ctx, governance.broker, governance.scanner);
   const system = options.system ?? DEFAULT_SYSTEM;
   const runtime = new AgentRuntime({
     store,
     model: access,
+    tools: screenedTools(NO_TOOLS, governance.scanner),
+    policy: governance.policy,
+    approvals: governance.broker,
+    redact: (value) => governance.scanner.redactValue(value),
+    onEvent: governance.audit.record,
     system: () => system,
     generation: { maxTokens: options.maxTokens, temperature: options.temperature },
   });
-  return { runtime, store, close: () => db.close() };
+  return {
+    runtime,
+    store,
+    governance,
+    close: () => {
+      stopApprovals();
+      db.close();
+    },
+  };
 }
 
 export function openStore(ctx: CliContext) {

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { PINCER_VERSION } from '../core/product.js';
+import { registerAudit } from './commands/audit.js';
 import { registerChat } from './commands/chat.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerGateway } from './commands/gateway.js';
@@ -32,6 +33,7 @@ export function buildProgram(ctx: CliContext, setExit: SetExitCode): Command {
   registerDoctor(program, ctx, setExit);
   registerRun(program, ctx, setExit);
   registerChat(program, ctx, setExit);
+  registerAudit(program, ctx, setExit);
   registerModels(program, ctx, setExit);
   registerManifest(program, ctx, setExit);
   registerGateway(program, ctx, setExit);

@@ -76,7 +76,7 @@ async function chatModel(ctx: CliContext, options: ChatOptions): Promise<ModelSe
 }
 
 async function repl(ctx: CliContext, model: ModelSetup, options: ChatOptions): Promise<void> {
-  const { runtime, close } = openRuntime(ctx, model.access, options);
+  const { runtime, close } = await openRuntime(ctx, model.access, options);
   const rl = createInterface({ input: process.stdin, output: ctx.stdout, prompt: '> ' });
   let sessionId = options.session as SessionId | undefined;
   let current: RunHandle | undefined;

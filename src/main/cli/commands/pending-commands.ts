@@ -14,9 +14,4 @@ export function registerPendingCommands(program: Command, ctx: CliContext, setEx
     .command('skills')
     .description('list and manage skills')
     .action(() => setExit(pending(ctx, 'skills', 'the skills registry', [10])));
-
-  program
-    .command('audit')
-    .description('browse the audit trail of tool calls and decisions')
-    .action(() => setExit(pending(ctx, 'audit', 'the policy engine and audit trail', [7])));
 }

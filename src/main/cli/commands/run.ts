@@ -49,7 +49,7 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
       try {
         const model = await chooseModel(ctx, options);
         dispose = model.dispose;
-        const opened = openRuntime(ctx, model.access, options);
+        const opened = await openRuntime(ctx, model.access, options);
         close = opened.close;
         const handle = opened.runtime.start({
           text: message,
@@ -172,7 +172,7 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
       try {
         const model = await chooseModel(ctx, options);
         dispose = model.dispose;
-        const opened = openRuntime(ctx, model.access, options);
+        const opened = await openRuntime(ctx, model.access, options);
         close = opened.close;
         const handle = opened.runtime.resume(id as RunId, { signal: controller.signal });
         const finished = await printRun(ctx, handle.events.all(), options.json === true);

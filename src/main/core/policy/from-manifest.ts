@@ -1,0 +1,75 @@
+/**
+ * The manifest's governance as live objects: the policy engine over its rules and the
+ * identity's autonomy, the scanner configured by the first policy's screening settings, an
+ * approval broker and the audit log. What the runtime needs from #7, in one place.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { autonomyOf, policyRules, type ResolvedClaw, toolCategory } from '../ckp/resolved.js';
+import type { Db } from '../storage/database.js';
+import { AuditLog } from './audit.js';
+import { ApprovalBroker } from './broker.js';
+import { PolicyEngine } from './engine.js';
+import type { ToolFacts } from './rules.js';
+import { ContentScanner, type InjectionAction, type SecretAction } from './scanner.js';
+
+export interface Governance {
+  policy: PolicyEngine;
+  broker: ApprovalBroker;
+  scanner: ContentScanner;
+  audit: AuditLog;
+  workspace: string;
+}
+
+export interface GovernanceOptions {
+  db: Db;
+  dataDir: string;
+  /** Facts of the tools the registry (#5) knows; manifest tools are described from the manifest. */
+  facts?: (name: string) => ToolFacts | undefined;
+}
+
+/** Manifest-declared tools: category from the `category` label, tier from the annotations. */
+export function manifestToolFacts(claw: ResolvedClaw): Map<string, ToolFacts> {
+  const facts = new Map<string, ToolFacts>();
+  for (const tool of claw.tools) {
+    const annotations = { ...tool.spec.annotations } as Record<string, unknown>;
+    const tier = annotations.destructiveHint
+      ? 'unsafe'
+      : annotations.readOnlyHint
+        ? 'safe'
+        : 'guarded';
+    facts.set(tool.name, {
+      name: tool.name,
+      category: toolCategory(tool),
+      annotations,
+      tier,
+      labels: Object.values(tool.labels),
+    });
+  }
+  return facts;
+}
+
+export function governanceFromManifest(claw: ResolvedClaw, options: GovernanceOptions): Governance {
+  const [first] = claw.policies;
+  const spec = first?.spec;
+  const scanner = new ContentScanner({
+    injectionAction: (spec?.prompt_injection?.action ?? 'warn') as InjectionAction,
+    secretAction: (spec?.secret_scanning?.enabled === false
+      ? 'warn'
+      : (spec?.secret_scanning?.action ?? 'redact')) as SecretAction,
+    maxBytes: claw.sandbox?.spec.resource_limits?.max_output_bytes,
+  });
+  const broker = new ApprovalBroker();
+  const workspace = path.join(options.dataDir, 'workspace', claw.identity.name);
+  const declared = manifestToolFacts(claw);
+  const policy = new PolicyEngine({
+    rules: policyRules(claw),
+    autonomy: autonomyOf(claw),
+    facts: (name) => options.facts?.(name) ?? declared.get(name),
+    context: { workspace, home: os.homedir() },
+    broker,
+    toolCallsPerMinute: claw.policies.find((p) => p.spec.rate_limits?.tool_calls_per_minute)?.spec
+      .rate_limits?.tool_calls_per_minute,
+  });
+  return { policy, broker, scanner, audit: new AuditLog(options.db, scanner), workspace };
+}
