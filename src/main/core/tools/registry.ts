@@ -1,0 +1,182 @@
+/**
+ * The tool registry: every tool Pincer knows (built-in, declared in the manifest, later MCP),
+ * the allow lists that decide which of them a model sees, and the bridge to the runtime: a
+ * ToolHost that validates arguments, runs the tool under its deadline and caps its output.
+ *
+ * Model APIs accept tool names matching ^[a-zA-Z0-9_-]{1,64}$, so `fs/read` travels as
+ * `fs__read`; the mapping is checked for collisions when a tool is registered.
+ */
+import type { ToolCall, ToolDef } from '../../../shared/messages.js';
+import type { Primitive, ResolvedClaw } from '../ckp/resolved.js';
+import { toolCategory } from '../ckp/resolved.js';
+import type { ToolFacts } from '../policy/rules.js';
+import { patternMatches } from '../policy/rules.js';
+import type { ToolHost, ToolOutcome, ToolRunContext } from '../runtime/hooks.js';
+import { factsOf, type Tool, type ToolContext, ToolError, type ToolSpec } from './types.js';
+import { ArgumentValidator } from './validate.js';
+
+const WIRE = /^[a-zA-Z0-9_-]{1,64}$/;
+const NAME = /^[a-z0-9][a-z0-9_-]*(\/[a-z0-9][a-z0-9_-]*)*$/;
+
+export function wireName(name: string): string {
+  return name.replaceAll('/', '__');
+}
+
+export interface HostOptions {
+  /** Name globs (`fs/*`, `sys/exec`); a tool is visible when one matches. */
+  allow: readonly string[];
+  workspace: string;
+  env?: Record<string, string>;
+  allowPrivateNetwork?: boolean;
+}
+
+export class ToolRegistry {
+  private readonly tools = new Map<string, Tool>();
+  private readonly byWire = new Map<string, string>();
+  private readonly validator = new ArgumentValidator();
+
+  register(tool: Tool): void {
+    if (!NAME.test(tool.name))
+      throw new Error(`"${tool.name}" is not a tool name (lower-case segments joined by /)`);
+    const wire = wireName(tool.name);
+    if (!WIRE.test(wire)) throw new Error(`"${tool.name}" is too long for model APIs`);
+    const clash = this.byWire.get(wire);
+    if (clash && clash !== tool.name)
+      throw new Error(`"${tool.name}" and "${clash}" would share the model name ${wire}`);
+    this.tools.set(tool.name, tool);
+    this.byWire.set(wire, tool.name);
+    this.validator.forget(tool.name);
+  }
+
+  unregister(name: string): boolean {
+    this.byWire.delete(wireName(name));
+    this.validator.forget(name);
+    return this.tools.delete(name);
+  }
+
+  get(name: string): Tool | undefined {
+    return this.tools.get(name) ?? this.tools.get(this.byWire.get(name) ?? '');
+  }
+
+  list(): ToolSpec[] {
+    return [...this.tools.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** The registered name behind a model-facing name (or the name itself). */
+  fromWireName(name: string): string | undefined {
+    return this.byWire.get(name) ?? (this.tools.has(name) ? name : undefined);
+  }
+
+  /** What the policy needs to know about a tool, by either of its names. */
+  facts(name: string): ToolFacts | undefined {
+    const tool = this.get(name);
+    return tool ? factsOf(tool) : undefined;
+  }
+
+  visible(allow: readonly string[]): Tool[] {
+    return [...this.tools.values()].filter((tool) =>
+      allow.some((glob) => patternMatches(glob, tool.name, true)),
+    );
+  }
+
+  modelTools(allow: readonly string[]): ToolDef[] {
+    return this.visible(allow).map((tool) => ({
+      name: wireName(tool.name),
+      description: `${tool.description} (${tool.name})`,
+      parameters: tool.inputSchema,
+    }));
+  }
+
+  /** Tools the manifest declares. Their execution (MCP, skills) arrives later: they say so. */
+  registerManifestTools(claw: ResolvedClaw): void {
+    for (const primitive of claw.tools) {
+      if (this.tools.has(primitive.name) || !NAME.test(primitive.name)) continue;
+      this.register(declaredTool(primitive));
+    }
+  }
+
+  /** The runtime's view: validation, deadline, output cap; unknown or hidden tools refused. */
+  host(options: HostOptions): ToolHost {
+    const visible = () => new Set(this.visible(options.allow).map((t) => t.name));
+    return {
+      definitions: () => this.modelTools(options.allow),
+      isReadOnly: (name) => this.get(name)?.annotations.readOnlyHint === true,
+      execute: (call, context) => this.execute(call, context, options, visible()),
+    };
+  }
+
+  private async execute(
+    call: ToolCall,
+    runContext: ToolRunContext,
+    options: HostOptions,
+    visible: Set<string>,
+  ): Promise<ToolOutcome> {
+    const name = this.fromWireName(call.name);
+    const tool = name ? this.tools.get(name) : undefined;
+    if (!tool || !visible.has(tool.name)) {
+      return {
+        content: JSON.stringify({
+          error: 'unknown_tool',
+          tool: call.name,
+          available: [...visible].map(wireName),
+        }),
+        isError: true,
+      };
+    }
+    const invalid = this.validator.check(tool.name, tool.inputSchema, call.input);
+    if (invalid) return { content: JSON.stringify(invalid), isError: true };
+    const deadline = AbortSignal.timeout(tool.timeoutMs);
+    const context: ToolContext = {
+      signal: AbortSignal.any([runContext.signal, deadline]),
+      workspace: options.workspace,
+      env: options.env ?? {},
+      allowPrivateNetwork: options.allowPrivateNetwork,
+    };
+    try {
+      const output = await tool.run(call.input, context);
+      return { content: capOutput(output.content, tool.maxOutputBytes), isError: output.isError };
+    } catch (error) {
+      if (deadline.aborted)
+        return { content: `${tool.name} timed out after ${tool.timeoutMs} ms`, isError: true };
+      const message =
+        error instanceof ToolError
+          ? error.message
+          : `${tool.name} failed: ${(error as Error).message}`;
+      return { content: message, isError: true };
+    }
+  }
+}
+
+/** Over the cap: the head of the output and a notice with the original size. */
+export function capOutput(text: string, maxBytes: number): string {
+  const size = Buffer.byteLength(text);
+  if (size <= maxBytes) return text;
+  const head = Buffer.from(text)
+    .subarray(0, maxBytes)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
+  return `${head}\n[output truncated: ${size} bytes, showing the first ${maxBytes}]`;
+}
+
+function declaredTool(primitive: Primitive<'Tool'>): Tool {
+  const annotations = primitive.spec.annotations ?? {};
+  return {
+    name: primitive.name,
+    description: primitive.spec.description ?? primitive.name,
+    inputSchema: (primitive.spec.input_schema as Record<string, unknown> | undefined) ?? {
+      type: 'object',
+    },
+    outputSchema: primitive.spec.output_schema as Record<string, unknown> | undefined,
+    annotations,
+    category: toolCategory(primitive) ?? 'custom',
+    tier: annotations.destructiveHint ? 'unsafe' : annotations.readOnlyHint ? 'safe' : 'guarded',
+    timeoutMs: primitive.spec.timeout_ms ?? 60_000,
+    maxOutputBytes: 256 * 1024,
+    source: 'manifest',
+    run: async () => {
+      throw new ToolError(
+        `${primitive.name} is declared in the manifest but has no implementation in this Pincer yet`,
+      );
+    },
+  };
+}

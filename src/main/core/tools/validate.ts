@@ -1,0 +1,85 @@
+/**
+ * Arguments are checked against the tool's JSON Schema before policy or execution. A failure is
+ * never an exception: it becomes a structured tool result naming each violated schema fragment,
+ * so the model can correct itself on the next turn.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
+const addFormats =
+  (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
+  addFormatsModule;
+
+export interface Violation {
+  /** JSON pointer into the arguments (`/path`, `` for the whole object). */
+  path: string;
+  /** Where in the schema the rule lives (`#/properties/limit/minimum`). */
+  schemaPath: string;
+  keyword: string;
+  message: string;
+}
+
+export interface InvalidArguments {
+  error: 'invalid_arguments';
+  tool: string;
+  violations: Violation[];
+}
+
+export class ArgumentValidator {
+  private readonly ajv = new Ajv({ allErrors: true, strict: false, useDefaults: false });
+  private readonly cache = new Map<string, ValidateFunction>();
+
+  constructor() {
+    addFormats(this.ajv);
+  }
+
+  /** Undefined when valid; the structured error otherwise. */
+  check(
+    tool: string,
+    schema: Record<string, unknown>,
+    input: unknown,
+  ): InvalidArguments | undefined {
+    let validate = this.cache.get(tool);
+    if (!validate) {
+      try {
+        validate = this.ajv.compile(schema);
+      } catch (error) {
+        return {
+          error: 'invalid_arguments',
+          tool,
+          violations: [
+            {
+              path: '',
+              schemaPath: '#',
+              keyword: 'schema',
+              message: `the tool's schema does not compile: ${(error as Error).message}`,
+            },
+          ],
+        };
+      }
+      this.cache.set(tool, validate);
+    }
+    if (validate(input)) return undefined;
+    return { error: 'invalid_arguments', tool, violations: (validate.errors ?? []).map(violation) };
+  }
+
+  forget(tool: string): void {
+    this.cache.delete(tool);
+  }
+}
+
+function violation(error: ErrorObject): Violation {
+  const extra =
+    error.keyword === 'additionalProperties'
+      ? ` (${String((error.params as { additionalProperty?: string }).additionalProperty)})`
+      : error.keyword === 'required'
+        ? ` (${String((error.params as { missingProperty?: string }).missingProperty)})`
+        : '';
+  return {
+    path: error.instancePath,
+    schemaPath: error.schemaPath,
+    keyword: error.keyword,
+    message: `${error.instancePath || 'arguments'} ${error.message ?? 'is invalid'}${extra}`,
+  };
+}
