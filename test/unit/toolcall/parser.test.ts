@@ -27,7 +27,7 @@ const arr = (...items: unknown[]) => ({ kind: 'array', items });
 const ref = (scope: string, name: string) => ({ kind: 'reference', scope, name });
 
 /** The single argument value of `@fs/x{v=<text>}`. */
-const valueOf = (text: string) =>
+const argValue = (text: string) =>
   strip((parseToolCall(`@fs/x{v=${text}}`) as ToolInvoke).params[0]?.value);
 
 describe('parseToolCall: every production of the BNF', () => {
@@ -82,49 +82,49 @@ describe('parseToolCall: every production of the BNF', () => {
   });
 
   it('<string-literal> in both quotes, with escapes and any Unicode', () => {
-    expect(valueOf('"double"')).toEqual(str('double'));
-    expect(valueOf("'single'")).toEqual(str('single'));
-    expect(valueOf('""')).toEqual(str(''));
-    expect(valueOf(`"it's"`)).toEqual(str("it's"));
-    expect(valueOf(`'say "hi"'`)).toEqual(str('say "hi"'));
-    expect(valueOf(String.raw`"a\"b\\c\/d\n\r\t\b\f\u00e9\'"`)).toEqual(
+    expect(argValue('"double"')).toEqual(str('double'));
+    expect(argValue("'single'")).toEqual(str('single'));
+    expect(argValue('""')).toEqual(str(''));
+    expect(argValue(`"it's"`)).toEqual(str("it's"));
+    expect(argValue(`'say "hi"'`)).toEqual(str('say "hi"'));
+    expect(argValue(String.raw`"a\"b\\c\/d\n\r\t\b\f\u00e9\'"`)).toEqual(
       str('a"b\\c/d\n\r\t\b\f\u00e9\''),
     );
-    expect(valueOf('"héllo 😀 ;}"')).toEqual(str('héllo 😀 ;}'));
+    expect(argValue('"héllo 😀 ;}"')).toEqual(str('héllo 😀 ;}'));
   });
 
   it('<integer>, <float> and <hex>', () => {
-    expect(valueOf('42')).toEqual(int(42));
-    expect(valueOf('-7')).toEqual(int(-7));
-    expect(valueOf('007')).toEqual(int(7));
-    expect(valueOf('-0')).toEqual(int(0));
-    expect(valueOf('3.25')).toEqual(float(3.25));
-    expect(valueOf('-0.5')).toEqual(float(-0.5));
-    expect(valueOf('0x1F')).toEqual(hex(31));
-    expect(valueOf('0xdeadBEEF')).toEqual(hex(0xdeadbeef));
-    expect(valueOf('9007199254740991')).toEqual(int(Number.MAX_SAFE_INTEGER));
+    expect(argValue('42')).toEqual(int(42));
+    expect(argValue('-7')).toEqual(int(-7));
+    expect(argValue('007')).toEqual(int(7));
+    expect(argValue('-0')).toEqual(int(0));
+    expect(argValue('3.25')).toEqual(float(3.25));
+    expect(argValue('-0.5')).toEqual(float(-0.5));
+    expect(argValue('0x1F')).toEqual(hex(31));
+    expect(argValue('0xdeadBEEF')).toEqual(hex(0xdeadbeef));
+    expect(argValue('9007199254740991')).toEqual(int(Number.MAX_SAFE_INTEGER));
   });
 
   it('<boolean>: true, false, yes, no', () => {
-    expect(valueOf('true')).toEqual(bool(true));
-    expect(valueOf('yes')).toEqual(bool(true));
-    expect(valueOf('false')).toEqual(bool(false));
-    expect(valueOf('no')).toEqual(bool(false));
+    expect(argValue('true')).toEqual(bool(true));
+    expect(argValue('yes')).toEqual(bool(true));
+    expect(argValue('false')).toEqual(bool(false));
+    expect(argValue('no')).toEqual(bool(false));
   });
 
   it('<array>, nested and mixed', () => {
-    expect(valueOf('("status")')).toEqual(arr(str('status')));
-    expect(valueOf('(1,2.5,0x2,no,"s",$ctx.x)')).toEqual(
+    expect(argValue('("status")')).toEqual(arr(str('status')));
+    expect(argValue('(1,2.5,0x2,no,"s",$ctx.x)')).toEqual(
       arr(int(1), float(2.5), hex(2), bool(false), str('s'), ref('ctx', 'x')),
     );
-    expect(valueOf('((1),((2)))')).toEqual(arr(arr(int(1)), arr(arr(int(2)))));
+    expect(argValue('((1),((2)))')).toEqual(arr(arr(int(1)), arr(arr(int(2)))));
   });
 
   it('<reference> of every <reference-type>', () => {
-    expect(valueOf('$prev.result')).toEqual(ref('prev', 'result'));
-    expect(valueOf('$ctx.working_dir')).toEqual(ref('ctx', 'working_dir'));
-    expect(valueOf('$env.HOME')).toEqual(ref('env', 'HOME'));
-    expect(valueOf('$self.path-2')).toEqual(ref('self', 'path-2'));
+    expect(argValue('$prev.result')).toEqual(ref('prev', 'result'));
+    expect(argValue('$ctx.working_dir')).toEqual(ref('ctx', 'working_dir'));
+    expect(argValue('$env.HOME')).toEqual(ref('env', 'HOME'));
+    expect(argValue('$self.path-2')).toEqual(ref('self', 'path-2'));
   });
 
   it('keys that spell booleans or scopes are plain <param-key>s', () => {
