@@ -176,7 +176,11 @@ export function extractToolCalls(reply: string, options: ParseOptions = {}): Ext
     const [whole, fenced, line, native] = match;
     prose += reply.slice(last, match.index);
     last = match.index + whole.length;
-    const bodyOffset = fenced !== undefined ? match.index + whole.indexOf('\n') + 1 : match.index;
+    // Where the call's text starts: after the fence line, or after `<tool_call>`.
+    const bodyOffset =
+      fenced !== undefined
+        ? match.index + whole.indexOf('\n') + 1
+        : match.index + (native !== undefined ? '<tool_call>'.length : 0);
     const base = positionAt(reply, bodyOffset);
     if (native !== undefined) {
       let parsed: unknown;
