@@ -30,12 +30,14 @@ for (const [net, bits] of [
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
-  ['::ffff:0:0', 96],
 ] as const) {
   BLOCKED.addSubnet(net, bits, 'ipv6');
 }
 
 export function isPrivateAddress(address: string): boolean {
+  // An IPv4 address written as IPv6 (::ffff:127.0.0.1) is judged as the IPv4 address it is.
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return isPrivateAddress(mapped[1] as string);
   const family = isIP(address);
   if (family === 0) return true;
   return BLOCKED.check(address, family === 6 ? 'ipv6' : 'ipv4');

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { capOutput, ToolRegistry, wireName } from '../../../src/main/core/tools/registry.js';
+import type { Tool } from '../../../src/main/core/tools/types.js';
+
+const tool = (name: string, extra: Partial<Tool> = {}): Tool => ({
+  name,
+  description: 'd',
+  inputSchema: { type: 'object' },
+  annotations: { readOnlyHint: true },
+  category: 'test',
+  tier: 'safe',
+  timeoutMs: 1000,
+  maxOutputBytes: 1000,
+  source: 'builtin',
+  run: async () => ({ content: 'ok' }),
+  ...extra,
+});
+
+describe('tool registry', () => {
+  it('maps namespaced names to wire-safe ones and back, refusing collisions and bad names', () => {
+    const registry = new ToolRegistry();
+    registry.register(tool('fs/read'));
+    expect(wireName('fs/read')).toBe('fs__read');
+    expect(registry.fromWireName('fs__read')).toBe('fs/read');
+    expect(registry.fromWireName('fs/read')).toBe('fs/read');
+    expect(registry.fromWireName('nope')).toBeUndefined();
+    registry.register(tool('fs__read'.replace('__', '_')));
+    expect(() => registry.register(tool('Fs/Read'))).toThrow('is not a tool name');
+    expect(() => registry.register(tool(`a/${'b'.repeat(70)}`))).toThrow('too long');
+    const other = new ToolRegistry();
+    other.register(tool('a/b'));
+    expect(() => other.register({ ...tool('a__b'), name: 'a__b' })).toThrow(
+      'would share the model name a__b',
+    );
+  });
+
+  it('shows a model only what the allow list names', () => {
+    const registry = new ToolRegistry();
+    for (const name of ['fs/read', 'fs/write', 'sys/exec', 'net/fetch'])
+      registry.register(tool(name));
+    expect(registry.modelTools(['fs/*']).map((t) => t.name)).toEqual(['fs__read', 'fs__write']);
+    expect(registry.modelTools(['fs/read', 'net/*']).map((t) => t.name)).toEqual([
+      'fs__read',
+      'net__fetch',
+    ]);
+    expect(registry.modelTools([])).toEqual([]);
+    expect(registry.facts('sys__exec')).toMatchObject({
+      name: 'sys/exec',
+      tier: 'safe',
+      category: 'test',
+    });
+  });
+
+  it('caps output and says how big it was', () => {
+    expect(capOutput('short', 10)).toBe('short');
+    expect(capOutput('é'.repeat(10), 5)).toBe(
+      'éé\n[output truncated: 20 bytes, showing the first 5]',
+    );
+  });
+
+  it('turns a thrown error and a deadline into results', async () => {
+    const registry = new ToolRegistry();
+    registry.register(
+      tool('t/boom', {
+        run: async () => {
+          throw new Error('kaput');
+        },
+      }),
+    );
+    registry.register(
+      tool('t/slow', {
+        timeoutMs: 50,
+        run: (_, c) =>
+          new Promise((r) => c.signal.addEventListener('abort', () => r({ content: 'late' }))),
+      }),
+    );
+    const host = registry.host({ allow: ['**'], workspace: '/tmp' });
+    const ctx = { signal: new AbortController().signal, runId: 'r' as never, stepId: 's' as never };
+    expect(await host.execute({ id: 'c', name: 't__boom', input: {} }, ctx)).toEqual({
+      content: 't/boom failed: kaput',
+      isError: true,
+    });
+    expect(await host.execute({ id: 'c', name: 't__slow', input: {} }, ctx)).toEqual({
+      content: 'late',
+      isError: undefined,
+    });
+  });
+});
