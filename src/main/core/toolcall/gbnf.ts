@@ -26,7 +26,8 @@ export interface GrammarSchema {
 export interface GrammarTool {
   /** `ns/name` or `name`. */
   name: string;
-  inputSchema?: GrammarSchema;
+  /** A JSON Schema (the registry's ToolDef.inputSchema fits); read defensively. */
+  inputSchema?: GrammarSchema | Readonly<Record<string, unknown>>;
 }
 
 export interface GbnfOptions {
@@ -72,8 +73,14 @@ function repeat(x: string, min: number, max: number): string {
 }
 
 function types(schema: GrammarSchema): string[] {
-  if (schema.type === undefined) return [];
-  return Array.isArray(schema.type) ? schema.type : [schema.type];
+  const type: unknown = schema.type;
+  const list: unknown[] = Array.isArray(type) ? type : type === undefined ? [] : [type];
+  return list.filter((t): t is string => typeof t === 'string');
+}
+
+/** A sub-schema, or undefined when the value is not an object (schemas come from manifests). */
+function asSchema(value: unknown): GrammarSchema | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as GrammarSchema) : undefined;
 }
 
 class GrammarBuilder {
@@ -120,8 +127,9 @@ class GrammarBuilder {
   }
 
   /** A value rule for a property schema (named `prefix`), falling back to untyped values. */
-  valueFor(schema: GrammarSchema | undefined, prefix: string, depth = 0): string {
-    if (!schema || typeof schema !== 'object') return 'value';
+  valueFor(raw: unknown, prefix: string, depth = 0): string {
+    const schema = asSchema(raw);
+    if (!schema) return 'value';
     const ref = this.o.references ? ['ref'] : [];
     const literals = schema.const !== undefined ? [schema.const] : schema.enum;
     if (Array.isArray(literals)) {
@@ -156,15 +164,16 @@ class GrammarBuilder {
    * A schema without properties admits no arguments: a generic key list could repeat a key,
    * which the parser refuses. Returns the rule sequence to put between the braces.
    */
-  params(schema: GrammarSchema | undefined, prefix: string): string {
-    const props = schema?.properties ?? {};
+  params(raw: unknown, prefix: string): string {
+    const schema = asSchema(raw);
+    const props = asSchema(schema?.properties) ?? {};
     const keys = Object.keys(props).filter((k) => IDENT.test(k));
     if (keys.length === 0) return '';
-    const required = new Set(schema?.required ?? []);
+    const required = new Set(Array.isArray(schema?.required) ? schema.required : []);
     const kv = keys.map((key, i) =>
       this.rule(
         `${prefix}-p${i}`,
-        `${gbnfLiteral(`${key}=`)} ${this.valueFor(props[key], `${prefix}-v${i}`)}`,
+        `${gbnfLiteral(`${key}=`)} ${this.valueFor((props as Record<string, unknown>)[key], `${prefix}-v${i}`)}`,
       ),
     );
     const n = keys.length;
