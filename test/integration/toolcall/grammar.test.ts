@@ -117,36 +117,40 @@ async function generate(
 }
 
 describe('GBNF-constrained generation on the tiny model', () => {
-  it(`${GENERATIONS} seeded generations all parse, name allowed tools and match the schemas`, async () => {
-    const grammar = await llama.createGrammar({
-      grammar: toolCallGbnf(TOOLS, { ...BOUNDS, references: false }),
-    });
-    const ajv = new Ajv({ strict: false });
-    const validators = new Map(TOOLS.map((t) => [t.name, ajv.compile(t.inputSchema ?? {})]));
-    const shapes = new Set<string>();
-    for (let seed = 0; seed < GENERATIONS; seed++) {
-      const text = await generate(seed, { grammar, maxTokens: 512 });
-      const program = parseToolCall(text);
-      shapes.add(program.kind);
-      for (const call of programCalls(program)) {
-        expect(ALLOWED.has(call.tool), `${call.tool} in ${text}`).toBe(true);
-        const args = Object.fromEntries(
-          call.params.map((p) => [
-            p.key,
-            p.value.kind === 'array'
-              ? p.value.items.map((i) => ('value' in i ? i.value : null))
-              : 'value' in p.value
-                ? p.value.value
-                : null,
-          ]),
-        );
-        const validate = validators.get(call.tool);
-        expect(validate?.(args), `${text}: ${JSON.stringify(validate?.errors)}`).toBe(true);
+  it(
+    `${GENERATIONS} seeded generations all parse, name allowed tools and match the schemas`,
+    async () => {
+      const grammar = await llama.createGrammar({
+        grammar: toolCallGbnf(TOOLS, { ...BOUNDS, references: false }),
+      });
+      const ajv = new Ajv({ strict: false });
+      const validators = new Map(TOOLS.map((t) => [t.name, ajv.compile(t.inputSchema ?? {})]));
+      const shapes = new Set<string>();
+      for (let seed = 0; seed < GENERATIONS; seed++) {
+        const text = await generate(seed, { grammar, maxTokens: 512 });
+        const program = parseToolCall(text);
+        shapes.add(program.kind);
+        for (const call of programCalls(program)) {
+          expect(ALLOWED.has(call.tool), `${call.tool} in ${text}`).toBe(true);
+          const args = Object.fromEntries(
+            call.params.map((p) => [
+              p.key,
+              p.value.kind === 'array'
+                ? p.value.items.map((i) => ('value' in i ? i.value : null))
+                : 'value' in p.value
+                  ? p.value.value
+                  : null,
+            ]),
+          );
+          const validate = validators.get(call.tool);
+          expect(validate?.(args), `${text}: ${JSON.stringify(validate?.errors)}`).toBe(true);
+        }
       }
-    }
-    // The random model explores the grammar: single calls and at least one other shape.
-    expect(shapes.size).toBeGreaterThan(1);
-  }, 240_000);
+      // The random model explores the grammar: single calls and at least one other shape.
+      expect(shapes.size).toBeGreaterThan(1);
+    },
+    GENERATIONS * 4000,
+  );
 
   it(`${WITH_REFERENCES} generations with references allowed all parse`, async () => {
     const grammar = await llama.createGrammar({ grammar: toolCallGbnf(TOOLS, BOUNDS) });

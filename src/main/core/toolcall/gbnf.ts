@@ -80,7 +80,9 @@ function types(schema: GrammarSchema): string[] {
 
 /** A sub-schema, or undefined when the value is not an object (schemas come from manifests). */
 function asSchema(value: unknown): GrammarSchema | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as GrammarSchema) : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as GrammarSchema)
+    : undefined;
 }
 
 class GrammarBuilder {
@@ -234,7 +236,7 @@ export function toolCallGbnf(tools: readonly GrammarTool[], options: GbnfOptions
   });
   const o = b.options;
   b.rule('invoke', invokes.join(' | '));
-  b.rule('chain', `invoke ${repeat('("->" invoke)', 0, o.maxChain - 1)}`);
+  b.rule('chain', `invoke ${repeat('("->" invoke)', 0, o.maxChain - 1)}`.trim());
   b.rule('parallel', `"[" invoke ${repeat('("," invoke)', 0, o.maxParallel - 1)} "]"`);
   b.rule('call', o.maxParallel > 0 ? 'chain | parallel' : 'chain');
   if (options.allowText) {
