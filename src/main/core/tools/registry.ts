@@ -12,7 +12,15 @@ import { toolCategory } from '../ckp/resolved.js';
 import type { ToolFacts } from '../policy/rules.js';
 import { patternMatches } from '../policy/rules.js';
 import type { ToolHost, ToolOutcome, ToolRunContext } from '../runtime/hooks.js';
-import { factsOf, type Tool, type ToolContext, ToolError, type ToolSpec } from './types.js';
+import { type CheckedCall, capOutput, runTool } from './execute.js';
+import {
+  factsOf,
+  type Tool,
+  ToolError,
+  type ToolExecutor,
+  type ToolOutput,
+  type ToolSpec,
+} from './types.js';
 import { ArgumentValidator } from './validate.js';
 
 const WIRE = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -28,7 +36,11 @@ export interface HostOptions {
   workspace: string;
   env?: Record<string, string>;
   allowPrivateNetwork?: boolean;
+  /** Where tools run; in-process unless the sandbox (#8) provides one. */
+  executor?: ToolExecutor;
 }
+
+export { capOutput };
 
 export class ToolRegistry {
   private readonly tools = new Map<string, Tool>();
@@ -97,65 +109,34 @@ export class ToolRegistry {
 
   /** The runtime's view: validation, deadline, output cap; unknown or hidden tools refused. */
   host(options: HostOptions): ToolHost {
-    const visible = () => new Set(this.visible(options.allow).map((t) => t.name));
     return {
       definitions: () => this.modelTools(options.allow),
       isReadOnly: (name) => this.get(name)?.annotations.readOnlyHint === true,
-      execute: (call, context) => this.execute(call, context, options, visible()),
+      execute: async (call, context: ToolRunContext): Promise<ToolOutcome> => {
+        const checked = this.check(call, options.allow);
+        if ('error' in checked) return checked.error;
+        return runTool(checked.tool, call.input, options, context.signal);
+      },
     };
   }
 
-  private async execute(
-    call: ToolCall,
-    runContext: ToolRunContext,
-    options: HostOptions,
-    visible: Set<string>,
-  ): Promise<ToolOutcome> {
+  /**
+   * Resolves a call against the tools `allow` shows and validates its arguments; the failure
+   * is the tool result the model gets (unknown tool, or the structured invalid_arguments).
+   */
+  check(call: ToolCall, allow: readonly string[]): CheckedCall | { error: ToolOutput } {
     const name = this.fromWireName(call.name);
     const tool = name ? this.tools.get(name) : undefined;
-    if (!tool || !visible.has(tool.name)) {
-      return {
-        content: JSON.stringify({
-          error: 'unknown_tool',
-          tool: call.name,
-          available: [...visible].map(wireName),
-        }),
-        isError: true,
-      };
+    const visible = this.visible(allow);
+    if (!tool || !visible.includes(tool)) {
+      const available = visible.map((t) => wireName(t.name));
+      const content = JSON.stringify({ error: 'unknown_tool', tool: call.name, available });
+      return { error: { content, isError: true } };
     }
     const invalid = this.validator.check(tool.name, tool.inputSchema, call.input);
-    if (invalid) return { content: JSON.stringify(invalid), isError: true };
-    const deadline = AbortSignal.timeout(tool.timeoutMs);
-    const context: ToolContext = {
-      signal: AbortSignal.any([runContext.signal, deadline]),
-      workspace: options.workspace,
-      env: options.env ?? {},
-      allowPrivateNetwork: options.allowPrivateNetwork,
-    };
-    try {
-      const output = await tool.run(call.input, context);
-      return { content: capOutput(output.content, tool.maxOutputBytes), isError: output.isError };
-    } catch (error) {
-      if (deadline.aborted)
-        return { content: `${tool.name} timed out after ${tool.timeoutMs} ms`, isError: true };
-      const message =
-        error instanceof ToolError
-          ? error.message
-          : `${tool.name} failed: ${(error as Error).message}`;
-      return { content: message, isError: true };
-    }
+    if (invalid) return { error: { content: JSON.stringify(invalid), isError: true } };
+    return { call, tool };
   }
-}
-
-/** Over the cap: the head of the output and a notice with the original size. */
-export function capOutput(text: string, maxBytes: number): string {
-  const size = Buffer.byteLength(text);
-  if (size <= maxBytes) return text;
-  const head = Buffer.from(text)
-    .subarray(0, maxBytes)
-    .toString('utf8')
-    .replace(/\uFFFD$/, '');
-  return `${head}\n[output truncated: ${size} bytes, showing the first ${maxBytes}]`;
 }
 
 function declaredTool(primitive: Primitive<'Tool'>): Tool {

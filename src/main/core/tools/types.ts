@@ -48,6 +48,18 @@ export interface Tool extends ToolSpec {
   run(input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput>;
 }
 
+/**
+ * Where a tool's code actually runs. In-process today; the sandbox (#8) swaps in an executor
+ * that runs the same tool in a child process, without the registry or the turn logic changing.
+ */
+export interface ToolExecutor {
+  run(tool: Tool, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput>;
+}
+
+export const inProcessExecutor: ToolExecutor = {
+  run: (tool, input, context) => tool.run(input, context),
+};
+
 export function factsOf(spec: ToolSpec): ToolFacts {
   return {
     name: spec.name,
