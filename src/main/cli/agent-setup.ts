@@ -3,6 +3,7 @@
  * local engine, one server, or the manifest's providers with fallback), and the runtime over
  * the profile database.
  */
+import { mkdir } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { loadActiveClaw, resourcesDirOf } from '../core/ckp/index.js';
 import { LocalEngine } from '../core/local/engine.js';
@@ -16,16 +17,19 @@ import { type ProviderId, providerId } from '../core/models/ids.js';
 import type { ModelProvider } from '../core/models/types.js';
 import { governanceFromManifest } from '../core/policy/from-manifest.js';
 import { screenedTools } from '../core/policy/screened-tools.js';
-import { type ModelAccess, NO_TOOLS, viaProvider, viaRouter } from '../core/runtime/hooks.js';
+import { type ModelAccess, viaProvider, viaRouter } from '../core/runtime/hooks.js';
 import { AgentRuntime } from '../core/runtime/runtime.js';
 import { RunStore } from '../core/runtime/store.js';
 import { createSecretStore } from '../core/secrets/index.js';
 import { openDatabase, profileDatabasePath } from '../core/storage/database.js';
+import { BUILTIN_TOOLS } from '../core/tools/builtins/index.js';
+import { ToolRegistry } from '../core/tools/registry.js';
 import type { CliContext } from './context.js';
 import { terminalApprovals } from './terminal-approvals.js';
 
 export interface LocalModelOptions {
   modelPath?: string;
+  tools?: string;
   system?: string;
   maxTokens?: number;
   temperature?: number;
@@ -42,6 +46,9 @@ export interface ModelChoiceOptions extends LocalModelOptions {
   apiKeyEnv?: string;
   timeout: number;
 }
+
+/** Tools a model sees unless --tools says otherwise; the policy still decides every call. */
+export const DEFAULT_TOOLS = 'fs/*,sys/exec,net/fetch';
 
 export const DEFAULT_SYSTEM =
   'You are Pincer, a helpful assistant running locally. Answer concisely.';
@@ -64,7 +71,11 @@ export function addModelOptions(command: Command): Command {
     .option('--max-tokens <n>', 'longest reply in tokens', (v) => Number.parseInt(v, 10), 1024)
     .option('--temperature <t>', 'sampling temperature (0 = greedy)', Number.parseFloat, 0.7)
     .option('--threads <n>', 'CPU threads (default: all cores)', (v) => Number.parseInt(v, 10))
-    .option('--context-size <n>', 'largest context window', (v) => Number.parseInt(v, 10));
+    .option('--context-size <n>', 'largest context window', (v) => Number.parseInt(v, 10))
+    .option(
+      '--tools <globs>',
+      `tools the model may call, comma-separated (default ${DEFAULT_TOOLS}; "" for none)`,
+    );
 }
 
 export function addModelChoiceOptions(command: Command): Command {
@@ -195,19 +206,34 @@ export async function chooseModel(
 export async function openRuntime(
   ctx: CliContext,
   access: ModelAccess,
-  options: LocalModelOptions & { manifest?: string },
+  options: LocalModelOptions & { manifest?: string; tools?: string },
 ) {
   const places = { dataDir: ctx.dataDir, resourcesDir: resourcesDirOf(ctx.appDir) };
   const { claw } = await loadActiveClaw(places, options.manifest);
   const db = openDatabase(profileDatabasePath(ctx.dataDir));
   const store = new RunStore(db);
-  const governance = governanceFromManifest(claw, { db, dataDir: ctx.dataDir });
+  const registry = new ToolRegistry();
+  for (const tool of BUILTIN_TOOLS) registry.register(tool);
+  registry.registerManifestTools(claw);
+  const governance = governanceFromManifest(claw, {
+    db,
+    dataDir: ctx.dataDir,
+    facts: (name) => registry.facts(name),
+  });
+  await mkdir(governance.workspace, { recursive: true });
+  const tools = registry.host({
+    allow: (options.tools ?? DEFAULT_TOOLS)
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean),
+    workspace: governance.workspace,
+  });
   const stopApprovals = terminalApprovals(ctx, governance.broker, governance.scanner);
   const system = options.system ?? DEFAULT_SYSTEM;
   const runtime = new AgentRuntime({
     store,
     model: access,
-    tools: screenedTools(NO_TOOLS, governance.scanner),
+    tools: screenedTools(tools, governance.scanner),
     policy: governance.policy,
     approvals: governance.broker,
     redact: (value) => governance.scanner.redactValue(value),

@@ -51,6 +51,9 @@ describe('pincer run / chat / models on the tiny model (built dist/cli.js)', () 
       '2',
       '--max-tokens',
       '8',
+      // Tool schemas would not fit the tiny model's context next to the prompt.
+      '--tools',
+      '',
       'hello',
     );
     expect(result.stderr).toBe('');
@@ -85,6 +88,8 @@ describe('pincer run / chat / models on the tiny model (built dist/cli.js)', () 
         '100000',
         '--context-size',
         '512',
+        '--tools',
+        '',
       ],
       { env: { ...process.env, PINCER_HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] },
     );

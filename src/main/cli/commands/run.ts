@@ -18,6 +18,7 @@ interface RunOptions extends ModelChoiceOptions {
   json?: boolean;
   session?: string;
   from?: string;
+  requireTool?: boolean;
 }
 
 /** `pincer run "<message>"` drives one agent run; `pincer runs` lists, shows and resumes them. */
@@ -34,6 +35,7 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
   )
     .option('--session <id>', 'continue this session (see `pincer runs list`)')
     .option('--from <message-id>', 'branch the session from this earlier message')
+    .option('--require-tool', 'the first model call must call a tool (tests, demos)')
     .option('--json', 'print every run event as one JSON line')
     .action(async (message: string, options: RunOptions) => {
       const problem = checkModelChoice(options);
@@ -56,6 +58,7 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
           sessionId: options.session as SessionId | undefined,
           fromMessageId: options.from as MessageId | undefined,
           signal: controller.signal,
+          requireToolFirst: options.requireTool === true,
         });
         const finished = await printRun(ctx, handle.events.all(), options.json === true);
         await handle.done;

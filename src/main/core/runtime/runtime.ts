@@ -67,6 +67,8 @@ export interface StartOptions {
   fromMessageId?: MessageId;
   guards?: Partial<Guards>;
   signal?: AbortSignal;
+  /** The run's first model call must call a tool (later calls choose freely). */
+  requireToolFirst?: boolean;
 }
 
 export interface RunResult {
@@ -248,7 +250,7 @@ class RunLoop {
         this.go('start');
         this.append(userText(options.text), parent, true);
       }
-      await this.loop();
+      await this.loop(options.requireToolFirst === true && !resumed);
       return this.end('completed', 'the model answered');
     } catch (error) {
       return this.stop(error);
@@ -257,8 +259,8 @@ class RunLoop {
     }
   }
 
-  private async loop(): Promise<void> {
-    while (true) {
+  private async loop(requireTool: boolean): Promise<void> {
+    for (let first = true; ; first = false) {
       this.checkBudget();
       const request = {
         system: await this.deps.system?.(),
@@ -267,6 +269,7 @@ class RunLoop {
         tools: this.tools.definitions(),
         conversationId: this.run.sessionId,
         ...this.deps.generation,
+        ...(first && requireTool ? { toolChoice: 'required' as const } : {}),
       };
       this.go('call_model');
       this.stepId = this.deps.store.startStep(this.run.id, 'model');
@@ -300,6 +303,7 @@ class RunLoop {
     conversationId: string;
     maxTokens?: number;
     temperature?: number;
+    toolChoice?: 'required';
   }): Promise<Message> {
     const turnController = new AbortController();
     const turnTimer = setTimeout(
