@@ -238,6 +238,7 @@ export async function openRuntime(
     approvals: governance.broker,
     redact: (value) => governance.scanner.redactValue(value),
     onEvent: governance.audit.record,
+    caps: governance.caps,
     system: () => system,
     generation: { maxTokens: options.maxTokens, temperature: options.temperature },
   });

@@ -247,6 +247,31 @@ describe('guards', () => {
     expect(result.costUsd).toBeCloseTo(0.12);
   });
 
+  it('spending caps across runs (policy rate_limits)', async () => {
+    const { rt } = runtime(() => ({ text: 'ok', usage: { inputTokens: 700, outputTokens: 100 } }), {
+      caps: { tokensPerHour: 1000 },
+    });
+    expect((await rt.start({ text: 'one' }).done).outcome).toBe('completed');
+    expect((await rt.start({ text: 'two' }).done).outcome).toBe('completed');
+    expect(await rt.start({ text: 'three' }).done).toMatchObject({
+      outcome: 'max_tokens',
+      reason: 'policy cap: 1600 tokens in the last hour (limit 1000)',
+    });
+    const priced = new AgentRuntime({
+      store,
+      model: viaProvider(
+        new ScriptedProvider(() => ({ text: 'ok', usage: { inputTokens: 1000, outputTokens: 0 } })),
+        'm',
+        { inputPer1k: 0.5, outputPer1k: 0 },
+      ),
+      caps: { costPerDayUsd: 0.5 },
+    });
+    expect((await priced.start({ text: 'a' }).done).outcome).toBe('completed');
+    expect((await priced.start({ text: 'b' }).done).reason).toBe(
+      'policy cap: $0.5000 spent in the last 24 hours (limit $0.5)',
+    );
+  });
+
   it('turn timeout and run timeout', async () => {
     const slow = runtime([{ text: ['a', 'b', 'c'], delayMs: 400 }], {
       guards: { turnTimeoutMs: 100 },

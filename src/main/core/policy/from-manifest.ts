@@ -14,6 +14,8 @@ import type { ToolFacts } from './rules.js';
 import { ContentScanner, type InjectionAction, type SecretAction } from './scanner.js';
 
 export interface Governance {
+  /** Spending caps across runs, from the policies' `rate_limits` (the strictest wins). */
+  caps: { tokensPerHour?: number; costPerDayUsd?: number };
   policy: PolicyEngine;
   broker: ApprovalBroker;
   scanner: ContentScanner;
@@ -62,14 +64,22 @@ export function governanceFromManifest(claw: ResolvedClaw, options: GovernanceOp
   const broker = new ApprovalBroker();
   const workspace = path.join(options.dataDir, 'workspace', claw.identity.name);
   const declared = manifestToolFacts(claw);
+  const limits = claw.policies.map((p) => p.spec.rate_limits ?? {});
+  const strictest = (values: Array<number | undefined>) => {
+    const set = values.filter((v): v is number => v !== undefined);
+    return set.length ? Math.min(...set) : undefined;
+  };
   const policy = new PolicyEngine({
     rules: policyRules(claw),
     autonomy: autonomyOf(claw),
     facts: (name) => options.facts?.(name) ?? declared.get(name),
     context: { workspace, home: os.homedir() },
     broker,
-    toolCallsPerMinute: claw.policies.find((p) => p.spec.rate_limits?.tool_calls_per_minute)?.spec
-      .rate_limits?.tool_calls_per_minute,
+    toolCallsPerMinute: strictest(limits.map((l) => l.tool_calls_per_minute)),
   });
-  return { policy, broker, scanner, audit: new AuditLog(options.db, scanner), workspace };
+  const caps = {
+    tokensPerHour: strictest(limits.map((l) => l.tokens_per_hour)),
+    costPerDayUsd: strictest(limits.map((l) => l.cost_per_day_usd)),
+  };
+  return { caps, policy, broker, scanner, audit: new AuditLog(options.db, scanner), workspace };
 }

@@ -58,6 +58,8 @@ export interface RuntimeDeps {
   redact?: <T>(value: T) => T;
   /** Called with every event of every run (audit, telemetry). */
   onEvent?: (event: RunEvent) => void;
+  /** Spending caps across all runs (CKP policy `rate_limits`), checked before each model call. */
+  caps?: { tokensPerHour?: number; costPerDayUsd?: number };
 }
 
 export interface StartOptions {
@@ -196,6 +198,7 @@ class RunLoop {
   private history: Message[] = [];
   private lastMessageId: MessageId | null;
   private reply: Message | undefined;
+  private lastSpend: { usage: Usage; costUsd: number } | undefined;
   private readonly seen = new Map<string, number>();
   private readonly tools: ToolHost;
   private readonly policy: PolicyHook;
@@ -274,7 +277,7 @@ class RunLoop {
       this.go('call_model');
       this.stepId = this.deps.store.startStep(this.run.id, 'model');
       const message = await this.callModel(request);
-      this.deps.store.endStep(this.stepId);
+      this.deps.store.endStep(this.stepId, this.lastSpend);
       const calls = toolCallsOf(message);
       if (calls.length === 0) {
         this.go('answered');
@@ -341,6 +344,7 @@ class RunLoop {
     };
     const cost = turn.cost(finish.usage);
     this.costUsd += cost;
+    this.lastSpend = { usage: finish.usage, costUsd: cost };
     this.reply = finish.message;
     this.append(finish.message, this.lastMessageId, false);
     const fallbacks = turn.fallbacks?.() ?? [];
@@ -592,6 +596,27 @@ class RunLoop {
     const tokens = this.usage.inputTokens + this.usage.outputTokens;
     if (tokens >= maxTokens)
       throw new RunStop('max_tokens', 'halt', `used ${tokens} tokens (limit ${maxTokens})`);
+    const caps = this.deps.caps;
+    if (caps?.tokensPerHour) {
+      const { tokens: hour } = this.deps.store.spentSince(new Date(Date.now() - 3_600_000));
+      if (hour >= caps.tokensPerHour) {
+        throw new RunStop(
+          'max_tokens',
+          'halt',
+          `policy cap: ${hour} tokens in the last hour (limit ${caps.tokensPerHour})`,
+        );
+      }
+    }
+    if (caps?.costPerDayUsd) {
+      const { costUsd: day } = this.deps.store.spentSince(new Date(Date.now() - 86_400_000));
+      if (day >= caps.costPerDayUsd) {
+        throw new RunStop(
+          'max_cost',
+          'halt',
+          `policy cap: $${day.toFixed(4)} spent in the last 24 hours (limit $${caps.costPerDayUsd})`,
+        );
+      }
+    }
     if (this.costUsd >= maxCostUsd) {
       throw new RunStop(
         'max_cost',

@@ -87,6 +87,16 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    description: 'usage and cost per model step, for spending caps over time',
+    up: `
+      alter table steps add column input_tokens integer not null default 0;
+      alter table steps add column output_tokens integer not null default 0;
+      alter table steps add column cost_usd real not null default 0;
+      create index steps_by_start on steps(started_at);
+    `,
+  },
 ];
 
 export interface RunRow {
@@ -331,8 +341,24 @@ export class RunStore {
     return id;
   }
 
-  endStep(id: StepId): void {
-    this.sql('update steps set ended_at = ? where id = ?').run(now(), id);
+  endStep(id: StepId, spent?: { usage: Usage; costUsd: number }): void {
+    this.sql(
+      'update steps set ended_at = ?, input_tokens = ?, output_tokens = ?, cost_usd = ? where id = ?',
+    ).run(
+      now(),
+      spent?.usage.inputTokens ?? 0,
+      spent?.usage.outputTokens ?? 0,
+      spent?.costUsd ?? 0,
+      id,
+    );
+  }
+
+  /** Tokens and dollars spent by model calls that started at or after `since` (all runs). */
+  spentSince(since: Date): { tokens: number; costUsd: number } {
+    const row = this.sql(
+      'select coalesce(sum(input_tokens + output_tokens), 0) as tokens, coalesce(sum(cost_usd), 0) as cost from steps where started_at >= ?',
+    ).get(since.toISOString()) as { tokens: number; cost: number };
+    return { tokens: row.tokens, costUsd: row.cost };
   }
 
   requestToolCalls(
