@@ -35,11 +35,11 @@ export interface Token {
   /** Decoded string, identifier, or tool / reference name. */
   value: string;
   /** `tool`: the namespace when written `@ns/name`; `reference`: the scope. */
-  prefix?: string;
+  prefix: string | undefined;
   /** Position of the part after the prefix (tool name or reference name). */
-  nameStart?: Position;
+  nameStart: Position | undefined;
   /** Numbers: the numeric value. */
-  number?: number;
+  number: number | undefined;
 }
 
 const SCOPES: readonly ReferenceScope[] = ['prev', 'ctx', 'env', 'self'];
@@ -56,6 +56,7 @@ const SIMPLE_ESCAPES: Record<string, string> = {
   t: '\t',
 };
 
+const isHigh = (code: number) => code >= 0xd800 && code <= 0xdbff;
 const isAlpha = (c: string) => (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 const isDigit = (c: string) => c >= '0' && c <= '9';
 const isHexDigit = (c: string) => isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
@@ -84,7 +85,7 @@ export class Lexer {
     this.skipWhitespace();
     const start = this.position();
     const c = this.src[this.offset];
-    if (c === undefined) return { kind: 'eof', text: '', start, end: start, value: '' };
+    if (c === undefined) return this.token('eof', start, '');
     if (PUNCT.has(c)) {
       this.advance();
       return this.token(c as TokenKind, start, c);
@@ -104,13 +105,24 @@ export class Lexer {
     throw this.error(start, 'unexpected character', [], this.charAt(this.offset));
   }
 
-  private token(kind: TokenKind, start: Position, value: string): Token {
+  /** Every token has the same shape (all fields set), which keeps V8's property access fast. */
+  private token(
+    kind: TokenKind,
+    start: Position,
+    value: string,
+    prefix?: string,
+    nameStart?: Position,
+    number?: number,
+  ): Token {
     return {
       kind,
       text: this.src.slice(start.offset, this.offset),
       start,
       end: this.position(),
       value,
+      prefix,
+      nameStart,
+      number,
     };
   }
 
@@ -167,11 +179,23 @@ export class Lexer {
 
   private identifier(): string {
     const from = this.offset;
-    while (this.offset < this.src.length && isIdentChar(this.src[this.offset] as string)) {
-      this.offset++;
-      this.column++;
+    let i = from;
+    for (; i < this.src.length; i++) {
+      const c = this.src.charCodeAt(i) | 0x20; // ASCII lower-casing folds A-Z onto a-z
+      const code = this.src.charCodeAt(i);
+      if (
+        !(
+          (c >= 0x61 && c <= 0x7a) ||
+          (code >= 0x30 && code <= 0x39) ||
+          code === 0x5f ||
+          code === 0x2d
+        )
+      )
+        break;
     }
-    return this.src.slice(from, this.offset);
+    this.column += i - from;
+    this.offset = i;
+    return this.src.slice(from, i);
   }
 
   /** `@name` or `@ns/name`; the namespace list is checked by the parser. */
@@ -188,7 +212,7 @@ export class Lexer {
     }
     const head = this.identifier();
     if (this.src[this.offset] !== '/') {
-      return { ...this.token('tool', start, head), nameStart: first };
+      return this.token('tool', start, head, undefined, first);
     }
     this.advance();
     const nameStart = this.position();
@@ -201,7 +225,7 @@ export class Lexer {
       );
     }
     const name = this.identifier();
-    return { ...this.token('tool', start, name), prefix: head, nameStart };
+    return this.token('tool', start, name, head, nameStart);
   }
 
   /** `$scope.name` with scope one of prev, ctx, env, self. */
@@ -237,7 +261,7 @@ export class Lexer {
       );
     }
     const name = this.identifier();
-    return { ...this.token('reference', start, name), prefix: scope, nameStart };
+    return this.token('reference', start, name, scope, nameStart);
   }
 
   /** `<integer>`, `<float>` or `<hex>`; a number must not run straight into a name. */
@@ -257,7 +281,7 @@ export class Lexer {
       }
       const value = Number.parseInt(src.slice(from, this.offset), 16);
       this.checkEnd(start, value);
-      return { ...this.token('hex', start, src.slice(start.offset, this.offset)), number: value };
+      return this.token('hex', start, '', undefined, undefined, value);
     }
     if (src[this.offset] === '-') this.advance();
     if (!isDigit(src[this.offset] ?? '')) {
@@ -287,7 +311,7 @@ export class Lexer {
     let value = Number(text);
     if (kind === 'integer' && Object.is(value, -0)) value = 0;
     this.checkEnd(start, value, kind === 'integer');
-    return { ...this.token(kind, start, text), number: value };
+    return this.token(kind, start, '', undefined, undefined, value);
   }
 
   private checkEnd(start: Position, value: number, integer = true): void {
@@ -317,6 +341,7 @@ export class Lexer {
   /** A quoted string with JSON's escapes plus `\'`; raw control characters are refused. */
   private string(start: Position, quote: string): Token {
     this.advance();
+    const closing = quote.charCodeAt(0);
     let out = '';
     for (;;) {
       const c = this.src[this.offset];
@@ -368,9 +393,20 @@ export class Lexer {
       if (c < ' ' || c === '\u007f') {
         throw this.error(this.position(), 'control character in string (use an escape):', [], c);
       }
-      const ch = this.charAt(this.offset);
-      out += ch;
-      this.advance(ch.length);
+      // Fast path: take the run of plain characters up to the next quote, escape or control.
+      const from = this.offset;
+      let columns = 0;
+      let i = from;
+      for (; i < this.src.length; i++) {
+        const code = this.src.charCodeAt(i);
+        if (code === closing || code === 0x5c || code < 0x20 || code === 0x7f) break;
+        // A low surrogate after a high one shares its column.
+        if (code < 0xdc00 || code > 0xdfff || i === from || !isHigh(this.src.charCodeAt(i - 1)))
+          columns++;
+      }
+      out += this.src.slice(from, i);
+      this.offset = i;
+      this.column += columns;
     }
   }
 }
