@@ -207,6 +207,7 @@ export async function openRuntime(
   ctx: CliContext,
   access: ModelAccess,
   options: LocalModelOptions & { manifest?: string; tools?: string },
+  readAnswer?: () => Promise<string | undefined>,
 ) {
   const places = { dataDir: ctx.dataDir, resourcesDir: resourcesDirOf(ctx.appDir) };
   const { claw } = await loadActiveClaw(places, options.manifest);
@@ -228,7 +229,7 @@ export async function openRuntime(
       .filter(Boolean),
     workspace: governance.workspace,
   });
-  const stopApprovals = terminalApprovals(ctx, governance.broker, governance.scanner);
+  const stopApprovals = terminalApprovals(ctx, governance.broker, governance.scanner, readAnswer);
   const system = options.system ?? DEFAULT_SYSTEM;
   const runtime = new AgentRuntime({
     store,

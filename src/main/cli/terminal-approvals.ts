@@ -21,13 +21,15 @@ export function terminalApprovals(
   ctx: CliContext,
   broker: ApprovalBroker,
   scanner: ContentScanner,
+  /** Where answers come from; `pincer chat` passes its own prompt so lines are not read twice. */
+  readAnswer?: () => Promise<string | undefined>,
   input: NodeJS.ReadableStream = process.stdin,
 ): () => void {
   let rl: Interface | undefined;
   const lines: string[] = [];
   const waiters: Array<(line: string | undefined) => void> = [];
   let closed = false;
-  const nextLine = () =>
+  const ownLine = () =>
     new Promise<string | undefined>((resolve) => {
       const line = lines.shift();
       if (line !== undefined || closed) resolve(line);
@@ -47,8 +49,9 @@ export function terminalApprovals(
     });
   };
   let queue = Promise.resolve();
+  const nextLine = readAnswer ?? ownLine;
   const ask = async (pending: PendingApproval) => {
-    open();
+    if (!readAnswer) open();
     const args = scanner.redactSecrets(JSON.stringify(pending.call.input)).text;
     const choices = pending.sessionApprovable ? '[y]es, [n]o, [s]ession' : '[y]es, [n]o';
     ctx.stderr.write(

@@ -104,3 +104,28 @@ it('asks on the terminal; yes writes, no and silence do not; the audit shows eac
   const silentAudit = await runBuiltCli(['audit', '--run', runIdOf(silent.stdout)], { env: env() });
   expect(silentAudit.stdout).toMatch(/approval_resolved +denied, by terminal \(no answer\)/);
 }, 120_000);
+
+it('pincer chat takes the approval answer from its own prompt, not as the next chat line', async () => {
+  server.reply(
+    { kind: 'sse', frames: writeCall('chat.md') },
+    { kind: 'sse', frames: openaiFrames({ text: ['saved it'] }) },
+    { kind: 'sse', frames: openaiFrames({ text: ['second answer'] }) },
+  );
+  const before = server.requests.length;
+  const result = await runBuiltCli(
+    ['chat', '--protocol', 'openai', '--endpoint', server.url, '--model', 'm'],
+    {
+      env: env(),
+      input: 'save it\ny\nand now?\n/exit\n',
+    },
+  );
+  expect(result.code).toBe(0);
+  expect(await readFile(workspaceFile('chat.md'), 'utf8')).toBe('buy milk');
+  expect(result.stdout).toContain('saved it');
+  expect(result.stdout).toContain('second answer');
+  // Three model calls: the tool call, the answer after it, and the reply to "and now?"; "y" was no chat line.
+  const sent = server.requests.slice(before).map((r) => JSON.stringify(r.body));
+  expect(sent).toHaveLength(3);
+  expect(sent[2]).toContain('and now?');
+  expect(sent.some((body) => body.includes('"content":"y"'))).toBe(false);
+}, 60_000);

@@ -76,8 +76,15 @@ async function chatModel(ctx: CliContext, options: ChatOptions): Promise<ModelSe
 }
 
 async function repl(ctx: CliContext, model: ModelSetup, options: ChatOptions): Promise<void> {
-  const { runtime, close } = await openRuntime(ctx, model.access, options);
   const rl = createInterface({ input: process.stdin, output: ctx.stdout, prompt: '> ' });
+  // One reader of stdin: chat lines and approval answers come from the same iterator, and
+  // never at once (a run waits for its approvals before the next chat line is read).
+  const lines = rl[Symbol.asyncIterator]();
+  const readLine = async () => {
+    const next = await lines.next();
+    return next.done ? undefined : next.value;
+  };
+  const { runtime, close } = await openRuntime(ctx, model.access, options, readLine);
   let sessionId = options.session as SessionId | undefined;
   let current: RunHandle | undefined;
   const interrupt = () => {
@@ -89,7 +96,7 @@ async function repl(ctx: CliContext, model: ModelSetup, options: ChatOptions): P
   process.on('SIGINT', interrupt);
   try {
     rl.prompt();
-    for await (const line of rl) {
+    for (let line = await readLine(); line !== undefined; line = await readLine()) {
       const text = line.trim();
       if (text === '/exit') break;
       if (!text) {
