@@ -101,8 +101,8 @@ describe('pincer run / chat / models on the tiny model (built dist/cli.js)', () 
     const outputGrows = new Promise<void>((resolve) => {
       child.stdout.on('data', (d: Buffer) => {
         stdout += d.toString();
-        // The reply is streaming once something follows the prompt.
-        if (/> \S/.test(stdout)) resolve();
+        // The reply is streaming once a few characters follow the prompt (they may be spaces).
+        if (/> [\s\S]{3,}/.test(stdout)) resolve();
       });
     });
     child.stdin.write('tell me a very long story\n');
