@@ -232,7 +232,11 @@ function array(schema: Schema, at: string, walk: Walk, loose: boolean): Schema |
 function string(schema: Schema, at: string, walk: Walk, loose: boolean): Schema | undefined {
   const out: Schema = { type: 'string' };
   const format = typeof schema.format === 'string' ? schema.format : undefined;
-  if (format && GRAMMAR_FORMATS.has(format)) return { type: 'string', format };
+  if (format && GRAMMAR_FORMATS.has(format)) {
+    // The grammar's dates allow 31 days in every month; kept anyway, too useful to drop.
+    note(at, `format ${format} (days per month unchecked)`, walk, false);
+    return { type: 'string', format };
+  }
   const min = typeof schema.minLength === 'number' ? schema.minLength : undefined;
   let max = typeof schema.maxLength === 'number' ? schema.maxLength : undefined;
   const bound = walk.bounds.maxString;
@@ -283,10 +287,12 @@ export function sampleRange(low: number, top: number | undefined, most: number):
   if (high - low + 1 <= most) return Array.from({ length: high - low + 1 }, (_, i) => low + i);
   const picked = new Set<number>();
   for (let v = low; v < low + Math.min(10, most / 2); v++) picked.add(v);
-  for (let scale = 10; scale <= high && picked.size < most - 1; scale *= 10) {
+  // A closed range keeps one slot for its end.
+  const room = open ? most : most - 1;
+  for (let scale = 10; scale <= high && picked.size < room; scale *= 10) {
     for (const m of [1, 2, 5]) {
       const v = m * scale;
-      if (v > low && v < high && picked.size < most - 1) picked.add(v);
+      if (v > low && v < high && picked.size < room) picked.add(v);
     }
   }
   if (!open) picked.add(high);
