@@ -155,7 +155,8 @@ export async function* streamLocal(
         ...assembler.setUsage({
           inputTokens: result.usage.inputTokens,
           outputTokens: result.usage.outputTokens,
-          cachedInputTokens: result.usage.inputTokens - result.usage.evaluatedInputTokens,
+          // The engine's meter can count a re-evaluated token twice; a cache never goes negative.
+          cachedInputTokens: Math.max(0, result.usage.inputTokens - result.usage.evaluatedInputTokens),
         }),
       );
       events.push(assembler.finish(STOP[result.stopReason]));
