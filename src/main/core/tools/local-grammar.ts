@@ -21,7 +21,7 @@
  * the validation guard still checks every call before it runs.
  */
 import type { ToolDef } from '../../../shared/messages.js';
-import { type ToolRegistry, wireName } from './registry.js';
+import type { ToolRegistry } from './registry.js';
 
 type Schema = Record<string, unknown>;
 
@@ -68,11 +68,7 @@ export function localToolDefs(
   allow: readonly string[],
   bounds: GrammarBounds = {},
 ): ToolDef[] {
-  return registry.visible(allow).map((tool) => ({
-    name: wireName(tool.name),
-    description: `${tool.description} (${tool.name})`,
-    parameters: grammarSchema(tool.inputSchema, bounds).schema,
-  }));
+  return registry.modelTools(allow, bounds);
 }
 
 export function grammarSchema(schema: Schema, bounds: GrammarBounds = {}): NarrowedSchema {

