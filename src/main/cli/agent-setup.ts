@@ -206,7 +206,12 @@ export async function chooseModel(
 export async function openRuntime(
   ctx: CliContext,
   access: ModelAccess,
-  options: LocalModelOptions & { manifest?: string; tools?: string },
+  options: LocalModelOptions & {
+    manifest?: string;
+    tools?: string;
+    protocol?: string;
+    provider?: string;
+  },
   readAnswer?: () => Promise<string | undefined>,
 ) {
   const places = { dataDir: ctx.dataDir, resourcesDir: resourcesDirOf(ctx.appDir) };
@@ -228,6 +233,12 @@ export async function openRuntime(
       .map((p) => p.trim())
       .filter(Boolean),
     workspace: governance.workspace,
+    // The local engine decodes tool calls under a grammar; narrowed schemas make every call it
+    // can emit pass validation (manifest routes may reach cloud models: schemas as declared).
+    grammar:
+      !options.provider && (PROTOCOL_NAMES[options.protocol ?? 'local'] ?? 'local') === 'local'
+        ? {}
+        : undefined,
   });
   const stopApprovals = terminalApprovals(ctx, governance.broker, governance.scanner, readAnswer);
   const system = options.system ?? DEFAULT_SYSTEM;
