@@ -25,7 +25,7 @@ import {
 
 const THREADS = Number(process.env.PINCER_BENCH_THREADS ?? 2);
 const SPEED_ROUNDS = Number(process.env.PINCER_BENCH_ROUNDS ?? 4);
-const VALIDITY_RUNS = Number(process.env.PINCER_BENCH_VALIDITY ?? 40);
+const VALIDITY_RUNS = Number(process.env.PINCER_BENCH_VALIDITY ?? 20);
 const ALLOW = ['fs/read', 'fs/list', 'sys/exec'];
 const BOUNDS = { maxString: 8, maxArrayItems: 2, maxEnum: 8 };
 
@@ -161,7 +161,7 @@ async function validity(): Promise<void> {
     // Same prompt and tools, no grammar: generation never enters function-calling mode.
     const free = await engine.generate(
       'v',
-      ask(tools, seed, { maxTokens: 200, toolChoice: 'none' }),
+      ask(tools, seed, { maxTokens: 120, toolChoice: 'none' }),
     );
     if (valid(parseNative(free.text))) without++;
   }
