@@ -4,9 +4,10 @@
  * schema-invalid arguments through (ranges, formats); narrowed with grammarSchema, every
  * completed call passes the registry's validation guard.
  *
- * Count: the issue asks for 200 seeded generations. A constrained generation takes 1-2.5 s on
- * the shared 2-core machine (the grammar costs ~3x free decoding on this model), so the default
- * here is 30 to stay near a minute; PINCER_TOOLS_GENERATIONS=200 runs the full count.
+ * Count: the issue asks for 200 seeded generations. A constrained generation of up to 200
+ * tokens took 1-9 s on the shared 2-core machine (the grammar costs ~3x free decoding on this
+ * model; 30 generations took 259 s under load), so CI runs 20 to keep the suite well inside its
+ * budget; PINCER_TOOLS_GENERATIONS=200 runs the full count.
  *
  * One known failure class is counted, not hidden: the random weights emit bytes that are not
  * valid UTF-8 or characters outside the BMP inside strings. The grammar counts code points,
@@ -26,8 +27,8 @@ import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 import type { Tool } from '../../../src/main/core/tools/types.js';
 import { QWEN_TOOLS_TEMPLATE, writeTinyGguf } from '../../fixtures/tiny-gguf.js';
 
-const GENERATIONS = Number(process.env.PINCER_TOOLS_GENERATIONS ?? 30);
-const GAP_RUNS = 10;
+const GENERATIONS = Number(process.env.PINCER_TOOLS_GENERATIONS ?? 20);
+const GAP_RUNS = Number(process.env.PINCER_TOOLS_GAP_RUNS ?? 6);
 const ALLOW = ['fs/read', 'fs/list', 'fs/search', 'sys/exec'];
 const BOUNDS = { maxString: 8, maxArrayItems: 2, maxEnum: 8 };
 
@@ -165,7 +166,7 @@ describe('grammar-constrained tool calls on the tiny local model', () => {
     const rawInvalid = await tally(raw);
     const narrowedInvalid = await tally(narrowed);
     console.log(
-      `[tools grammar] invalid calls of 15: raw ${rawInvalid}, narrowed ${narrowedInvalid}`,
+      `[tools grammar] invalid calls of ${GAP_RUNS}: raw ${rawInvalid}, narrowed ${narrowedInvalid}`,
     );
     expect(rawInvalid).toBeGreaterThan(0);
     expect(narrowedInvalid).toBe(0);
