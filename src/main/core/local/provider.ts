@@ -156,7 +156,10 @@ export async function* streamLocal(
           inputTokens: result.usage.inputTokens,
           outputTokens: result.usage.outputTokens,
           // The engine's meter can count a re-evaluated token twice; a cache never goes negative.
-          cachedInputTokens: Math.max(0, result.usage.inputTokens - result.usage.evaluatedInputTokens),
+          cachedInputTokens: Math.max(
+            0,
+            result.usage.inputTokens - result.usage.evaluatedInputTokens,
+          ),
         }),
       );
       events.push(assembler.finish(STOP[result.stopReason]));
