@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { textOf } from '../../../shared/messages.js';
+import type { AgentRuntime, RunHandle } from '../../core/runtime/runtime.js';
 import type { MessageId, RunId, SessionId } from '../../core/runtime/terms.js';
 import {
   addModelChoiceOptions,
@@ -37,41 +38,17 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
     .option('--from <message-id>', 'branch the session from this earlier message')
     .option('--require-tool', 'the first model call must call a tool (tests, demos)')
     .option('--json', 'print every run event as one JSON line')
-    .action(async (message: string, options: RunOptions) => {
-      const problem = checkModelChoice(options);
-      if (problem) {
-        ctx.stderr.write(`pincer run: ${problem}\n`);
-        return setExit(ExitCode.usage);
-      }
-      const controller = new AbortController();
-      const onSigint = () => controller.abort();
-      process.once('SIGINT', onSigint);
-      let dispose = async () => {};
-      let close = () => {};
-      try {
-        const model = await chooseModel(ctx, options);
-        dispose = model.dispose;
-        const opened = await openRuntime(ctx, model.access, options);
-        close = opened.close;
-        const handle = opened.runtime.start({
+    .action((message: string, options: RunOptions) =>
+      driveRun(ctx, setExit, 'pincer run', options, (runtime, signal) =>
+        runtime.start({
           text: message,
           sessionId: options.session as SessionId | undefined,
           fromMessageId: options.from as MessageId | undefined,
-          signal: controller.signal,
+          signal,
           requireToolFirst: options.requireTool === true,
-        });
-        const finished = await printRun(ctx, handle.events.all(), options.json === true);
-        await handle.done;
-        setExit(reportEnd(ctx, finished?.outcome, finished?.reason, options.json === true));
-      } catch (error) {
-        ctx.stderr.write(`pincer run: ${error instanceof Error ? error.message : String(error)}\n`);
-        setExit(ExitCode.failed);
-      } finally {
-        process.off('SIGINT', onSigint);
-        close();
-        await dispose();
-      }
-    });
+        }),
+      ),
+    );
 
   const runs = program.command('runs').description('list, inspect and resume agent runs');
 
@@ -161,37 +138,51 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
     ),
   )
     .option('--json', 'print every run event as one JSON line')
-    .action(async (id: string, options: RunOptions) => {
-      const problem = checkModelChoice(options);
-      if (problem) {
-        ctx.stderr.write(`pincer runs resume: ${problem}\n`);
-        return setExit(ExitCode.usage);
-      }
-      const controller = new AbortController();
-      const onSigint = () => controller.abort();
-      process.once('SIGINT', onSigint);
-      let dispose = async () => {};
-      let close = () => {};
-      try {
-        const model = await chooseModel(ctx, options);
-        dispose = model.dispose;
-        const opened = await openRuntime(ctx, model.access, options);
-        close = opened.close;
-        const handle = opened.runtime.resume(id as RunId, { signal: controller.signal });
-        const finished = await printRun(ctx, handle.events.all(), options.json === true);
-        await handle.done;
-        setExit(reportEnd(ctx, finished?.outcome, finished?.reason, options.json === true));
-      } catch (error) {
-        ctx.stderr.write(
-          `pincer runs resume: ${error instanceof Error ? error.message : String(error)}\n`,
-        );
-        setExit(ExitCode.failed);
-      } finally {
-        process.off('SIGINT', onSigint);
-        close();
-        await dispose();
-      }
-    });
+    .action((id: string, options: RunOptions) =>
+      driveRun(ctx, setExit, 'pincer runs resume', options, (runtime, signal) =>
+        runtime.resume(id as RunId, { signal }),
+      ),
+    );
+}
+
+/**
+ * One run from the command line: pick the model, open the governed runtime, start (or resume)
+ * the run, print it, and map its end to an exit code. Ctrl+C cancels the run.
+ */
+async function driveRun(
+  ctx: CliContext,
+  setExit: SetExitCode,
+  command: string,
+  options: RunOptions,
+  launch: (runtime: AgentRuntime, signal: AbortSignal) => RunHandle,
+): Promise<void> {
+  const problem = checkModelChoice(options);
+  if (problem) {
+    ctx.stderr.write(`${command}: ${problem}\n`);
+    return setExit(ExitCode.usage);
+  }
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.once('SIGINT', onSigint);
+  let dispose = async () => {};
+  let close = () => {};
+  try {
+    const model = await chooseModel(ctx, options);
+    dispose = model.dispose;
+    const opened = await openRuntime(ctx, model.access, options);
+    close = opened.close;
+    const handle = launch(opened.runtime, controller.signal);
+    const finished = await printRun(ctx, handle.events.all(), options.json === true);
+    await handle.done;
+    setExit(reportEnd(ctx, finished?.outcome, finished?.reason, options.json === true));
+  } catch (error) {
+    ctx.stderr.write(`${command}: ${error instanceof Error ? error.message : String(error)}\n`);
+    setExit(ExitCode.failed);
+  } finally {
+    process.off('SIGINT', onSigint);
+    close();
+    await dispose();
+  }
 }
 
 function reportEnd(
