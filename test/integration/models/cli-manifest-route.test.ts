@@ -2,17 +2,13 @@
  * `pincer run --provider NAME`: providers, limits, retries and the fallback chain come from a
  * claw.yaml; the built CLI walks the chain against real servers on 127.0.0.1.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { anthropicFrames } from '../../fixtures/vendor-streams.js';
-
-const exec = promisify(execFile);
-const cli = path.resolve(import.meta.dirname, '../../../dist/cli.js');
+import { runBuiltCli } from '../../support/cli-run.js';
 
 let dir = '';
 let primary: VendorServer;
@@ -56,23 +52,15 @@ afterAll(async () => {
   await Promise.all([primary.close(), backup.close(), rm(dir, { recursive: true, force: true })]);
 });
 
-async function pincer(...args: string[]) {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [cli, ...args], {
-      env: {
-        ...process.env,
-        PINCER_HOME: dir,
-        MAIN_KEY: 'main-secret-1',
-        SPARE_KEY: 'spare-secret-2',
-      },
-      timeout: 30_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
+const pincer = (...args: string[]) =>
+  runBuiltCli(args, {
+    env: {
+      ...process.env,
+      PINCER_HOME: dir,
+      MAIN_KEY: 'main-secret-1',
+      SPARE_KEY: 'spare-secret-2',
+    },
+  });
 
 describe('pincer run --provider', () => {
   it('falls back along the manifest chain after the retries are spent', async () => {

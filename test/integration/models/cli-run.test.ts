@@ -2,11 +2,9 @@
  * `pincer run --protocol ...` as a user runs it: the BUILT cli in a child process, talking to a
  * vendor server on 127.0.0.1. The key travels only through an environment variable.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import {
@@ -18,8 +16,6 @@ import {
 } from '../../fixtures/vendor-streams.js';
 import { runBuiltCli } from '../../support/cli-run.js';
 
-const exec = promisify(execFile);
-const cli = path.resolve(import.meta.dirname, '../../../dist/cli.js');
 const KEY = 'cli-secret-key-98765';
 let home = '';
 beforeAll(async () => {
@@ -27,18 +23,8 @@ beforeAll(async () => {
 });
 afterAll(() => rm(home, { recursive: true, force: true }));
 
-async function pincer(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [cli, ...args], {
-      env: { ...process.env, PINCER_HOME: home, ...env },
-      timeout: 30_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
+const pincer = (args: string[], env: Record<string, string> = {}) =>
+  runBuiltCli(args, { env: { ...process.env, PINCER_HOME: home, ...env } });
 
 const CASES: [string, string, (turn: Turn) => string[]][] = [
   ['openai-compatible', '/v1', openaiFrames],

@@ -2,17 +2,16 @@
  * `pincer runs` as a user meets it: a `pincer run` killed with SIGKILL while the model streams
  * shows up as interrupted, `pincer runs resume` finishes it, `pincer runs show` tells the story.
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
+import { builtCli, runBuiltCli } from '../../support/cli-run.js';
 
-const exec = promisify(execFile);
-const cli = path.resolve(import.meta.dirname, '../../../dist/cli.js');
+const cli = builtCli;
 let home = '';
 let server: VendorServer;
 
@@ -25,18 +24,8 @@ afterAll(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-async function pincer(...args: string[]) {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [cli, ...args], {
-      env: { ...process.env, PINCER_HOME: home },
-      timeout: 30_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
+const pincer = (...args: string[]) =>
+  runBuiltCli(args, { env: { ...process.env, PINCER_HOME: home } });
 
 it('lists a killed run as interrupted, resumes it and shows it', async () => {
   const model = ['--protocol', 'openai', '--endpoint', server.url, '--model', 'm'];
