@@ -18,15 +18,8 @@ import {
 
 export const CATALOG_SNAPSHOT_DATE = '2025-10-01';
 
-interface Entry {
-  id: string;
-  protocol: Protocol;
-  displayName: string;
-  capabilities: ModelCapabilities;
-  pricing: ModelPricing;
-  quality: number;
-  speed: number;
-}
+/** A catalog row as written below: the descriptor minus what `fromEntry` derives from the id. */
+type Entry = Omit<ModelDescriptor, 'id' | 'provider' | 'apiModel' | 'deprecated'> & { id: string };
 
 function caps(
   contextWindow: number,

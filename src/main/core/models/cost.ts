@@ -33,14 +33,7 @@ export interface CostEntry {
   costUsd: number;
 }
 
-export interface CostTotals {
-  calls: number;
-  inputTokens: number;
-  cachedInputTokens: number;
-  outputTokens: number;
-  reasoningTokens: number;
-  costUsd: number;
-}
+export type CostTotals = Omit<CostEntry, 'model'>;
 
 export class CostLedger {
   private readonly entries = new Map<ModelId, CostEntry>();

@@ -5,22 +5,19 @@
  * answer is refused, so two surfaces approving at once resolve a call once.
  */
 import { EventEmitter } from 'node:events';
-import type { ToolCall } from '../../../shared/messages.js';
 import type { ApprovalAnswer, ApprovalHook, ApprovalRequest } from '../runtime/hooks.js';
-import type { RunId, SessionId } from '../runtime/terms.js';
+import type { SessionId } from '../runtime/terms.js';
 
 export type Verdict = 'approve' | 'deny' | 'approve-for-session';
 
-export interface PendingApproval {
-  id: string;
-  runId: RunId;
-  sessionId: SessionId;
-  call: ToolCall;
-  reason: string;
-  rule?: string;
+/** What a surface shows: the runtime's request without its signal and timeout mechanics. */
+export type PendingApproval = Pick<
+  ApprovalRequest,
+  'id' | 'runId' | 'sessionId' | 'call' | 'reason' | 'rule'
+> & {
   sessionApprovable: boolean;
   expiresAt?: string;
-}
+};
 
 export type ResolveResult = 'resolved' | 'unknown' | 'already_resolved' | 'not_session_approvable';
 
