@@ -5,7 +5,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { loadActiveClaw, resourcesDirOf } from '../core/ckp/index.js';
+import { loadActiveClaw, type ResolvedClaw, resourcesDirOf } from '../core/ckp/index.js';
 import { LocalEngine } from '../core/local/engine.js';
 import { noModelHelp, resolveChatModel } from '../core/local/model-manager.js';
 import { LocalModelProvider } from '../core/local/provider.js';
@@ -97,6 +97,20 @@ export function addModelChoiceOptions(command: Command): Command {
     );
 }
 
+const loaded = new Map<string, Promise<ResolvedClaw>>();
+
+/** The manifest in force, loaded once per command: model choice and governance both read it. */
+function manifestInForce(ctx: CliContext, explicit?: string): Promise<ResolvedClaw> {
+  const key = `${ctx.dataDir}\0${explicit ?? ''}`;
+  let claw = loaded.get(key);
+  if (!claw) {
+    const places = { dataDir: ctx.dataDir, resourcesDir: resourcesDirOf(ctx.appDir) };
+    claw = loadActiveClaw(places, explicit).then((active) => active.claw);
+    loaded.set(key, claw);
+  }
+  return claw;
+}
+
 /** A usage problem in the options, or undefined when they make sense. */
 export function checkModelChoice(options: ModelChoiceOptions): string | undefined {
   const protocol = PROTOCOL_NAMES[options.protocol];
@@ -171,8 +185,7 @@ export async function chooseModel(
   // never unlocked by a prompt here: a run must not stop to ask for a passphrase.
   const secrets = createSecretStore({ dataDir: ctx.dataDir });
   if (options.provider) {
-    const places = { dataDir: ctx.dataDir, resourcesDir: resourcesDirOf(ctx.appDir) };
-    const { claw } = await loadActiveClaw(places, options.manifest);
+    const claw = await manifestInForce(ctx, options.manifest);
     const { router, models } = routerFromManifest(claw, { secrets, local });
     const model = models.get(options.provider);
     if (!model) {
@@ -214,8 +227,7 @@ export async function openRuntime(
   },
   readAnswer?: () => Promise<string | undefined>,
 ) {
-  const places = { dataDir: ctx.dataDir, resourcesDir: resourcesDirOf(ctx.appDir) };
-  const { claw } = await loadActiveClaw(places, options.manifest);
+  const claw = await manifestInForce(ctx, options.manifest);
   const db = openDatabase(profileDatabasePath(ctx.dataDir));
   const store = new RunStore(db);
   const registry = new ToolRegistry();
