@@ -1,0 +1,494 @@
+/**
+ * Semantic memory (#10): documents and notes, chunked, indexed in FTS5 and (with an embedder)
+ * as vectors; hybrid search fuses the two rankings by reciprocal rank fusion. The index is
+ * derived data: files stay where they are, notes are stored whole, so a chunk can always be
+ * rebuilt. Inputs are checked before anything is written, so a refused file changes nothing.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Db } from '../storage/database.js';
+import { migrate } from '../storage/migrations.js';
+import {
+  type Chunk,
+  type ChunkOptions,
+  chunkMarkdown,
+  clip,
+  DEFAULT_MAX_CHUNK_CHARS,
+} from './chunker.js';
+import { MemoryError } from './errors.js';
+import { FactStore } from './facts.js';
+import { MEMORY_MIGRATIONS } from './schema.js';
+import { type Embedder, VectorIndex } from './vectors.js';
+
+export interface MemoryStoreOptions {
+  /** Without one, search is FTS5 only (and says so). */
+  embedder?: Embedder;
+  /** Larger files are refused (default 10 MiB). */
+  maxFileBytes?: number;
+  chunking?: ChunkOptions;
+  /** Check the database with PRAGMA integrity_check before use (default true). */
+  verify?: boolean;
+  now?: () => Date;
+}
+
+export interface IndexOutcome {
+  source: string;
+  status: 'indexed' | 'unchanged';
+  chunks: number;
+}
+
+export interface SearchHit {
+  chunkId: number;
+  source: string;
+  kind: 'file' | 'note';
+  heading: string;
+  startLine: number;
+  endLine: number;
+  text: string;
+  /** Reciprocal-rank-fusion score: higher is better. */
+  score: number;
+  /** 1-based rank in each list that found it. */
+  ranks: { fts?: number; vector?: number };
+  /** When the document last changed (file mtime or note time), ISO 8601. */
+  updatedAt: string;
+}
+
+export interface SearchResult {
+  mode: 'hybrid' | 'fts';
+  hits: SearchHit[];
+  /** Why the search was less than hybrid, or what is missing from it. */
+  notice?: string;
+}
+
+export interface Retention {
+  maxAgeMs?: number;
+  maxEntries?: number;
+}
+
+export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+/** The constant of reciprocal rank fusion (Cormack et al.): damps the weight of top ranks. */
+const RRF_K = 60;
+const INDEXED_EXTENSIONS = new Set(['.md', '.markdown', '.txt']);
+
+export class MemoryStore {
+  readonly facts: FactStore;
+  private readonly vectors: VectorIndex | undefined;
+  private readonly maxFileBytes: number;
+  private readonly now: () => Date;
+
+  private constructor(
+    private readonly db: Db,
+    private readonly options: MemoryStoreOptions,
+  ) {
+    this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    this.now = options.now ?? (() => new Date());
+    this.facts = new FactStore(db, this.now);
+    this.vectors = options.embedder
+      ? new VectorIndex(db, options.embedder.id, options.embedder.dimensions)
+      : undefined;
+  }
+
+  /** Checks the database, applies the memory migrations and readies the vector index. */
+  static open(db: Db, options: MemoryStoreOptions = {}): MemoryStore {
+    if (options.verify ?? true) verifyIntegrity(db);
+    migrate(db, 'memory', MEMORY_MIGRATIONS);
+    const store = new MemoryStore(db, options);
+    store.vectors?.prepare();
+    return store;
+  }
+
+  get embedderId(): string | undefined {
+    return this.options.embedder?.id;
+  }
+
+  /** Indexes one file, unless its content hash says it is already indexed as it is. */
+  async indexFile(file: string): Promise<IndexOutcome> {
+    const source = path.resolve(file);
+    const text = await readIndexable(source, this.maxFileBytes);
+    const hash = sha256(text);
+    const known = this.documentBySource(source);
+    if (known && known.content_hash === hash) {
+      return { source, status: 'unchanged', chunks: this.chunkCount(known.id) };
+    }
+    const info = await stat(source);
+    return this.store(source, 'file', text, hash, info.mtime.toISOString());
+  }
+
+  /** Indexes a file, or every .md/.markdown/.txt file under a folder; a bad file stops nothing. */
+  async indexPath(
+    target: string,
+  ): Promise<{ outcomes: IndexOutcome[]; errors: Array<{ source: string; error: MemoryError }> }> {
+    const outcomes: IndexOutcome[] = [];
+    const errors: Array<{ source: string; error: MemoryError }> = [];
+    const info = await stat(target).catch((error: unknown) => {
+      throw new MemoryError('not_found', `${target} does not exist`, { cause: error });
+    });
+    const files = info.isDirectory() ? await textFilesUnder(target) : [target];
+    for (const file of files) {
+      try {
+        outcomes.push(await this.indexFile(file));
+      } catch (error) {
+        if (!(error instanceof MemoryError)) throw error;
+        errors.push({ source: path.resolve(file), error });
+      }
+    }
+    return { outcomes, errors };
+  }
+
+  /** Stores a note (kept whole in the database) and indexes it. */
+  async addNote(text: string, options: { source?: string } = {}): Promise<IndexOutcome> {
+    if (text.trim() === '') throw new MemoryError('bad_input', 'a note needs some text');
+    if (Buffer.byteLength(text) > this.maxFileBytes) {
+      throw new MemoryError('too_large', `a note is limited to ${this.maxFileBytes} bytes`);
+    }
+    const at = this.now().toISOString();
+    const source = options.source ?? `note:${at.slice(0, 10)}-${randomUUID().slice(0, 8)}`;
+    return this.store(source, 'note', text, sha256(text), at);
+  }
+
+  /** Re-reads every indexed file (unchanged ones are skipped by hash) and embeds what lacks a vector. */
+  async reindex(): Promise<{
+    outcomes: IndexOutcome[];
+    removed: string[];
+    errors: Array<{ source: string; error: MemoryError }>;
+    embedded: number;
+  }> {
+    const files = this.db
+      .prepare("select source from memory_documents where kind = 'file' order by source")
+      .all() as Array<{ source: string }>;
+    const outcomes: IndexOutcome[] = [];
+    const removed: string[] = [];
+    const errors: Array<{ source: string; error: MemoryError }> = [];
+    for (const { source } of files) {
+      try {
+        outcomes.push(await this.indexFile(source));
+      } catch (error) {
+        if (!(error instanceof MemoryError)) throw error;
+        // A file gone from disk leaves the index; one that became unreadable keeps its chunks.
+        if (error.code === 'not_found') {
+          this.forget(source);
+          removed.push(source);
+        } else errors.push({ source, error });
+      }
+    }
+    return { outcomes, removed, errors, embedded: await this.embedPending() };
+  }
+
+  /** Embeds chunks stored without a vector (added before an embedder was configured, or a new one). */
+  async embedPending(batch = 32): Promise<number> {
+    const { vectors, options } = this;
+    if (!vectors || !options.embedder) return 0;
+    let done = 0;
+    for (;;) {
+      const rows = vectors.pending(batch);
+      if (rows.length === 0) return done;
+      const embedded = await this.embed(rows.map((r) => r.text));
+      this.db.transaction(() => {
+        rows.forEach((row, i) => {
+          vectors.put(row.id, embedded[i] as Float32Array);
+        });
+      })();
+      done += rows.length;
+    }
+  }
+
+  /** Removes a document or note and its chunks; returns how many documents went. */
+  forget(source: string): number {
+    const resolved = source.startsWith('note:') ? source : path.resolve(source);
+    const doc = this.documentBySource(resolved) ?? this.documentBySource(source);
+    if (!doc) return 0;
+    this.db.transaction(() => this.deleteDocument(doc.id))();
+    return 1;
+  }
+
+  async search(query: string, options: { limit?: number } = {}): Promise<SearchResult> {
+    const limit = Math.max(1, Math.min(options.limit ?? 10, 100));
+    const pool = Math.max(limit * 4, 40);
+    const fts = this.ftsRanking(query, pool);
+    let vector: number[] = [];
+    let notice: string | undefined;
+    if (this.vectors) {
+      const [q] = await this.embed([clip(query, DEFAULT_MAX_CHUNK_CHARS)]);
+      vector = this.vectors.nearest(q as Float32Array, pool).map((h) => h.chunkId);
+      const missing = this.vectors.pending(1).length;
+      if (missing > 0)
+        notice = 'some chunks have no vector yet; run `pincer memory reindex` to embed them';
+    } else {
+      notice = 'no embedding model configured: keyword (FTS5) search only';
+    }
+    const fused = fuse([fts, vector]);
+    const top = [...fused.entries()].sort((a, b) => b[1].score - a[1].score).slice(0, limit);
+    const hits = top.flatMap(([chunkId, fusedHit]) => {
+      const row = this.chunkRow(chunkId);
+      if (!row) return [];
+      return [
+        {
+          chunkId,
+          source: row.source,
+          kind: row.kind,
+          heading: row.heading,
+          startLine: row.start_line,
+          endLine: row.end_line,
+          text: row.text,
+          score: fusedHit.score,
+          ranks: {
+            ...(fusedHit.ranks[0] ? { fts: fusedHit.ranks[0] } : {}),
+            ...(fusedHit.ranks[1] ? { vector: fusedHit.ranks[1] } : {}),
+          },
+          updatedAt: row.updated_at,
+        } satisfies SearchHit,
+      ];
+    });
+    return { mode: this.vectors ? 'hybrid' : 'fts', hits, ...(notice ? { notice } : {}) };
+  }
+
+  /** CKP retention for notes: older than maxAge, or beyond the newest maxEntries, are deleted. */
+  applyRetention(retention: Retention): number {
+    const ids = new Set<number>();
+    if (retention.maxAgeMs !== undefined) {
+      const cutoff = new Date(this.now().getTime() - retention.maxAgeMs).toISOString();
+      for (const row of this.db
+        .prepare("select id from memory_documents where kind = 'note' and updated_at < ?")
+        .all(cutoff) as Array<{ id: number }>)
+        ids.add(row.id);
+    }
+    if (retention.maxEntries !== undefined) {
+      for (const row of this.db
+        .prepare(
+          "select id from memory_documents where kind = 'note' order by updated_at desc, id desc limit -1 offset ?",
+        )
+        .all(retention.maxEntries) as Array<{ id: number }>)
+        ids.add(row.id);
+    }
+    this.db.transaction(() => {
+      for (const id of ids) this.deleteDocument(id);
+    })();
+    return ids.size;
+  }
+
+  stats(): { documents: number; notes: number; chunks: number; embedded: number } {
+    const count = (sql: string) => (this.db.prepare(sql).get() as { n: number }).n;
+    return {
+      documents: count("select count(*) as n from memory_documents where kind = 'file'"),
+      notes: count("select count(*) as n from memory_documents where kind = 'note'"),
+      chunks: count('select count(*) as n from memory_chunks'),
+      embedded: count('select count(*) as n from memory_chunks where embedding is not null'),
+    };
+  }
+
+  /** Replaces a document's chunks in one transaction (vectors are computed before it starts). */
+  private async store(
+    source: string,
+    kind: 'file' | 'note',
+    text: string,
+    hash: string,
+    updatedAt: string,
+  ): Promise<IndexOutcome> {
+    const chunks = chunkMarkdown(text, this.options.chunking);
+    const vectors = this.vectors
+      ? await this.embed(chunks.map((c) => clip(c.text, DEFAULT_MAX_CHUNK_CHARS)))
+      : undefined;
+    this.db.transaction(() => {
+      const old = this.documentBySource(source);
+      if (old) this.deleteDocument(old.id);
+      const docId = Number(
+        this.db
+          .prepare(
+            `insert into memory_documents (source, kind, content_hash, bytes, updated_at, indexed_at)
+             values (?, ?, ?, ?, ?, ?)`,
+          )
+          .run(source, kind, hash, Buffer.byteLength(text), updatedAt, this.now().toISOString())
+          .lastInsertRowid,
+      );
+      chunks.forEach((chunk, seq) => {
+        const id = this.insertChunk(docId, seq, chunk);
+        const vector = vectors?.[seq];
+        if (vector) this.vectors?.put(id, vector);
+      });
+    })();
+    return { source, status: 'indexed', chunks: chunks.length };
+  }
+
+  private insertChunk(docId: number, seq: number, chunk: Chunk): number {
+    const id = Number(
+      this.db
+        .prepare(
+          `insert into memory_chunks (document_id, seq, heading, start_line, end_line, text)
+           values (?, ?, ?, ?, ?, ?)`,
+        )
+        .run(docId, seq, chunk.heading, chunk.startLine, chunk.endLine, chunk.text).lastInsertRowid,
+    );
+    this.db
+      .prepare('insert into memory_fts (rowid, text, heading) values (?, ?, ?)')
+      .run(id, chunk.text, chunk.heading);
+    return id;
+  }
+
+  private deleteDocument(docId: number): void {
+    const ids = (
+      this.db.prepare('select id from memory_chunks where document_id = ?').all(docId) as Array<{
+        id: number;
+      }>
+    ).map((r) => r.id);
+    const fts = this.db.prepare('delete from memory_fts where rowid = ?');
+    for (const id of ids) fts.run(id);
+    VectorIndex.remove(this.db, ids);
+    this.db.prepare('delete from memory_chunks where document_id = ?').run(docId);
+    this.db.prepare('delete from memory_documents where id = ?').run(docId);
+  }
+
+  private ftsRanking(query: string, limit: number): number[] {
+    const match = ftsQuery(query);
+    if (!match) return [];
+    return (
+      this.db
+        .prepare(
+          'select rowid from memory_fts where memory_fts match ? order by bm25(memory_fts) limit ?',
+        )
+        .all(match, limit) as Array<{ rowid: number }>
+    ).map((r) => r.rowid);
+  }
+
+  private async embed(texts: string[]): Promise<Float32Array[]> {
+    const embedder = this.options.embedder;
+    if (!embedder || texts.length === 0) return [];
+    try {
+      const out = await embedder.embed(texts);
+      if (out.length !== texts.length)
+        throw new Error(`${out.length} vectors for ${texts.length} texts`);
+      return out;
+    } catch (error) {
+      throw new MemoryError(
+        'embedding_failed',
+        `embedding with ${embedder.id} failed: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+  }
+
+  private documentBySource(source: string): { id: number; content_hash: string } | undefined {
+    return this.db
+      .prepare('select id, content_hash from memory_documents where source = ?')
+      .get(source) as { id: number; content_hash: string } | undefined;
+  }
+
+  private chunkCount(docId: number): number {
+    return (
+      this.db
+        .prepare('select count(*) as n from memory_chunks where document_id = ?')
+        .get(docId) as {
+        n: number;
+      }
+    ).n;
+  }
+
+  private chunkRow(id: number) {
+    return this.db
+      .prepare(
+        `select c.heading, c.start_line, c.end_line, c.text, d.source, d.kind, d.updated_at
+         from memory_chunks c join memory_documents d on d.id = c.document_id where c.id = ?`,
+      )
+      .get(id) as
+      | {
+          heading: string;
+          start_line: number;
+          end_line: number;
+          text: string;
+          source: string;
+          kind: 'file' | 'note';
+          updated_at: string;
+        }
+      | undefined;
+  }
+}
+
+/** Runs PRAGMA integrity_check; a damaged database is reported, never repaired or recreated. */
+export function verifyIntegrity(db: Db): void {
+  let rows: Array<{ integrity_check: string }>;
+  try {
+    rows = db.pragma('integrity_check') as Array<{ integrity_check: string }>;
+  } catch (error) {
+    throw new MemoryError(
+      'corrupt_database',
+      `the database is damaged (${(error as Error).message}); it was left untouched: restore it from a backup or move it aside`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const problems = rows.map((r) => r.integrity_check).filter((line) => line !== 'ok');
+  if (problems.length > 0) {
+    throw new MemoryError(
+      'corrupt_database',
+      `the database failed PRAGMA integrity_check (${problems.length} problem(s), first: ${problems[0]}); it was left untouched: restore it from a backup or move it aside`,
+    );
+  }
+}
+
+/** Sum of 1/(k + rank) over the rankings that contain each id. */
+export function fuse(
+  rankings: ReadonlyArray<readonly number[]>,
+): Map<number, { score: number; ranks: Array<number | undefined> }> {
+  const out = new Map<number, { score: number; ranks: Array<number | undefined> }>();
+  rankings.forEach((ranking, list) => {
+    ranking.forEach((id, index) => {
+      const entry = out.get(id) ?? { score: 0, ranks: [] };
+      entry.score += 1 / (RRF_K + index + 1);
+      entry.ranks[list] = index + 1;
+      out.set(id, entry);
+    });
+  });
+  return out;
+}
+
+/** A free-text query as an FTS5 expression: every word quoted (no syntax errors), any may match. */
+export function ftsQuery(text: string): string | undefined {
+  const words = [...new Set((text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).slice(0, 32))];
+  return words.length ? words.map((w) => `"${w}"`).join(' OR ') : undefined;
+}
+
+/** Reads a text file, refusing what memory cannot use before reading all of it. */
+export async function readIndexable(file: string, maxBytes: number): Promise<string> {
+  const info = await stat(file).catch((error: unknown) => {
+    throw new MemoryError('not_found', `${file} does not exist`, { cause: error });
+  });
+  if (!info.isFile()) throw new MemoryError('bad_input', `${file} is not a file`);
+  if (info.size > maxBytes) {
+    throw new MemoryError(
+      'too_large',
+      `${file} is ${info.size} bytes; memory indexes files up to ${maxBytes} bytes`,
+    );
+  }
+  const bytes = await readFile(file).catch((error: unknown) => {
+    throw new MemoryError('unreadable', `cannot read ${file}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  });
+  if (bytes.includes(0))
+    throw new MemoryError('binary', `${file} is a binary file (it has NUL bytes)`);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new MemoryError('binary', `${file} is not UTF-8 text`);
+  }
+}
+
+async function textFilesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile() && INDEXED_EXTENSIONS.has(path.extname(e.name).toLowerCase()))
+    .map((e) => path.join(e.parentPath, e.name))
+    .filter(
+      (file) =>
+        !path
+          .relative(dir, file)
+          .split(path.sep)
+          .some((p) => p.startsWith('.')),
+    )
+    .sort();
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
