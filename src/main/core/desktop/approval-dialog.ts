@@ -1,0 +1,82 @@
+/**
+ * What a native approval dialog says: the tool, a short summary of its arguments, why it needs
+ * approval (the risk) and the rule that asked. Buttons map to broker verdicts; Deny is both the
+ * default button and what closing the dialog means (deny by default).
+ */
+import type { PendingApproval, Verdict } from '../policy/broker.js';
+
+export interface ApprovalDialogModel {
+  title: string;
+  message: string;
+  detail: string;
+  buttons: string[];
+  /** verdicts[i] is what buttons[i] answers. */
+  verdicts: Verdict[];
+  defaultId: number;
+  cancelId: number;
+}
+
+export interface ApprovalNotice {
+  title: string;
+  body: string;
+}
+
+const MAX_VALUE_CHARS = 80;
+const MAX_SUMMARY_CHARS = 600;
+
+export function approvalDialog(pending: PendingApproval, now = new Date()): ApprovalDialogModel {
+  const verdicts: Verdict[] = pending.sessionApprovable
+    ? ['approve', 'approve-for-session', 'deny']
+    : ['approve', 'deny'];
+  const labels: Record<Verdict, string> = {
+    approve: 'Approve',
+    'approve-for-session': 'Approve for this session',
+    deny: 'Deny',
+  };
+  const deny = verdicts.indexOf('deny');
+  const lines = [
+    `Arguments: ${summarizeArguments(pending.call.input)}`,
+    `Risk: ${pending.reason}`,
+    `Rule: ${pending.rule ?? '(default policy)'}`,
+  ];
+  if (!pending.sessionApprovable) lines.push('This tool asks every time.');
+  const left = pending.expiresAt ? timeLeft(pending.expiresAt, now) : null;
+  if (left) lines.push(`Unanswered, it is denied in ${left}.`);
+  return {
+    title: 'Pincer: approval needed',
+    message: `Allow the tool "${pending.call.name}" to run?`,
+    detail: lines.join('\n'),
+    buttons: verdicts.map((verdict) => labels[verdict]),
+    verdicts,
+    defaultId: deny,
+    cancelId: deny,
+  };
+}
+
+export function approvalNotice(pending: PendingApproval): ApprovalNotice {
+  return {
+    title: 'Pincer needs your approval',
+    body: `${pending.call.name}: ${pending.reason}`,
+  };
+}
+
+/**
+ * One line of JSON with long strings shortened, so a dialog stays readable whatever the model
+ * sent (a whole file's content, a long command).
+ */
+export function summarizeArguments(input: Record<string, unknown>): string {
+  const shortened = JSON.stringify(input, (_key, value: unknown) =>
+    typeof value === 'string' && value.length > MAX_VALUE_CHARS
+      ? `${value.slice(0, MAX_VALUE_CHARS)}… (${value.length} chars)`
+      : value,
+  );
+  const text = shortened ?? '{}';
+  return text.length > MAX_SUMMARY_CHARS ? `${text.slice(0, MAX_SUMMARY_CHARS)}…` : text;
+}
+
+function timeLeft(expiresAt: string, now: Date): string | null {
+  const ms = Date.parse(expiresAt) - now.getTime();
+  if (!Number.isFinite(ms) || ms <= 0) return null;
+  const seconds = Math.ceil(ms / 1000);
+  return seconds < 120 ? `${seconds} s` : `${Math.ceil(seconds / 60)} min`;
+}

@@ -1,0 +1,37 @@
+/**
+ * Closing the window keeps Pincer running in the tray; the first time, a notification says so
+ * (remembered in the desktop settings, so it is shown once per user, not once per launch).
+ * While the app is quitting, a close is a real close.
+ */
+export type CloseDecision = { action: 'close' } | { action: 'hide'; notice: boolean };
+
+export interface CloseToTrayDeps {
+  quitting: () => boolean;
+  noticeShown: () => boolean;
+  /** Persists that the notice was shown. */
+  rememberNotice: () => Promise<void>;
+  onError?: (error: unknown) => void;
+}
+
+export const CLOSE_TO_TRAY_NOTICE = {
+  title: 'Pincer is still running',
+  body: 'It keeps working in the tray and will ask there when a tool needs approval. Quit from the tray menu.',
+} as const;
+
+export class CloseToTray {
+  /** Set at once so two quick closes before the save finishes notify once. */
+  private noticedThisRun = false;
+
+  constructor(private readonly deps: CloseToTrayDeps) {}
+
+  /** For the window's 'close' event: 'hide' means preventDefault() and hide the window. */
+  onClose(): CloseDecision {
+    if (this.deps.quitting()) return { action: 'close' };
+    const notice = !this.noticedThisRun && !this.deps.noticeShown();
+    if (notice) {
+      this.noticedThisRun = true;
+      this.deps.rememberNotice().catch((error: unknown) => this.deps.onError?.(error));
+    }
+    return { action: 'hide', notice };
+  }
+}
