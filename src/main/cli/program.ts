@@ -5,6 +5,7 @@ import { registerChat } from './commands/chat.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerGateway } from './commands/gateway.js';
 import { registerManifest } from './commands/manifest.js';
+import { registerMemory } from './commands/memory.js';
 import { registerModels } from './commands/models.js';
 import { registerPendingCommands } from './commands/pending-commands.js';
 import { registerRun } from './commands/run.js';
@@ -38,6 +39,7 @@ export function buildProgram(ctx: CliContext, setExit: SetExitCode): Command {
   registerManifest(program, ctx, setExit);
   registerGateway(program, ctx, setExit);
   registerSecrets(program, ctx, setExit);
+  registerMemory(program, ctx, setExit);
   registerPendingCommands(program, ctx, setExit);
   return program;
 }

@@ -51,6 +51,8 @@ export function chunkMarkdown(text: string, options: ChunkOptions = {}): Chunk[]
   const chunks: Chunk[] = [];
   for (const section of sections) {
     for (const window of windows(lines, section.start, section.end, maxChars, overlap)) {
+      // Blank lines before the next heading belong to no one: the range ends at the last text.
+      while (window.end > window.start && (lines[window.end] ?? '').trim() === '') window.end -= 1;
       const body = lines.slice(window.start, window.end + 1).join('\n');
       if (body.trim() === '') continue;
       chunks.push({

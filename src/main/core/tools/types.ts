@@ -3,6 +3,7 @@
  * input schema; the registry also keeps annotations, category and safety tier for the policy,
  * and a timeout and output cap for execution.
  */
+import type { MemoryToolAccess } from '../memory/tool-access.js';
 import type { ToolFacts } from '../policy/rules.js';
 
 export type Tier = 'safe' | 'guarded' | 'unsafe';
@@ -37,6 +38,8 @@ export interface ToolContext {
   env: Record<string, string>;
   /** Loopback and private hosts, refused by net/fetch unless this is set (tests, local servers). */
   allowPrivateNetwork?: boolean;
+  /** The profile's memory, for the memory tools; absent where memory is not opened. */
+  memory?: MemoryToolAccess;
 }
 
 export interface ToolOutput {

@@ -1,0 +1,27 @@
+/** memory/note: the agent appends to today's daily thread, the raw material of seed 002's propagation. */
+import { type Tool, ToolError } from '../types.js';
+import { confine, shown } from './workspace.js';
+
+export const memoryNote: Tool = {
+  name: 'memory/note',
+  description:
+    "Write something worth remembering to today's daily thread (threads/daily/YYYY-MM-DD.md). Later sessions can find it.",
+  inputSchema: {
+    type: 'object',
+    properties: { text: { type: 'string', minLength: 1, maxLength: 4000 } },
+    required: ['text'],
+    additionalProperties: false,
+  },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  category: 'memory',
+  tier: 'safe',
+  timeoutMs: 30_000,
+  maxOutputBytes: 4 * 1024,
+  source: 'builtin',
+  async run(input, context) {
+    if (!context.memory) throw new ToolError('memory is not available in this session');
+    const root = await confine(context.workspace, '.');
+    const file = await context.memory.note(root, input.text as string);
+    return { content: `noted in ${shown(root, file)}` };
+  },
+};
