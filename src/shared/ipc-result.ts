@@ -5,7 +5,12 @@ export type IpcResult<T> =
   | { ok: true; value: T }
   | { ok: false; error: { code: IpcErrorCode; message: string } };
 
-export type IpcErrorCode = 'unknown_channel' | 'invalid_request' | 'too_large' | 'internal';
+export type IpcErrorCode =
+  | 'unknown_channel'
+  | 'invalid_request'
+  | 'too_large'
+  | 'not_found'
+  | 'internal';
 
 /** Thrown on the renderer side when a call comes back as an error result. */
 export class IpcCallError extends Error {

@@ -1,41 +1,159 @@
 /**
  * The IPC contract: the only door between the renderer and the core.
  *
- * Every channel names a request schema and a response schema. Both transports (Electron IPC
- * through the preload, and the gateway's WebSocket) carry exactly these channels, and the main
- * side validates every request against its schema before any handler sees it. Requests are
- * strict objects, so a field the contract lacks is an error rather than silently ignored.
+ * Every channel names a request schema and a response schema; pushed events have their own
+ * schema (`AssistantEventSchema`). Both transports (Electron IPC through the preload, and the
+ * gateway's WebSocket) carry exactly these channels, and the main side validates every request
+ * against its schema before any handler sees it, and every response and event on the way out.
+ * Requests are strict objects, so a field the contract lacks is an error rather than ignored.
  *
  * Pure module: no node:, no electron.
  */
 import { z } from 'zod';
+import {
+  AppInfoSchema,
+  type AssistantEvent,
+  AutonomySchema,
+  FeatureStatusSchema,
+  IdSchema,
+  ModelsStateSchema,
+  PendingApprovalViewSchema,
+  PoliciesViewSchema,
+  ProviderViewSchema,
+  RunDetailSchema,
+  RunEventSchema,
+  RunSummarySchema,
+  SecretsViewSchema,
+  SessionHistorySchema,
+  SessionSummarySchema,
+  SettingsSchema,
+} from './ipc-schemas.js';
 
 export { IpcCallError, type IpcErrorCode, type IpcResult, unwrapResult } from './ipc-result.js';
+export * from './ipc-schemas.js';
 
 /** Requests larger than this (serialised JSON, in bytes) are rejected before parsing. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;
+/** The longest message a person can send in one go (characters). */
+export const MAX_MESSAGE_CHARS = 100_000;
 
-export const AppInfoSchema = z.object({
-  name: z.string(),
-  version: z.string(),
-  platform: z.string(),
-  arch: z.string(),
-  node: z.string(),
-  /** Electron version when served by the desktop shell, null in the headless gateway. */
-  electron: z.string().nullable(),
-  dataDir: z.string(),
-});
-export type AppInfo = z.infer<typeof AppInfoSchema>;
+const Empty = z.strictObject({});
+const Ok = z.object({ ok: z.literal(true) });
+const Title = z.string().trim().min(1).max(200);
+const SecretName = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only');
+const ModelName = z.string().min(1).max(200);
 
 export const ipcContract = {
-  'app.getInfo': {
-    request: z.strictObject({}),
-    response: AppInfoSchema,
+  'app.getInfo': { request: Empty, response: AppInfoSchema },
+
+  'sessions.list': { request: Empty, response: z.array(SessionSummarySchema) },
+  'sessions.create': {
+    request: z.strictObject({ title: Title.optional() }),
+    response: SessionSummarySchema,
   },
-  'agent.ping': {
-    request: z.strictObject({ message: z.string().min(1).max(4096) }),
-    response: z.object({ reply: z.string(), receivedAt: z.string() }),
+  'sessions.rename': {
+    request: z.strictObject({ sessionId: IdSchema, title: Title }),
+    response: SessionSummarySchema,
   },
+  'sessions.delete': { request: z.strictObject({ sessionId: IdSchema }), response: Ok },
+  /** A new session holding a copy of the conversation up to (and including) `messageId`. */
+  'sessions.branch': {
+    request: z.strictObject({ sessionId: IdSchema, messageId: IdSchema }),
+    response: SessionSummarySchema,
+  },
+  'sessions.history': {
+    request: z.strictObject({ sessionId: IdSchema }),
+    response: SessionHistorySchema,
+  },
+
+  /** Starts a run; its events arrive on the event stream (topic `run`). */
+  'chat.send': {
+    request: z.strictObject({
+      sessionId: IdSchema.optional(),
+      text: z.string().trim().min(1).max(MAX_MESSAGE_CHARS),
+      /** Continue from this earlier message instead of the session's newest one. */
+      fromMessageId: IdSchema.optional(),
+    }),
+    response: z.object({ runId: IdSchema, sessionId: IdSchema }),
+  },
+  'chat.cancel': {
+    request: z.strictObject({ runId: IdSchema }),
+    response: z.object({ cancelled: z.boolean() }),
+  },
+
+  'runs.list': {
+    request: z.strictObject({
+      sessionId: IdSchema.optional(),
+      limit: z.number().int().min(1).max(500).optional(),
+    }),
+    response: z.array(RunSummarySchema),
+  },
+  'runs.get': { request: z.strictObject({ runId: IdSchema }), response: RunDetailSchema },
+  /** Events a live run has emitted so far (a UI that reloads mid-run catches up). */
+  'runs.events': {
+    request: z.strictObject({ runId: IdSchema }),
+    response: z.array(RunEventSchema),
+  },
+
+  'approvals.list': { request: Empty, response: z.array(PendingApprovalViewSchema) },
+  'approvals.resolve': {
+    request: z.strictObject({
+      approvalId: IdSchema,
+      verdict: z.enum(['approve', 'approve-for-session', 'deny']),
+      /** Told to the model with a denial. */
+      reason: z.string().trim().max(500).optional(),
+    }),
+    response: z.object({
+      result: z.enum(['resolved', 'unknown', 'already_resolved', 'not_session_approvable']),
+    }),
+  },
+
+  'models.list': { request: Empty, response: ModelsStateSchema },
+  'models.pull': {
+    request: z.strictObject({ name: ModelName }),
+    response: z.object({ started: z.boolean() }),
+  },
+  'models.select': { request: z.strictObject({ name: ModelName }), response: ModelsStateSchema },
+  'models.load': { request: Empty, response: ModelsStateSchema },
+  'models.unload': { request: Empty, response: ModelsStateSchema },
+
+  'providers.list': {
+    request: Empty,
+    response: z.object({ providers: z.array(ProviderViewSchema), routing: z.string() }),
+  },
+
+  'secrets.list': { request: Empty, response: SecretsViewSchema },
+  'secrets.set': {
+    request: z.strictObject({ name: SecretName, value: z.string().min(1).max(16_384) }),
+    response: SecretsViewSchema,
+  },
+  'secrets.delete': { request: z.strictObject({ name: SecretName }), response: SecretsViewSchema },
+
+  'policies.get': { request: Empty, response: PoliciesViewSchema },
+  'policies.setAutonomy': {
+    request: z.strictObject({ autonomy: AutonomySchema }),
+    response: PoliciesViewSchema,
+  },
+
+  'skills.list': {
+    request: Empty,
+    response: FeatureStatusSchema.extend({
+      skills: z.array(z.object({ name: z.string(), description: z.string() })),
+    }),
+  },
+  'memory.search': {
+    request: z.strictObject({ query: z.string().trim().min(1).max(2000) }),
+    response: FeatureStatusSchema.extend({
+      hits: z.array(z.object({ text: z.string(), score: z.number(), source: z.string() })),
+    }),
+  },
+
+  'settings.get': { request: Empty, response: SettingsSchema },
+  'settings.set': { request: SettingsSchema.partial(), response: SettingsSchema },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type Contract = typeof ipcContract;
@@ -49,7 +167,12 @@ export function isChannelName(name: unknown): name is ChannelName {
   return typeof name === 'string' && Object.hasOwn(ipcContract, name);
 }
 
+/** The Electron channel pushed events travel on (main → renderer only). */
+export const EVENT_CHANNEL = 'pincer:event';
+
 /** The API the preload exposes on `window.pincer` (and the WebSocket client mirrors). */
 export interface PincerApi {
   invoke<C extends ChannelName>(channel: C, request: RequestOf<C>): Promise<ResponseOf<C>>;
+  /** Every event the core pushes; returns the unsubscribe function. */
+  subscribe(listener: (event: AssistantEvent) => void): () => void;
 }

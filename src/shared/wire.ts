@@ -28,6 +28,8 @@ export type ClientFrame = z.infer<typeof ClientFrameSchema>;
 
 export type ServerFrame =
   | { type: 'welcome' }
+  /** Pushed by the core (run events, approvals, progress); payload per `AssistantEventSchema`. */
+  | { type: 'event'; event: unknown }
   | {
       type: 'result';
       id: number;

@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Gateway, startGateway } from '../../src/main/core/gateway/server.js';
-import { createCoreHandlers } from '../../src/main/core/ipc/handlers.js';
+import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
 import { RENDERER_CSP } from '../../src/shared/csp.js';
+import { type AssistantFixture, scriptedAssistant } from '../support/assistant-harness.js';
 import { chromiumMissingReason, launchChromium } from '../support/browser.js';
 
 const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');
@@ -19,17 +19,17 @@ if (skipReason) console.warn(`[e2e] skipping the renderer suite: ${skipReason}`)
 describe.skipIf(skipReason !== null)('renderer in Chromium through the gateway', () => {
   let browser: Browser;
   let gateway: Gateway;
+  let fixture: AssistantFixture;
 
   beforeAll(async () => {
-    gateway = await startGateway({
-      handlers: createCoreHandlers({ dataDir: '/e2e/data', electronVersion: null }),
-      rendererDir,
-    });
+    fixture = await scriptedAssistant();
+    gateway = await startAssistantGateway({ assistant: fixture.assistant, rendererDir });
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
     await gateway?.close();
+    await fixture?.close();
   });
 
   it('without the token: not connected, with the headless hint', async () => {
@@ -51,7 +51,7 @@ describe.skipIf(skipReason !== null)('renderer in Chromium through the gateway',
     expect(page.url()).toBe(`${gateway.origin}/`);
     await page.getByLabel('Message').fill('hello core');
     await page.getByRole('button', { name: 'Send' }).click();
-    await expect.poll(() => page.locator('.bubble.agent').textContent()).toBe('pong: hello core');
+    await expect.poll(() => page.locator('.bubble.agent').textContent()).toMatch(/^run_/);
     // A reload keeps the tab's session (token in sessionStorage, not in the URL).
     await page.reload();
     await expect.poll(() => page.getByTestId('connection').textContent()).toMatch(/^connected/);

@@ -1,77 +1,233 @@
-import { describe, expect, it } from 'vitest';
-import { dispatch } from '../../src/main/core/ipc/dispatch.js';
+/**
+ * The IPC contract: every channel accepts a well-formed request and refuses malformed ones
+ * (wrong types, missing fields, extra fields, oversized values), and dispatch enforces it in
+ * front of the real assistant's handlers.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dispatch, type IpcHandlers } from '../../src/main/core/ipc/dispatch.js';
 import { createCoreHandlers } from '../../src/main/core/ipc/handlers.js';
-import { IpcCallError, MAX_REQUEST_BYTES, unwrapResult } from '../../src/shared/ipc.js';
+import {
+  AssistantEventSchema,
+  type ChannelName,
+  channelNames,
+  IpcCallError,
+  ipcContract,
+  MAX_MESSAGE_CHARS,
+  MAX_REQUEST_BYTES,
+  type RequestOf,
+  unwrapResult,
+} from '../../src/shared/ipc.js';
+import { type AssistantFixture, scriptedAssistant } from '../support/assistant-harness.js';
 
-const handlers = createCoreHandlers({
-  dataDir: '/data/pincer',
-  electronVersion: null,
-  now: () => new Date('2026-11-22T10:00:00Z'),
+const ID = 'ses_0mwt7ln1x0000d57048ca';
+const long = (n: number) => 'x'.repeat(n);
+
+/** One valid request and several invalid ones for every channel (the type forces full coverage). */
+const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] } } = {
+  'app.getInfo': { valid: {}, invalid: [null, [], { x: 1 }] },
+  'sessions.list': { valid: {}, invalid: [null, 'all', { limit: 3 }] },
+  'sessions.create': {
+    valid: { title: 'Plans' },
+    invalid: [{ title: '' }, { title: long(201) }, { title: 3 }],
+  },
+  'sessions.rename': {
+    valid: { sessionId: ID, title: 'New' },
+    invalid: [
+      { sessionId: ID },
+      { sessionId: '../etc', title: 'x' },
+      { sessionId: ID, title: '   ' },
+    ],
+  },
+  'sessions.delete': {
+    valid: { sessionId: ID },
+    invalid: [{}, { sessionId: '' }, { sessionId: long(101) }],
+  },
+  'sessions.branch': {
+    valid: { sessionId: ID, messageId: 'msg_1' },
+    invalid: [{ sessionId: ID }, { sessionId: ID, messageId: 'a b' }],
+  },
+  'sessions.history': { valid: { sessionId: ID }, invalid: [{ sessionId: 1 }, { id: ID }] },
+  'chat.send': {
+    valid: { text: 'hello', sessionId: ID },
+    invalid: [
+      { text: '' },
+      { text: '   ' },
+      { text: long(MAX_MESSAGE_CHARS + 1) },
+      { text: 'hi', sessionId: 'no spaces allowed' },
+      { text: 'hi', model: 'gpt' },
+    ],
+  },
+  'chat.cancel': { valid: { runId: 'run_1' }, invalid: [{}, { runId: null }] },
+  'runs.list': { valid: { limit: 10 }, invalid: [{ limit: 0 }, { limit: 501 }, { limit: 1.5 }] },
+  'runs.get': { valid: { runId: 'run_1' }, invalid: [{}, { runId: ['run_1'] }] },
+  'runs.events': { valid: { runId: 'run_1' }, invalid: [{ runId: '' }] },
+  'approvals.list': { valid: {}, invalid: [{ all: true }] },
+  'approvals.resolve': {
+    valid: { approvalId: 'apr_1', verdict: 'deny', reason: 'not now' },
+    invalid: [
+      { approvalId: 'apr_1', verdict: 'maybe' },
+      { approvalId: 'apr_1' },
+      { approvalId: 'apr_1', verdict: 'deny', reason: long(501) },
+    ],
+  },
+  'models.list': { valid: {}, invalid: [{ kind: 'chat' }] },
+  'models.pull': {
+    valid: { name: 'qwen2.5-0.5b-instruct' },
+    invalid: [{}, { name: '' }, { url: 'http://x' }],
+  },
+  'models.select': {
+    valid: { name: 'tiny.gguf' },
+    invalid: [{ name: long(201) }, { path: '/etc/passwd' }],
+  },
+  'models.load': { valid: {}, invalid: [{ name: 'x' }] },
+  'models.unload': { valid: {}, invalid: [{ force: true }] },
+  'providers.list': { valid: {}, invalid: [{ values: true }] },
+  'secrets.list': { valid: {}, invalid: [{ withValues: true }] },
+  'secrets.set': {
+    valid: { name: 'OPENAI_API_KEY', value: 'sk-test' },
+    invalid: [
+      { name: 'OPENAI_API_KEY', value: '' },
+      { name: 'bad name', value: 'v' },
+      { name: 'K', value: long(16_385) },
+    ],
+  },
+  'secrets.delete': { valid: { name: 'OPENAI_API_KEY' }, invalid: [{ name: '../x' }, {}] },
+  'policies.get': { valid: {}, invalid: [{ x: 1 }] },
+  'policies.setAutonomy': { valid: { autonomy: 'observer' }, invalid: [{ autonomy: 'god' }, {}] },
+  'skills.list': { valid: {}, invalid: [{ x: 1 }] },
+  'memory.search': { valid: { query: 'cats' }, invalid: [{ query: '' }, { query: long(2001) }] },
+  'settings.get': { valid: {}, invalid: [{ theme: 'dark' }] },
+  'settings.set': {
+    valid: { theme: 'dark' },
+    invalid: [{ theme: 'pink' }, { enterSends: 'yes' }, { font: 'x' }],
+  },
+};
+
+let fixture: AssistantFixture;
+let handlers: IpcHandlers;
+beforeAll(async () => {
+  fixture = await scriptedAssistant({ delayMs: 1 });
+  handlers = createCoreHandlers({ assistant: fixture.assistant, electronVersion: null });
+});
+afterAll(() => fixture?.close());
+
+describe('the contract', () => {
+  it('covers exactly the channels the samples name', () => {
+    expect(Object.keys(samples).sort()).toEqual([...channelNames].sort());
+  });
+
+  for (const channel of channelNames) {
+    it(`${channel}: accepts its valid request and refuses each invalid one`, async () => {
+      const { valid, invalid } = samples[channel];
+      const schema = ipcContract[channel].request;
+      expect(schema.safeParse(valid).success).toBe(true);
+      for (const bad of invalid) {
+        expect(schema.safeParse(bad).success, JSON.stringify(bad).slice(0, 80)).toBe(false);
+        const result = await dispatch(handlers, channel, bad);
+        expect(result).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+      }
+    });
+  }
 });
 
-describe('IPC dispatch against the contract', () => {
-  it('answers app.getInfo with the validated app info', async () => {
+describe('dispatch in front of the real assistant', () => {
+  it('answers app.getInfo without any path', async () => {
     const result = await dispatch(handlers, 'app.getInfo', {});
     expect(result).toMatchObject({
       ok: true,
-      value: {
-        name: 'Pincer',
-        dataDir: '/data/pincer',
-        electron: null,
-        node: process.versions.node,
-      },
+      value: { name: 'Pincer', electron: null, transport: 'gateway', node: process.versions.node },
     });
+    expect(JSON.stringify(result)).not.toContain(fixture.dataDir);
   });
 
-  it('answers agent.ping', async () => {
-    expect(await dispatch(handlers, 'agent.ping', { message: 'hi' })).toEqual({
+  it('creates, renames, lists and deletes a session', async () => {
+    const created = unwrapResult(
+      await dispatch(handlers, 'sessions.create', { title: 'Plans' }),
+    ) as {
+      id: string;
+    };
+    await dispatch(handlers, 'sessions.rename', { sessionId: created.id, title: 'Trip plans' });
+    const listed = unwrapResult(await dispatch(handlers, 'sessions.list', {})) as Array<{
+      id: string;
+      title: string;
+    }>;
+    expect(listed.find((s) => s.id === created.id)?.title).toBe('Trip plans');
+    expect(await dispatch(handlers, 'sessions.delete', { sessionId: created.id })).toEqual({
       ok: true,
-      value: { reply: 'pong: hi', receivedAt: '2026-11-22T10:00:00.000Z' },
+      value: { ok: true },
+    });
+    const after = unwrapResult(await dispatch(handlers, 'sessions.list', {})) as Array<{
+      id: string;
+    }>;
+    expect(after.some((s) => s.id === created.id)).toBe(false);
+    expect(await dispatch(handlers, 'sessions.history', { sessionId: created.id })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
     });
   });
 
   it('refuses unknown channels, including prototype keys', async () => {
-    for (const channel of ['fs.readFile', '__proto__', 'constructor', 42]) {
+    for (const channel of ['fs.readFile', '__proto__', 'constructor', 'toString', 42, null]) {
       const result = await dispatch(handlers, channel, {});
       expect(result).toMatchObject({ ok: false, error: { code: 'unknown_channel' } });
     }
   });
 
-  it('refuses requests that do not match the schema, naming the field', async () => {
-    const missing = await dispatch(handlers, 'agent.ping', {});
-    expect(missing).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
-    expect(missing.ok ? '' : missing.error.message).toContain('message');
-
+  it('names the offending field', async () => {
     const extra = await dispatch(handlers, 'app.getInfo', { sneaky: true });
-    expect(extra).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
     expect(extra.ok ? '' : extra.error.message).toContain('sneaky');
+    const missing = await dispatch(handlers, 'chat.cancel', {});
+    expect(missing.ok ? '' : missing.error.message).toContain('runId');
   });
 
   it('refuses oversized requests before parsing them', async () => {
-    const result = await dispatch(handlers, 'agent.ping', {
-      message: 'x'.repeat(MAX_REQUEST_BYTES),
-    });
+    const result = await dispatch(handlers, 'chat.send', { text: 'x'.repeat(MAX_REQUEST_BYTES) });
     expect(result).toMatchObject({ ok: false, error: { code: 'too_large' } });
   });
 
   it('turns a handler exception into an internal error without a stack', async () => {
-    const broken = {
+    const broken: IpcHandlers = {
       ...handlers,
-      'agent.ping': () => {
-        throw new Error('engine exploded');
+      'settings.get': () => {
+        throw new Error('disk exploded');
       },
     };
-    const result = await dispatch(broken, 'agent.ping', { message: 'hi' });
-    expect(result).toEqual({
+    expect(await dispatch(broken, 'settings.get', {})).toEqual({
       ok: false,
-      error: { code: 'internal', message: 'agent.ping: engine exploded' },
+      error: { code: 'internal', message: 'settings.get: disk exploded' },
     });
   });
 
-  it('rejects a handler reply that breaks the contract', async () => {
-    const lying = { ...handlers, 'agent.ping': () => ({ reply: 7 }) as never };
-    const result = await dispatch(lying, 'agent.ping', { message: 'hi' });
-    expect(result).toMatchObject({ ok: false, error: { code: 'internal' } });
+  it('rejects a handler reply that breaks the contract, and strips fields it lacks', async () => {
+    const lying: IpcHandlers = { ...handlers, 'settings.get': () => ({ theme: 7 }) as never };
+    expect(await dispatch(lying, 'settings.get', {})).toMatchObject({
+      ok: false,
+      error: { code: 'internal' },
+    });
+    const leaky: IpcHandlers = {
+      ...handlers,
+      'models.list': async () => ({
+        ...(await handlers['models.list']({})),
+        modelsDir: '/secret/path',
+      }),
+    };
+    const result = await dispatch(leaky, 'models.list', {});
+    expect(result.ok).toBe(true);
+    expect(JSON.stringify(result)).not.toContain('/secret/path');
+  });
+
+  it('refuses an event that breaks the event schema', () => {
+    expect(AssistantEventSchema.safeParse({ topic: 'sessions.changed' }).success).toBe(true);
+    expect(AssistantEventSchema.safeParse({ topic: 'shell.exec', command: 'rm' }).success).toBe(
+      false,
+    );
+    expect(
+      AssistantEventSchema.safeParse({
+        topic: 'run',
+        sessionId: ID,
+        event: { type: 'model.delta' },
+      }).success,
+    ).toBe(false);
   });
 
   it('unwrapResult gives the value or throws a coded error', () => {

@@ -3,6 +3,8 @@
  * lives in src/main/core and is tested there; this file only wires it to Electron's APIs.
  */
 import { app, type BrowserWindow } from 'electron';
+import { EVENT_CHANNEL } from '../../shared/ipc.js';
+import { createAssistant } from '../core/assistant/index.js';
 import { createCoreHandlers } from '../core/ipc/handlers.js';
 import { resolveDataDir } from '../core/paths.js';
 import { registerIpc } from './ipc.js';
@@ -30,9 +32,15 @@ if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
   app.on('second-instance', showMainWindow);
-  app.whenReady().then(() => {
+  app.whenReady().then(async () => {
     installSecurityPolicies();
-    registerIpc(createCoreHandlers({ dataDir, electronVersion: process.versions.electron }));
+    const assistant = await createAssistant({
+      dataDir,
+      appDir: app.getAppPath(),
+      model: { kind: 'local' },
+    });
+    registerIpc(createCoreHandlers({ assistant, electronVersion: process.versions.electron }));
+    assistant.subscribe((event) => mainWindow?.webContents.send(EVENT_CHANNEL, event));
     showMainWindow();
     app.on('activate', showMainWindow);
   });

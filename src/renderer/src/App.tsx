@@ -28,7 +28,7 @@ export function App({ bridge }: { bridge: PincerApi | null }) {
     setDraft('');
     setLog((entries) => [...entries, { id, sent: message, reply: null, error: null }]);
     try {
-      const { reply } = await bridge.invoke('agent.ping', { message });
+      const { runId: reply } = await bridge.invoke('chat.send', { text: message });
       setLog((entries) => entries.map((e) => (e.id === id ? { ...e, reply } : e)));
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);

@@ -1,4 +1,10 @@
-import type { ChannelName, PincerApi, RequestOf, ResponseOf } from '../../shared/ipc';
+import type {
+  AssistantEvent,
+  ChannelName,
+  PincerApi,
+  RequestOf,
+  ResponseOf,
+} from '../../shared/ipc';
 import { type IpcResult, unwrapResult } from '../../shared/ipc-result';
 import type { ClientFrame, ServerFrame } from '../../shared/wire';
 
@@ -38,6 +44,7 @@ export function connectGateway(url: string, token: string): Promise<PincerApi> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url);
     const pending = new Map<number, (result: IpcResult<unknown>) => void>();
+    const listeners = new Set<(event: AssistantEvent) => void>();
     let nextId = 1;
     const send = (frame: ClientFrame) => socket.send(JSON.stringify(frame));
 
@@ -62,7 +69,13 @@ export function connectGateway(url: string, token: string): Promise<PincerApi> {
               send({ type: 'call', id, channel, request });
             }).then((result) => unwrapResult(result as IpcResult<ResponseOf<C>>));
           },
+          subscribe(listener) {
+            listeners.add(listener);
+            return () => listeners.delete(listener);
+          },
         });
+      } else if (frame.type === 'event') {
+        for (const listener of listeners) listener(frame.event as AssistantEvent);
       } else if (frame.type === 'result') {
         pending.get(frame.id)?.(frame.result as IpcResult<unknown>);
         pending.delete(frame.id);

@@ -3,12 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { type Gateway, startGateway } from '../../../src/main/core/gateway/server.js';
-import { createCoreHandlers } from '../../../src/main/core/ipc/handlers.js';
+import { type Gateway, startAssistantGateway } from '../../../src/main/core/gateway/server.js';
 import { RENDERER_CSP } from '../../../src/shared/csp.js';
 import { WireClose } from '../../../src/shared/wire.js';
+import { type AssistantFixture, scriptedAssistant } from '../../support/assistant-harness.js';
 
 let gateway: Gateway;
+let fixture: AssistantFixture;
 let rendererDir = '';
 
 beforeAll(async () => {
@@ -17,8 +18,9 @@ beforeAll(async () => {
   await mkdir(rendererDir);
   await writeFile(path.join(rendererDir, 'index.html'), '<!doctype html><title>ui</title>');
   await writeFile(path.join(root, 'secret.txt'), 'outside the renderer');
-  gateway = await startGateway({
-    handlers: createCoreHandlers({ dataDir: '/gw/data', electronVersion: null }),
+  fixture = await scriptedAssistant({ delayMs: 1 });
+  gateway = await startAssistantGateway({
+    assistant: fixture.assistant,
     rendererDir,
     token: 'test-token-123',
     helloTimeoutMs: 300,
@@ -26,6 +28,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await gateway?.close();
+  await fixture?.close();
   await rm(path.dirname(rendererDir), { recursive: true, force: true });
 });
 
@@ -71,21 +74,45 @@ describe('gateway WebSocket transport', () => {
   it('answers contract calls after a hello with the right token', async () => {
     const { ws, next } = await authenticated();
     ws.send(
-      JSON.stringify({ type: 'call', id: 1, channel: 'agent.ping', request: { message: 'hi' } }),
+      JSON.stringify({ type: 'call', id: 1, channel: 'sessions.create', request: { title: 'hi' } }),
     );
-    expect(await next()).toMatchObject({
+    // Creating a session also pushes `sessions.changed` to every client: skip events here.
+    let frame = (await next()) as { type: string };
+    while (frame.type === 'event') frame = (await next()) as { type: string };
+    expect(frame).toMatchObject({
       type: 'result',
       id: 1,
-      result: { ok: true, value: { reply: 'pong: hi' } },
+      result: { ok: true, value: { title: 'hi', busy: false } },
     });
+    ws.close();
+  });
+
+  it('pushes the run events of a message sent over the socket, in order', async () => {
+    const { ws, next } = await authenticated();
+    ws.send(JSON.stringify({ type: 'call', id: 1, channel: 'chat.send', request: { text: 'hi' } }));
+    const frames: Array<{
+      type: string;
+      event?: { topic: string; event?: { type: string; text?: string } };
+    }> = [];
+    let text = '';
+    for (;;) {
+      const frame = (await next()) as (typeof frames)[number];
+      frames.push(frame);
+      const run = frame.event?.topic === 'run' ? frame.event.event : undefined;
+      if (run?.type === 'model.delta') text += run.text;
+      if (run?.type === 'run.finished') break;
+    }
+    expect(frames.some((f) => f.type === 'result')).toBe(true);
+    expect(text).toContain('Hello from **Pincer**');
+    const types = frames.flatMap((f) => (f.event?.topic === 'run' ? [f.event.event?.type] : []));
+    expect(types[0]).toBe('run.started');
+    expect(types.filter((t) => t === 'model.delta').length).toBeGreaterThan(3);
     ws.close();
   });
 
   it('validates payloads with the same dispatch as Electron IPC', async () => {
     const { ws, next } = await authenticated();
-    ws.send(
-      JSON.stringify({ type: 'call', id: 2, channel: 'agent.ping', request: { message: 42 } }),
-    );
+    ws.send(JSON.stringify({ type: 'call', id: 2, channel: 'chat.send', request: { text: 42 } }));
     expect(await next()).toMatchObject({
       id: 2,
       result: { ok: false, error: { code: 'invalid_request' } },
@@ -115,7 +142,7 @@ describe('gateway WebSocket transport', () => {
 
   it('closes on a forged frame after authentication', async () => {
     const { ws, closed } = await authenticated();
-    ws.send('{"type":"call","id":"one","channel":"agent.ping"}');
+    ws.send('{"type":"call","id":"one","channel":"chat.send"}');
     expect(await closed).toBe(WireClose.badFrame);
   });
 

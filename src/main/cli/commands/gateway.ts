@@ -1,44 +1,101 @@
+/**
+ * `pincer gateway`: the real assistant (same model options as `pincer run`) behind the IPC
+ * contract's WebSocket transport, and the built renderer, on 127.0.0.1.
+ */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { startGateway } from '../../core/gateway/server.js';
-import { createCoreHandlers } from '../../core/ipc/handlers.js';
+import { type Assistant, createAssistant, type ModelChoice } from '../../core/assistant/index.js';
+import { startAssistantGateway } from '../../core/gateway/server.js';
+import {
+  addModelChoiceOptions,
+  addModelOptions,
+  checkModelChoice,
+  chooseModel,
+  type ModelChoiceOptions,
+  PROTOCOL_NAMES,
+} from '../agent-setup.js';
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
 
+type GatewayOptions = ModelChoiceOptions & { port: string };
+
 export function registerGateway(program: Command, ctx: CliContext, setExit: SetExitCode) {
-  program
-    .command('gateway')
-    .description('serve the chat UI and its WebSocket bridge on 127.0.0.1')
-    .option('--port <port>', 'port to listen on (default: a free one)', '0')
-    .action(async (options: { port: string }) => {
-      const port = Number(options.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) {
-        ctx.stderr.write(`pincer gateway: --port must be 0-65535, got ${options.port}\n`);
-        setExit(ExitCode.usage);
-        return;
-      }
-      const rendererDir = path.join(ctx.appDir, 'out', 'renderer');
-      if (!existsSync(path.join(rendererDir, 'index.html'))) {
-        ctx.stderr.write(
-          `pincer gateway: the UI is not built (${rendererDir}); run npm run build\n`,
-        );
-        setExit(ExitCode.failed);
-        return;
-      }
-      const gateway = await startGateway({
-        handlers: createCoreHandlers({ dataDir: ctx.dataDir, electronVersion: null }),
-        rendererDir,
-        port,
+  addModelChoiceOptions(
+    addModelOptions(
+      program
+        .command('gateway')
+        .description('serve the chat UI and its WebSocket bridge on 127.0.0.1')
+        .option('--port <port>', 'port to listen on (default: a free one)', '0'),
+    ),
+  ).action(async (options: GatewayOptions) => {
+    const port = Number(options.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      ctx.stderr.write(`pincer gateway: --port must be 0-65535, got ${options.port}\n`);
+      setExit(ExitCode.usage);
+      return;
+    }
+    const problem = checkModelChoice(options);
+    if (problem) {
+      ctx.stderr.write(`pincer gateway: ${problem}\n`);
+      setExit(ExitCode.usage);
+      return;
+    }
+    const rendererDir = path.join(ctx.appDir, 'out', 'renderer');
+    if (!existsSync(path.join(rendererDir, 'index.html'))) {
+      ctx.stderr.write(`pincer gateway: the UI is not built (${rendererDir}); run npm run build\n`);
+      setExit(ExitCode.failed);
+      return;
+    }
+    let assistant: Assistant;
+    try {
+      assistant = await createAssistant({
+        dataDir: ctx.dataDir,
+        appDir: ctx.appDir,
+        model: await modelChoice(ctx, options),
+        manifest: options.manifest,
+        tools: options.tools,
+        system: options.system,
+        generation: { maxTokens: options.maxTokens, temperature: options.temperature },
       });
-      // The token is printed once, inside the URL fragment, and never logged anywhere else.
-      ctx.stdout.write(
-        `Pincer gateway on ${gateway.origin} (loopback only)\nOpen: ${gateway.openUrl}\nCtrl+C stops it.\n`,
+    } catch (error) {
+      ctx.stderr.write(
+        `pincer gateway: ${error instanceof Error ? error.message : String(error)}\n`,
       );
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
-      await gateway.close();
+      setExit(ExitCode.failed);
+      return;
+    }
+    const gateway = await startAssistantGateway({ assistant, rendererDir, port });
+    // The token is printed once, inside the URL fragment, and never logged anywhere else.
+    ctx.stdout.write(
+      `Pincer gateway on ${gateway.origin} (loopback only), model: ${assistant.modelLabel()}\nOpen: ${gateway.openUrl}\nCtrl+C stops it.\n`,
+    );
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
     });
+    await gateway.close();
+    await assistant.close();
+  });
+}
+
+/** The local engine stays selectable from the UI; any other choice is fixed for this launch. */
+async function modelChoice(ctx: CliContext, options: GatewayOptions): Promise<ModelChoice> {
+  const protocol = PROTOCOL_NAMES[options.protocol] ?? 'local';
+  if (!options.provider && protocol === 'local') {
+    return {
+      kind: 'local',
+      modelPath: options.modelPath,
+      threads: options.threads,
+      contextSize: options.contextSize,
+      temperature: options.temperature,
+    };
+  }
+  const setup = await chooseModel(ctx, options);
+  return {
+    kind: 'fixed',
+    access: setup.access,
+    label: options.provider ?? `${protocol}/${options.model ?? ''}`,
+    dispose: setup.dispose,
+  };
 }

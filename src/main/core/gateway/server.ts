@@ -11,17 +11,22 @@ import http, { type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { type WebSocket, WebSocketServer } from 'ws';
+import type { AssistantEvent } from '../../../shared/ipc-schemas.js';
 import {
   ClientFrameSchema,
   MAX_FRAME_BYTES,
   type ServerFrame,
   WireClose,
 } from '../../../shared/wire.js';
+import type { Assistant } from '../assistant/index.js';
 import { dispatch, type IpcHandlers } from '../ipc/dispatch.js';
+import { createCoreHandlers } from '../ipc/handlers.js';
 import { serveStatic } from './static-files.js';
 
 export interface GatewayOptions {
   handlers: IpcHandlers;
+  /** The core's pushed events; every authenticated connection receives them. */
+  subscribe?: (listener: (event: AssistantEvent) => void) => () => void;
   /** The built renderer (out/renderer). */
   rendererDir: string;
   /** 0 picks a free port. */
@@ -100,7 +105,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       () => ws.close(WireClose.helloTimeout, 'no hello'),
       helloTimeoutMs,
     );
-    ws.on('close', () => clearTimeout(helloTimer));
+    let unsubscribe: (() => void) | undefined;
+    ws.on('close', () => {
+      clearTimeout(helloTimer);
+      unsubscribe?.();
+    });
     ws.on('message', async (data, isBinary) => {
       let frame: ReturnType<typeof ClientFrameSchema.parse>;
       try {
@@ -118,6 +127,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         authenticated = true;
         clearTimeout(helloTimer);
         send({ type: 'welcome' });
+        unsubscribe = options.subscribe?.((event) => {
+          if (ws.readyState === ws.OPEN) send({ type: 'event', event });
+        });
         return;
       }
       if (frame.type !== 'call') {
@@ -153,4 +165,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The gateway over a whole assistant: its handlers and its pushed events. */
+export function startAssistantGateway(
+  options: Omit<GatewayOptions, 'handlers' | 'subscribe'> & { assistant: Assistant },
+): Promise<Gateway> {
+  const { assistant, ...rest } = options;
+  return startGateway({
+    ...rest,
+    handlers: createCoreHandlers({ assistant, electronVersion: null }),
+    subscribe: (listener) => assistant.subscribe(listener),
+  });
 }

@@ -56,8 +56,12 @@ export async function dispatch(
     const value = await handler(parsed.data);
     return { ok: true, value: spec.response.parse(value) };
   } catch (error) {
+    const notFound =
+      typeof error === 'object' &&
+      error !== null &&
+      (error as { code?: unknown }).code === 'not_found';
     return fail(
-      'internal',
+      notFound ? 'not_found' : 'internal',
       `${channel}: ${error instanceof Error ? error.message : String(error)}`,
     );
   }

@@ -1,28 +1,72 @@
 import type { AppInfo } from '../../../shared/ipc.js';
+import type { Assistant } from '../assistant/index.js';
 import { PINCER_VERSION, PRODUCT_NAME } from '../product.js';
 import type { IpcHandlers } from './dispatch.js';
 
 export interface CoreHandlerOptions {
-  dataDir: string;
+  assistant: Assistant;
   /** Electron's version when the desktop shell hosts the core; null when headless. */
   electronVersion: string | null;
-  now?: () => Date;
 }
 
 /** The core side of the contract, identical whichever transport carries the call. */
-export function createCoreHandlers(options: CoreHandlerOptions): IpcHandlers {
-  const now = options.now ?? (() => new Date());
+export function createCoreHandlers({
+  assistant: a,
+  electronVersion,
+}: CoreHandlerOptions): IpcHandlers {
   const info: AppInfo = {
     name: PRODUCT_NAME,
     version: PINCER_VERSION,
     platform: process.platform,
     arch: process.arch,
     node: process.versions.node,
-    electron: options.electronVersion,
-    dataDir: options.dataDir,
+    electron: electronVersion,
+    transport: electronVersion === null ? 'gateway' : 'electron',
   };
   return {
     'app.getInfo': () => info,
-    'agent.ping': ({ message }) => ({ reply: `pong: ${message}`, receivedAt: now().toISOString() }),
+
+    'sessions.list': () => a.listSessions(),
+    'sessions.create': ({ title }) => a.createSession(title),
+    'sessions.rename': ({ sessionId, title }) => a.renameSession(sessionId, title),
+    'sessions.delete': ({ sessionId }) => {
+      a.deleteSession(sessionId);
+      return { ok: true as const };
+    },
+    'sessions.branch': ({ sessionId, messageId }) => a.branchSession(sessionId, messageId),
+    'sessions.history': ({ sessionId }) => a.history(sessionId),
+
+    'chat.send': (request) => a.send(request),
+    'chat.cancel': ({ runId }) => ({ cancelled: a.cancel(runId) }),
+
+    'runs.list': (filter) => a.listRuns(filter),
+    'runs.get': ({ runId }) => a.run(runId),
+    'runs.events': ({ runId }) => a.liveEvents(runId),
+
+    'approvals.list': () => a.pendingApprovals(),
+    'approvals.resolve': ({ approvalId, verdict, reason }) => ({
+      result: a.resolveApproval(approvalId, verdict, reason),
+    }),
+
+    'models.list': () => a.models(),
+    'models.pull': ({ name }) => a.pullModel(name),
+    'models.select': ({ name }) => a.selectModel(name),
+    'models.load': () => a.loadModel(),
+    'models.unload': () => a.unloadModel(),
+    'providers.list': () => a.providers(),
+
+    'secrets.list': () => a.secrets(),
+    'secrets.set': ({ name, value }) => a.setSecret(name, value),
+    'secrets.delete': ({ name }) => a.deleteSecret(name),
+
+    'policies.get': () => a.policies(),
+    'policies.setAutonomy': ({ autonomy }) => a.setAutonomy(autonomy),
+
+    // Skills and memory arrive with #10; the channels exist so the UI and contract are stable.
+    'skills.list': () => ({ available: false, note: 'skills arrive with #10', skills: [] }),
+    'memory.search': () => ({ available: false, note: 'memory arrives with #10', hits: [] }),
+
+    'settings.get': () => a.settings(),
+    'settings.set': (patch) => a.updateSettings(patch),
   };
 }

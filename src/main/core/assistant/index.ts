@@ -1,0 +1,556 @@
+/**
+ * The headless assistant: one profile database, run store, tool registry, governance (policy,
+ * approvals, audit, scanner), model slot and agent runtime, and the operations a UI needs on
+ * them. The gateway (`pincer gateway`) and the Electron shell both build on it; nothing here
+ * knows which transport carries the calls.
+ *
+ * What leaves through this interface is shaped for the renderer: ids, names, text, numbers.
+ * No secret value and no file path the user did not choose (a model is named by its file name).
+ */
+import { mkdir } from 'node:fs/promises';
+import os from 'node:os';
+import type {
+  AssistantEvent,
+  Autonomy,
+  ModelsState,
+  PendingApprovalView,
+  PoliciesView,
+  ProviderView,
+  PullState,
+  RiskTier,
+  RunDetail,
+  RunEventView,
+  RunSummary,
+  SecretsView,
+  SessionHistory,
+  SessionSummary,
+  Settings,
+  StepView,
+} from '../../../shared/ipc-schemas.js';
+import { AssistantEventSchema } from '../../../shared/ipc-schemas.js';
+import {
+  autonomyOf,
+  loadActiveClaw,
+  policyRules,
+  providerChain,
+  type ResolvedClaw,
+  resourcesDirOf,
+} from '../ckp/index.js';
+import type { ModelCatalog } from '../local/catalog.js';
+import { listInstalled, pullModel } from '../local/model-manager.js';
+import { localSetup } from '../local/setup.js';
+import type { ApprovalBroker, PendingApproval, Verdict } from '../policy/broker.js';
+import { PolicyEngine } from '../policy/engine.js';
+import {
+  type Governance,
+  governanceFromManifest,
+  manifestToolFacts,
+} from '../policy/from-manifest.js';
+import { screenedTools } from '../policy/screened-tools.js';
+import type { RunEvent } from '../runtime/events.js';
+import type { Guards } from '../runtime/guards.js';
+import type { PolicyHook } from '../runtime/hooks.js';
+import { AgentRuntime, type RunHandle } from '../runtime/runtime.js';
+import { RunStore } from '../runtime/store.js';
+import type { MessageId, RunId, SessionId } from '../runtime/terms.js';
+import { createSecretStore, type SecretStore } from '../secrets/index.js';
+import { openDatabase, profileDatabasePath } from '../storage/database.js';
+import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
+import { ToolRegistry } from '../tools/registry.js';
+import { type ModelChoice, ModelSlot } from './model-slot.js';
+import { SessionBook } from './sessions.js';
+import { auditEntry, clip, messageView, runSummary, toolCallViews } from './views.js';
+
+export type { ModelChoice } from './model-slot.js';
+
+export const DEFAULT_ASSISTANT_TOOLS = 'fs/*,sys/exec,net/fetch';
+export const DEFAULT_ASSISTANT_SYSTEM =
+  'You are Pincer, a helpful assistant running locally. Answer concisely.';
+
+export interface AssistantOptions {
+  dataDir: string;
+  /** The installation: its models/catalog.json and resources/claw.yaml. */
+  appDir: string;
+  model: ModelChoice;
+  /** An explicit claw.yaml; else the user's, else the shipped default. */
+  manifest?: string;
+  /** Tools the model may see (globs, comma-separated); the policy still decides every call. */
+  tools?: string;
+  system?: string;
+  generation?: { maxTokens?: number; temperature?: number };
+  guards?: Partial<Guards>;
+  /** Overrides the shipped model catalog (tests point it at a local file server). */
+  catalog?: ModelCatalog;
+  /** Overrides the secrets chain (tests use a vault in a temp dir). */
+  secrets?: SecretStore;
+}
+
+export interface SendOptions {
+  sessionId?: string;
+  text: string;
+  fromMessageId?: string;
+}
+
+export interface Assistant {
+  /** Everything pushed to a UI; returns the unsubscribe function. */
+  subscribe(listener: (event: AssistantEvent) => void): () => void;
+
+  listSessions(): SessionSummary[];
+  createSession(title?: string): SessionSummary;
+  renameSession(id: string, title: string): SessionSummary;
+  deleteSession(id: string): void;
+  branchSession(id: string, messageId: string): SessionSummary;
+  history(id: string): SessionHistory;
+
+  send(options: SendOptions): { runId: string; sessionId: string };
+  cancel(runId: string): boolean;
+  /** Resolves when the run ends (tests and the CLI wait on it). */
+  finished(runId: string): Promise<void>;
+  liveEvents(runId: string): RunEventView[];
+  listRuns(filter?: { sessionId?: string; limit?: number }): RunSummary[];
+  run(runId: string): RunDetail;
+
+  pendingApprovals(): PendingApprovalView[];
+  resolveApproval(
+    id: string,
+    verdict: Verdict,
+    reason?: string,
+  ): ReturnType<ApprovalBroker['resolve']>;
+
+  models(): Promise<ModelsState>;
+  pullModel(name: string): { started: boolean };
+  selectModel(name: string): Promise<ModelsState>;
+  loadModel(): Promise<ModelsState>;
+  unloadModel(): Promise<ModelsState>;
+  providers(): Promise<{ providers: ProviderView[]; routing: string }>;
+
+  secrets(): Promise<SecretsView>;
+  setSecret(name: string, value: string): Promise<SecretsView>;
+  deleteSecret(name: string): Promise<SecretsView>;
+
+  policies(): PoliciesView;
+  setAutonomy(level: Autonomy): PoliciesView;
+
+  settings(): Settings;
+  updateSettings(patch: Partial<Settings>): Settings;
+
+  /** What answers chat now (for app info and the status bar). */
+  modelLabel(): string;
+  close(): Promise<void>;
+}
+
+/** A session id that must exist and not be deleted. */
+class NotFound extends Error {
+  readonly code = 'not_found';
+}
+
+export async function createAssistant(options: AssistantOptions): Promise<Assistant> {
+  const { claw } = await loadActiveClaw(
+    { dataDir: options.dataDir, resourcesDir: resourcesDirOf(options.appDir) },
+    options.manifest,
+  );
+  const setup = await localSetup(options.appDir, options.dataDir);
+  const catalog = options.catalog ?? setup.catalog;
+  const db = openDatabase(profileDatabasePath(options.dataDir));
+  try {
+    return await assemble(options, claw, catalog, setup.locations, db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+async function assemble(
+  options: AssistantOptions,
+  claw: ResolvedClaw,
+  catalog: ModelCatalog,
+  locations: Awaited<ReturnType<typeof localSetup>>['locations'],
+  db: ReturnType<typeof openDatabase>,
+): Promise<Assistant> {
+  const store = new RunStore(db);
+  const registry = new ToolRegistry();
+  for (const tool of BUILTIN_TOOLS) registry.register(tool);
+  registry.registerManifestTools(claw);
+  const declared = manifestToolFacts(claw);
+  const facts = (name: string) => registry.facts(name) ?? declared.get(name);
+  const governance: Governance = governanceFromManifest(claw, {
+    db,
+    dataDir: options.dataDir,
+    facts: (name) => registry.facts(name),
+  });
+  await mkdir(governance.workspace, { recursive: true });
+  const slot = new ModelSlot(options.model, catalog, locations);
+  await slot.resolveDefault();
+  const secrets = options.secrets ?? createSecretStore({ dataDir: options.dataDir });
+
+  const listeners = new Set<(event: AssistantEvent) => void>();
+  const emit = (event: AssistantEvent) => {
+    // Parsed on the way out: only the contract's fields reach a UI.
+    const checked = AssistantEventSchema.parse(event);
+    for (const listener of listeners) listener(checked);
+  };
+
+  const live = new Map<string, RunHandle>();
+  const sessionOfRun = new Map<string, string>();
+  const isBusy = (id: SessionId) => [...live.values()].some((h) => h.sessionId === id);
+  const book = new SessionBook(store, isBusy);
+  const tierOf = (name: string): RiskTier => facts(name)?.tier ?? 'unsafe';
+
+  // Autonomy: the manifest's level unless the UI overrides it for this process.
+  const manifestAutonomy = autonomyOf(claw) as Autonomy;
+  let autonomy: Autonomy = manifestAutonomy;
+  const engines = new Map<Autonomy, PolicyHook>([[manifestAutonomy, governance.policy]]);
+  const policyFor = (level: Autonomy): PolicyHook => {
+    let engine = engines.get(level);
+    if (!engine) {
+      engine = new PolicyEngine({
+        rules: policyRules(claw),
+        autonomy: level,
+        facts,
+        context: { workspace: governance.workspace, home: os.homedir() },
+        broker: governance.broker,
+      });
+      engines.set(level, engine);
+    }
+    return engine;
+  };
+
+  const localModel = slot.kind === 'local';
+  const tools = registry.host({
+    allow: (options.tools ?? DEFAULT_ASSISTANT_TOOLS)
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean),
+    workspace: governance.workspace,
+    // The local engine decodes tool calls under a grammar: narrowed schemas (as `pincer run`).
+    grammar: localModel ? {} : undefined,
+  });
+
+  const toolOutput = (runId: string, callId: string): string | undefined => {
+    const row = store.toolCalls(runId as RunId).find((call) => call.callId === callId);
+    return row?.result === null || row?.result === undefined ? undefined : clip(row.result);
+  };
+  const onRunEvent = (event: RunEvent) => {
+    governance.audit.record(event);
+    if (event.type === 'run.started') sessionOfRun.set(event.run_id, event.session_id);
+    const sessionId = sessionOfRun.get(event.run_id) ?? store.getRun(event.run_id)?.sessionId;
+    if (!sessionId) return;
+    const view =
+      event.type === 'tool.finished'
+        ? { ...event, output: toolOutput(event.run_id, event.call_id) }
+        : event;
+    emit({ topic: 'run', sessionId, event: view as RunEventView });
+    if (event.type === 'run.finished') sessionOfRun.delete(event.run_id);
+  };
+
+  const system = options.system ?? DEFAULT_ASSISTANT_SYSTEM;
+  const runtime = new AgentRuntime({
+    store,
+    model: slot.access,
+    tools: screenedTools(tools, governance.scanner),
+    policy: { decide: (call, context) => policyFor(autonomy).decide(call, context) },
+    approvals: governance.broker,
+    redact: (value) => governance.scanner.redactValue(value),
+    onEvent: onRunEvent,
+    caps: governance.caps,
+    system: () => system,
+    generation: options.generation,
+    guards: options.guards,
+  });
+
+  const approvalView = (pending: PendingApproval): PendingApprovalView => ({
+    id: pending.id,
+    runId: pending.runId,
+    sessionId: pending.sessionId,
+    call: governance.scanner.redactValue(pending.call),
+    reason: pending.reason,
+    rule: pending.rule ?? null,
+    tier: tierOf(pending.call.name),
+    sessionApprovable: pending.sessionApprovable,
+    expiresAt: pending.expiresAt ?? null,
+  });
+  const stopRequests = governance.broker.onRequest((pending) =>
+    emit({ topic: 'approval.requested', approval: approvalView(pending) }),
+  );
+  const stopResolved = governance.broker.onResolved((id, answer) =>
+    emit({ topic: 'approval.resolved', id, approved: answer.approved, by: answer.by }),
+  );
+
+  const pulls = new Map<string, PullState>();
+  const liveRun = (id: string) => runtime.isLive(id as RunId);
+
+  const modelsState = async (): Promise<ModelsState> => {
+    const installed = await listInstalled(catalog, locations.modelsDir).catch(() => []);
+    const files = new Set(installed.map((m) => m.fileName));
+    return {
+      active: slot.label(),
+      kind: slot.kind,
+      loaded: slot.loaded,
+      catalog: catalog.models.map((entry) => ({
+        name: entry.name,
+        displayName: entry.displayName,
+        kind: entry.kind,
+        sizeBytes: entry.sizeBytes,
+        license: entry.license,
+        installed: files.has(entry.fileName),
+        selected: slot.kind === 'local' && slot.selectedFile === entry.fileName,
+        pull: pulls.get(entry.name) ?? null,
+      })),
+      otherFiles: installed.filter((m) => !m.entry).map((m) => m.fileName),
+    };
+  };
+
+  const secretsView = async (): Promise<SecretsView> => {
+    const [names, backends] = await Promise.all([secrets.list(), secrets.status()]);
+    return {
+      names: names.map((n) => ({ name: n.name, backend: n.backend, shadowed: n.shadowed })),
+      backends: backends.map((b) => ({
+        id: b.id,
+        label: b.label,
+        writable: b.writable,
+        available: b.availability.available,
+      })),
+    };
+  };
+
+  const policiesView = (): PoliciesView => ({
+    autonomy,
+    manifestAutonomy,
+    rules: policyRules(claw).map((rule) => ({
+      policy: rule.policy,
+      id: rule.id,
+      action: rule.action,
+      scope: rule.scope,
+      reason: rule.reason ?? null,
+    })),
+  });
+
+  const requireSession = (id: string) => {
+    if (!book.exists(id)) throw new NotFound(`no session ${id}`);
+  };
+
+  const assistant: Assistant = {
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
+    listSessions: () => book.list(),
+    createSession(title) {
+      const created = book.create(title);
+      emit({ topic: 'sessions.changed' });
+      return created;
+    },
+    renameSession(id, title) {
+      const renamed = book.rename(id, title);
+      emit({ topic: 'sessions.changed' });
+      return renamed;
+    },
+    deleteSession(id) {
+      book.delete(id);
+      emit({ topic: 'sessions.changed' });
+    },
+    branchSession(id, messageId) {
+      const copy = book.branch(id, messageId);
+      emit({ topic: 'sessions.changed' });
+      return copy;
+    },
+    history(id) {
+      const session = book.get(id);
+      const messages = store.branch(store.latestMessage(id as SessionId)).map(messageView);
+      const runs = store.listRuns({ sessionId: id as SessionId, limit: 500 }).reverse();
+      return {
+        session,
+        messages,
+        runs: runs.map((run) => runSummary(run, liveRun(run.id))),
+        toolCalls: runs.flatMap((run) =>
+          toolCallViews(
+            run.id,
+            store.toolCalls(run.id),
+            governance.audit.list({ runId: run.id }),
+            liveRun(run.id),
+            tierOf,
+          ),
+        ),
+      };
+    },
+
+    send({ sessionId, text, fromMessageId }) {
+      if (sessionId) requireSession(sessionId);
+      const isNew = !sessionId;
+      const handle = runtime.start({
+        text,
+        sessionId: sessionId as SessionId | undefined,
+        fromMessageId: fromMessageId as MessageId | undefined,
+      });
+      live.set(handle.runId, handle);
+      sessionOfRun.set(handle.runId, handle.sessionId);
+      void handle.done.finally(() => {
+        live.delete(handle.runId);
+        emit({ topic: 'sessions.changed' });
+      });
+      if (isNew) emit({ topic: 'sessions.changed' });
+      return { runId: handle.runId, sessionId: handle.sessionId };
+    },
+    cancel(runId) {
+      const handle = live.get(runId);
+      if (!handle) return false;
+      handle.cancel();
+      return true;
+    },
+    async finished(runId) {
+      await live.get(runId)?.done;
+    },
+    liveEvents(runId) {
+      const handle = live.get(runId);
+      if (!handle) return [];
+      return handle.events.events.map((event) =>
+        event.type === 'tool.finished'
+          ? ({ ...event, output: toolOutput(event.run_id, event.call_id) } as RunEventView)
+          : (event as RunEventView),
+      );
+    },
+    listRuns: (filter = {}) =>
+      store
+        .listRuns({ sessionId: filter.sessionId as SessionId | undefined, limit: filter.limit })
+        .map((run) => runSummary(run, liveRun(run.id))),
+    run(runId) {
+      const row = store.getRun(runId as RunId);
+      if (!row) throw new NotFound(`no run ${runId}`);
+      const audit = governance.audit.list({ runId });
+      const steps = db
+        .prepare(
+          `select id, idx, kind, started_at as startedAt, ended_at as endedAt,
+             input_tokens as inputTokens, output_tokens as outputTokens, cost_usd as costUsd
+           from steps where run_id = ? order by idx`,
+        )
+        .all(runId) as StepView[];
+      return {
+        run: runSummary(row, liveRun(runId)),
+        steps,
+        toolCalls: toolCallViews(runId, store.toolCalls(row.id), audit, liveRun(runId), tierOf),
+        audit: audit.map(auditEntry),
+      };
+    },
+
+    pendingApprovals: () => governance.broker.pending().map(approvalView),
+    resolveApproval(id, verdict, reason) {
+      // `by` reaches the model with a denial ("not approved (ui: reason)"), so the reason does too.
+      return governance.broker.resolve(id, verdict, reason ? `ui: ${reason}` : 'ui');
+    },
+
+    models: modelsState,
+    pullModel(name) {
+      const entry = catalog.models.find((m) => m.name === name);
+      if (!entry) throw new NotFound(`the catalog has no model "${name}"`);
+      if (pulls.get(name)?.state === 'running') return { started: false };
+      const state: PullState = {
+        name,
+        state: 'running',
+        downloadedBytes: 0,
+        totalBytes: entry.sizeBytes,
+        error: null,
+      };
+      const publish = (next: Partial<PullState>) => {
+        Object.assign(state, next);
+        pulls.set(name, { ...state });
+        emit({ topic: 'model.pull', pull: { ...state } });
+      };
+      publish({});
+      let lastSent = 0;
+      void pullModel(entry, locations.modelsDir, {
+        onProgress: ({ downloadedBytes, totalBytes }) => {
+          // At most ~10 progress events a second: a browser does not need every chunk.
+          const now = Date.now();
+          if (now - lastSent < 100) return;
+          lastSent = now;
+          publish({ downloadedBytes, totalBytes: totalBytes || state.totalBytes });
+        },
+      }).then(
+        (result) => {
+          publish({ state: 'done', downloadedBytes: result.bytes, totalBytes: result.bytes });
+          emit({ topic: 'models.changed' });
+        },
+        (error: unknown) =>
+          publish({
+            state: 'failed',
+            error: error instanceof Error ? error.message : String(error),
+          }),
+      );
+      return { started: true };
+    },
+    async selectModel(name) {
+      if (runtime.activeRuns > 0) throw new Error('a run is in progress: wait or cancel it first');
+      const installed = await listInstalled(catalog, locations.modelsDir);
+      const found = installed.find((m) => m.entry?.name === name || m.fileName === name);
+      if (!found) throw new NotFound(`model "${name}" is not installed: pull it first`);
+      await slot.select(found.path);
+      emit({ topic: 'models.changed' });
+      return modelsState();
+    },
+    async loadModel() {
+      await slot.load();
+      emit({ topic: 'models.changed' });
+      return modelsState();
+    },
+    async unloadModel() {
+      if (runtime.activeRuns > 0) throw new Error('a run is in progress: wait or cancel it first');
+      await slot.unload();
+      emit({ topic: 'models.changed' });
+      return modelsState();
+    },
+    async providers() {
+      const names = new Set((await secrets.list()).map((entry) => entry.name));
+      const providers = claw.providers.map((provider) => {
+        const ref = provider.spec.auth?.secret_ref ?? null;
+        return {
+          name: provider.name,
+          protocol: provider.spec.protocol,
+          model: provider.spec.model,
+          endpoint: provider.spec.endpoint,
+          secretRef: ref,
+          hasKey: ref !== null && (names.has(ref) || process.env[ref] !== undefined),
+          fallback: providerChain(claw, provider)
+            .slice(1)
+            .map((p) => p.name),
+        };
+      });
+      return { providers, routing: `chat: ${slot.label()}` };
+    },
+
+    secrets: secretsView,
+    async setSecret(name, value) {
+      await secrets.set(name, value);
+      return secretsView();
+    },
+    async deleteSecret(name) {
+      await secrets.delete(name);
+      return secretsView();
+    },
+
+    policies: policiesView,
+    setAutonomy(level) {
+      autonomy = level;
+      return policiesView();
+    },
+
+    settings: () => book.settings(),
+    updateSettings(patch) {
+      const next = book.saveSettings(patch);
+      emit({ topic: 'settings.changed', settings: next });
+      return next;
+    },
+
+    modelLabel: () => slot.label(),
+    async close() {
+      stopRequests();
+      stopResolved();
+      for (const handle of live.values()) handle.cancel();
+      await Promise.allSettled([...live.values()].map((handle) => handle.done));
+      listeners.clear();
+      await slot.dispose();
+      db.close();
+    },
+  };
+  return assistant;
+}

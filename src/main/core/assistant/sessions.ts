@@ -1,0 +1,160 @@
+/**
+ * What the UI does to sessions beyond what the runtime needs: rename, delete, branch, list with
+ * activity. The runtime's tables stay as they are; this module adds its own namespace of the
+ * profile database (deleted sessions, UI settings).
+ *
+ * Deleting erases what a session said (messages, goals, tool inputs and outputs) and hides it,
+ * but keeps the rows that spending caps count and the append-only audit trail, so deleting a
+ * conversation never resets a policy's budget.
+ */
+import type { SessionSummary, Settings } from '../../../shared/ipc-schemas.js';
+import type { RunStore } from '../runtime/store.js';
+import { type MessageId, newId, type SessionId } from '../runtime/terms.js';
+import type { Db } from '../storage/database.js';
+import { type Migration, migrate } from '../storage/migrations.js';
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'deleted sessions and UI settings',
+    up: `
+      create table assistant_deleted_sessions (
+        session_id text primary key,
+        deleted_at text not null
+      );
+      create table assistant_settings (
+        key text primary key,
+        value text not null
+      );
+    `,
+  },
+];
+
+export const DEFAULT_SETTINGS: Settings = {
+  theme: 'system',
+  showReasoning: true,
+  enterSends: true,
+};
+
+export class SessionNotFoundError extends Error {
+  readonly code = 'not_found';
+  constructor(id: string) {
+    super(`no session ${id}`);
+    this.name = 'SessionNotFoundError';
+  }
+}
+
+export class SessionBook {
+  private readonly db: Db;
+
+  constructor(
+    private readonly store: RunStore,
+    private readonly isBusy: (id: SessionId) => boolean,
+  ) {
+    this.db = store.db;
+    migrate(this.db, 'assistant', MIGRATIONS);
+  }
+
+  list(): SessionSummary[] {
+    const rows = this.db
+      .prepare(
+        `select s.id, s.title, s.created_at as createdAt,
+           coalesce((select max(m.created_at) from messages m where m.session_id = s.id), s.created_at) as lastActivityAt
+         from sessions s
+         where s.id not in (select session_id from assistant_deleted_sessions)
+         order by lastActivityAt desc, s.id desc`,
+      )
+      .all() as Array<Omit<SessionSummary, 'busy'>>;
+    return rows.map((row) => ({ ...row, busy: this.isBusy(row.id as SessionId) }));
+  }
+
+  get(id: string): SessionSummary {
+    const found = this.list().find((session) => session.id === id);
+    if (!found) throw new SessionNotFoundError(id);
+    return found;
+  }
+
+  exists(id: string): boolean {
+    return this.store.hasSession(id as SessionId) && !this.isDeleted(id);
+  }
+
+  create(title = 'New chat'): SessionSummary {
+    return this.get(this.store.createSession(title));
+  }
+
+  rename(id: string, title: string): SessionSummary {
+    this.get(id);
+    this.db.prepare('update sessions set title = ? where id = ?').run(title.slice(0, 200), id);
+    return this.get(id);
+  }
+
+  delete(id: string): void {
+    this.get(id);
+    if (this.isBusy(id as SessionId))
+      throw new Error('the session has a run in progress: cancel it first');
+    this.db.transaction(() => {
+      this.db.prepare(`update messages set content = '[]' where session_id = ?`).run(id);
+      this.db.prepare(`update runs set goal = '' where session_id = ?`).run(id);
+      this.db
+        .prepare(
+          `update tool_calls set input = '{}', result = null where run_id in (select id from runs where session_id = ?)`,
+        )
+        .run(id);
+      this.db.prepare(`update sessions set title = '' where id = ?`).run(id);
+      this.db
+        .prepare(
+          'insert or ignore into assistant_deleted_sessions (session_id, deleted_at) values (?, ?)',
+        )
+        .run(id, new Date().toISOString());
+    })();
+  }
+
+  /** A new session holding a copy of the branch that ends at `messageId`. */
+  branch(id: string, messageId: string): SessionSummary {
+    const source = this.get(id);
+    const chain = this.store.branch(messageId as MessageId);
+    if (chain.length === 0 || !this.belongsTo(messageId, id)) {
+      throw new Error(`message ${messageId} is not part of session ${id}`);
+    }
+    const copy = newId<SessionId>('ses');
+    this.db.transaction(() => {
+      this.store.createSession(`${source.title} (branch)`, copy);
+      let parent: MessageId | null = null;
+      for (const stored of chain)
+        parent = this.store.addMessage(copy, parent, null, stored.message);
+    })();
+    return this.get(copy);
+  }
+
+  settings(): Settings {
+    const row = this.db.prepare(`select value from assistant_settings where key = 'ui'`).get() as
+      | { value: string }
+      | undefined;
+    return { ...DEFAULT_SETTINGS, ...(row ? (JSON.parse(row.value) as Partial<Settings>) : {}) };
+  }
+
+  saveSettings(patch: Partial<Settings>): Settings {
+    const next = { ...this.settings(), ...patch };
+    this.db
+      .prepare(
+        `insert into assistant_settings (key, value) values ('ui', ?) on conflict(key) do update set value = excluded.value`,
+      )
+      .run(JSON.stringify(next));
+    return next;
+  }
+
+  private isDeleted(id: string): boolean {
+    return (
+      this.db.prepare('select 1 from assistant_deleted_sessions where session_id = ?').get(id) !==
+      undefined
+    );
+  }
+
+  private belongsTo(messageId: string, sessionId: string): boolean {
+    return (
+      this.db
+        .prepare('select 1 from messages where id = ? and session_id = ?')
+        .get(messageId, sessionId) !== undefined
+    );
+  }
+}

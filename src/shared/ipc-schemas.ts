@@ -1,0 +1,378 @@
+/**
+ * The shapes that cross the IPC door: what the core returns and pushes to the renderer. Each is a
+ * zod schema (the main side parses every response and event through it, so a field the contract
+ * lacks, such as a file path, is stripped before it leaves) and a type inferred from it.
+ *
+ * Pure module: no node:, no electron.
+ */
+import { z } from 'zod';
+
+/** Ids minted by the core (`ses_...`, `run_...`) or chosen on the CLI (`--session NAME`). */
+export const IdSchema = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9_.:-]+$/, 'not an id');
+
+const Json = z.unknown();
+const Iso = z.string().max(40);
+
+export const AppInfoSchema = z.object({
+  name: z.string(),
+  version: z.string(),
+  platform: z.string(),
+  arch: z.string(),
+  node: z.string(),
+  /** Electron version when served by the desktop shell, null in the headless gateway. */
+  electron: z.string().nullable(),
+  /** Which transport carries this UI. */
+  transport: z.enum(['electron', 'gateway']),
+});
+export type AppInfo = z.infer<typeof AppInfoSchema>;
+
+export const SessionSummarySchema = z.object({
+  id: IdSchema,
+  title: z.string(),
+  createdAt: Iso,
+  lastActivityAt: Iso,
+  /** A run of this session is executing now. */
+  busy: z.boolean(),
+});
+export type SessionSummary = z.infer<typeof SessionSummarySchema>;
+
+export const ChatBlockSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string() }),
+  z.object({ type: z.literal('reasoning'), text: z.string() }),
+  z.object({
+    type: z.literal('tool_use'),
+    id: z.string(),
+    name: z.string(),
+    input: z.record(z.string(), Json),
+  }),
+  z.object({
+    type: z.literal('tool_result'),
+    toolUseId: z.string(),
+    content: z.string(),
+    isError: z.boolean(),
+  }),
+  z.object({ type: z.literal('image'), mediaType: z.string() }),
+]);
+export type ChatBlock = z.infer<typeof ChatBlockSchema>;
+
+export const ChatMessageSchema = z.object({
+  id: IdSchema,
+  parentId: IdSchema.nullable(),
+  runId: IdSchema.nullable(),
+  role: z.enum(['user', 'assistant']),
+  blocks: z.array(ChatBlockSchema),
+  createdAt: Iso,
+});
+export type ChatMessage = z.infer<typeof ChatMessageSchema>;
+
+export const RiskTierSchema = z.enum(['safe', 'guarded', 'unsafe']);
+export type RiskTier = z.infer<typeof RiskTierSchema>;
+
+/** One tool call as the UI's card shows it, assembled from the store and the audit trail. */
+export const ToolCallViewSchema = z.object({
+  callId: z.string(),
+  runId: IdSchema,
+  name: z.string(),
+  input: z.record(z.string(), Json),
+  output: z.string().nullable(),
+  status: z.enum(['requested', 'waiting_approval', 'running', 'ok', 'error', 'denied']),
+  decision: z.enum(['allow', 'deny', 'ask']).nullable(),
+  rule: z.string().nullable(),
+  reason: z.string().nullable(),
+  approvalBy: z.string().nullable(),
+  durationMs: z.number().nullable(),
+  readOnly: z.boolean(),
+  tier: RiskTierSchema,
+});
+export type ToolCallView = z.infer<typeof ToolCallViewSchema>;
+
+export const RunSummarySchema = z.object({
+  id: IdSchema,
+  sessionId: IdSchema,
+  goal: z.string(),
+  state: z.string(),
+  outcome: z.string().nullable(),
+  reason: z.string().nullable(),
+  turns: z.number(),
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  costUsd: z.number(),
+  createdAt: Iso,
+  updatedAt: Iso,
+  live: z.boolean(),
+});
+export type RunSummary = z.infer<typeof RunSummarySchema>;
+
+export const StepViewSchema = z.object({
+  id: IdSchema,
+  idx: z.number(),
+  kind: z.enum(['model', 'tools']),
+  startedAt: Iso,
+  endedAt: Iso.nullable(),
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  costUsd: z.number(),
+});
+export type StepView = z.infer<typeof StepViewSchema>;
+
+export const AuditEntrySchema = z.object({
+  id: z.number(),
+  at: Iso,
+  runId: z.string(),
+  stepId: z.string().nullable(),
+  callId: z.string().nullable(),
+  tool: z.string().nullable(),
+  event: z.string(),
+  decision: z.string().nullable(),
+  rule: z.string().nullable(),
+  reason: z.string().nullable(),
+  approvalBy: z.string().nullable(),
+  status: z.string().nullable(),
+  detail: Json,
+});
+export type AuditEntry = z.infer<typeof AuditEntrySchema>;
+
+export const SessionHistorySchema = z.object({
+  session: SessionSummarySchema,
+  messages: z.array(ChatMessageSchema),
+  toolCalls: z.array(ToolCallViewSchema),
+  runs: z.array(RunSummarySchema),
+});
+export type SessionHistory = z.infer<typeof SessionHistorySchema>;
+
+export const RunDetailSchema = z.object({
+  run: RunSummarySchema,
+  steps: z.array(StepViewSchema),
+  toolCalls: z.array(ToolCallViewSchema),
+  audit: z.array(AuditEntrySchema),
+});
+export type RunDetail = z.infer<typeof RunDetailSchema>;
+
+export const PendingApprovalViewSchema = z.object({
+  id: IdSchema,
+  runId: IdSchema,
+  sessionId: IdSchema,
+  call: z.object({ id: z.string(), name: z.string(), input: z.record(z.string(), Json) }),
+  reason: z.string(),
+  rule: z.string().nullable(),
+  tier: RiskTierSchema,
+  sessionApprovable: z.boolean(),
+  expiresAt: Iso.nullable(),
+});
+export type PendingApprovalView = z.infer<typeof PendingApprovalViewSchema>;
+
+export const PullStateSchema = z.object({
+  name: z.string(),
+  state: z.enum(['running', 'done', 'failed']),
+  downloadedBytes: z.number(),
+  totalBytes: z.number(),
+  error: z.string().nullable(),
+});
+export type PullState = z.infer<typeof PullStateSchema>;
+
+export const CatalogModelViewSchema = z.object({
+  name: z.string(),
+  displayName: z.string(),
+  kind: z.enum(['chat', 'embedding']),
+  sizeBytes: z.number(),
+  license: z.string().nullable(),
+  installed: z.boolean(),
+  selected: z.boolean(),
+  pull: PullStateSchema.nullable(),
+});
+export type CatalogModelView = z.infer<typeof CatalogModelViewSchema>;
+
+export const ModelsStateSchema = z.object({
+  /** What answers chat now, e.g. "local/Qwen2.5-7B-Instruct-Q4_K_M.gguf" or "openai/gpt-4o". */
+  active: z.string(),
+  /** `local`: the in-process engine, whose model can be selected, loaded and unloaded here. */
+  kind: z.enum(['local', 'remote', 'scripted']),
+  loaded: z.boolean(),
+  catalog: z.array(CatalogModelViewSchema),
+  /** GGUF files in the models folder the catalog does not know (file names only). */
+  otherFiles: z.array(z.string()),
+});
+export type ModelsState = z.infer<typeof ModelsStateSchema>;
+
+export const ProviderViewSchema = z.object({
+  name: z.string(),
+  protocol: z.string(),
+  model: z.string(),
+  endpoint: z.string(),
+  /** The secret's name (never its value), and whether the secrets chain holds it. */
+  secretRef: z.string().nullable(),
+  hasKey: z.boolean(),
+  fallback: z.array(z.string()),
+});
+export type ProviderView = z.infer<typeof ProviderViewSchema>;
+
+export const SecretsViewSchema = z.object({
+  names: z.array(z.object({ name: z.string(), backend: z.string(), shadowed: z.boolean() })),
+  backends: z.array(
+    z.object({ id: z.string(), label: z.string(), writable: z.boolean(), available: z.boolean() }),
+  ),
+});
+export type SecretsView = z.infer<typeof SecretsViewSchema>;
+
+export const AutonomySchema = z.enum(['observer', 'supervised', 'autonomous']);
+export type Autonomy = z.infer<typeof AutonomySchema>;
+
+export const PoliciesViewSchema = z.object({
+  autonomy: AutonomySchema,
+  /** The manifest's own level (the UI may override it for this process). */
+  manifestAutonomy: AutonomySchema,
+  rules: z.array(
+    z.object({
+      policy: z.string(),
+      id: z.string(),
+      action: z.string(),
+      scope: z.string(),
+      reason: z.string().nullable(),
+    }),
+  ),
+});
+export type PoliciesView = z.infer<typeof PoliciesViewSchema>;
+
+export const SettingsSchema = z.strictObject({
+  theme: z.enum(['system', 'dark', 'light']),
+  showReasoning: z.boolean(),
+  /** Enter sends (Shift+Enter for a new line); otherwise Ctrl/Cmd+Enter sends. */
+  enterSends: z.boolean(),
+});
+export type Settings = z.infer<typeof SettingsSchema>;
+
+export const FeatureStatusSchema = z.object({
+  available: z.boolean(),
+  /** Why not, when it is not (e.g. "arrives with #10"). */
+  note: z.string().nullable(),
+});
+
+const Usage = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cachedInputTokens: z.number().optional(),
+  reasoningTokens: z.number().optional(),
+});
+const RunEventIds = {
+  trace_id: z.string(),
+  task_id: z.string(),
+  run_id: IdSchema,
+  step_id: z.string().optional(),
+  seq: z.number(),
+  at: Iso,
+};
+const ToolCallSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  input: z.record(z.string(), Json),
+});
+
+/** The runtime's event stream (src/main/core/runtime/events.ts), as it crosses the door. */
+export const RunEventSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('run.started'),
+    session_id: IdSchema,
+    goal: z.string(),
+    resumed: z.boolean(),
+    ...RunEventIds,
+  }),
+  z.object({
+    type: z.literal('state.changed'),
+    from: z.string(),
+    to: z.string(),
+    transition: z.string(),
+    ...RunEventIds,
+  }),
+  z.object({
+    type: z.literal('model.delta'),
+    kind: z.enum(['text', 'reasoning']),
+    text: z.string(),
+    ...RunEventIds,
+  }),
+  z.object({
+    type: z.literal('model.finished'),
+    model: z.string(),
+    stop_reason: z.string(),
+    usage: Usage,
+    cost_usd: z.number(),
+    fallbacks: z.array(z.string()).optional(),
+    ...RunEventIds,
+  }),
+  z.object({
+    type: z.literal('tool.requested'),
+    call: ToolCallSchema,
+    read_only: z.boolean(),
+    ...RunEventIds,
+  }),
+  z.object({
+    type: z.literal('policy.decided'),
+    call_id: z.string(),
+    decision: z.enum(['allow', 'deny', 'ask']),
+    reason: z.string().optional(),
+    rule: z.string().optional(),
+    ...RunEventIds,
+  }),
+  z.object({
+    type: z.literal('approval.requested'),
+    approval_id: z.string(),
+    call: ToolCallSchema,
+    reason: z.string().optional(),
+    ...RunEventIds,
+  }),
+  z.object({
+    type: z.literal('approval.resolved'),
+    approval_id: z.string(),
+    approved: z.boolean(),
+    by: z.string(),
+    ...RunEventIds,
+  }),
+  z.object({
+    type: z.literal('tool.started'),
+    call_id: z.string(),
+    name: z.string(),
+    ...RunEventIds,
+  }),
+  z.object({
+    type: z.literal('tool.finished'),
+    call_id: z.string(),
+    name: z.string(),
+    is_error: z.boolean(),
+    status: z.enum(['ok', 'error', 'denied']),
+    duration_ms: z.number(),
+    replayed: z.boolean().optional(),
+    /** The tool's (screened) output, cut to a size the UI can show; added by the assistant. */
+    output: z.string().optional(),
+    ...RunEventIds,
+  }),
+  z.object({
+    type: z.literal('run.finished'),
+    outcome: z.string(),
+    reason: z.string(),
+    usage: Usage,
+    cost_usd: z.number(),
+    turns: z.number(),
+    ...RunEventIds,
+  }),
+]);
+export type RunEventView = z.infer<typeof RunEventSchema>;
+
+/** Everything the core pushes to a connected UI, without being asked. */
+export const AssistantEventSchema = z.discriminatedUnion('topic', [
+  z.object({ topic: z.literal('run'), sessionId: IdSchema, event: RunEventSchema }),
+  z.object({ topic: z.literal('approval.requested'), approval: PendingApprovalViewSchema }),
+  z.object({
+    topic: z.literal('approval.resolved'),
+    id: IdSchema,
+    approved: z.boolean(),
+    by: z.string(),
+  }),
+  z.object({ topic: z.literal('sessions.changed') }),
+  z.object({ topic: z.literal('model.pull'), pull: PullStateSchema }),
+  z.object({ topic: z.literal('models.changed') }),
+  z.object({ topic: z.literal('settings.changed'), settings: SettingsSchema }),
+]);
+export type AssistantEvent = z.infer<typeof AssistantEventSchema>;

@@ -1,0 +1,99 @@
+/**
+ * A real assistant (database, registry, policy, approvals, audit, runtime) in a temp data dir,
+ * answering with the scripted model: what the gateway tests and the browser E2E drive.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type Assistant, createAssistant } from '../../src/main/core/assistant/index.js';
+import type { ModelCatalog } from '../../src/main/core/local/catalog.js';
+import { ScriptedProvider, type ScriptedReply } from '../../src/main/core/models/scripted.js';
+import type { ModelRequest } from '../../src/main/core/models/types.js';
+import { viaProvider } from '../../src/main/core/runtime/hooks.js';
+import type { SecretStore } from '../../src/main/core/secrets/index.js';
+
+export const APP_DIR = path.resolve(import.meta.dirname, '../..');
+
+/** The markdown reply to an ordinary message, streamed in small pieces. */
+export const GREETING = [
+  'Hello',
+  ' from **Pincer**.',
+  ' Here is some code:\n\n',
+  '```ts\nconst answer = 42;\n',
+  'console.log(answer);\n```\n\n',
+  '- one\n- two\n',
+];
+
+function lastUserText(request: ModelRequest): string {
+  const last = request.messages.at(-1);
+  const text = last?.content.find((b) => b.type === 'text');
+  return text?.type === 'text' ? text.text : '';
+}
+
+/**
+ * Replies by what was asked: "write ..." calls fs/write (a guarded tool: the policy asks);
+ * "slow ..." streams for a long time (to cancel); a tool result is read back to the user;
+ * anything else gets the markdown greeting.
+ */
+export function conversationScript(delayMs = 40) {
+  return (request: ModelRequest): ScriptedReply => {
+    const last = request.messages.at(-1);
+    const result = last?.content.find((b) => b.type === 'tool_result');
+    if (result?.type === 'tool_result') {
+      const content = typeof result.content === 'string' ? result.content : '';
+      return result.isError
+        ? { text: [`The write did not happen: ${content}`], delayMs }
+        : { text: ['Done: ', `the tool said ${content.slice(0, 200)}`], delayMs };
+    }
+    const text = lastUserText(request);
+    if (text.startsWith('write')) {
+      return {
+        text: 'I will write the note.',
+        toolCalls: [
+          {
+            name: 'fs/write',
+            input: { path: 'notes/hello.txt', content: 'hello from the UI test' },
+          },
+        ],
+        delayMs,
+      };
+    }
+    if (text.startsWith('slow')) {
+      return { text: Array.from({ length: 200 }, (_, i) => `word${i} `), delayMs: 150 };
+    }
+    return { text: GREETING, delayMs };
+  };
+}
+
+export interface AssistantFixture {
+  assistant: Assistant;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export async function scriptedAssistant(
+  options: { delayMs?: number; catalog?: ModelCatalog; secrets?: SecretStore } = {},
+): Promise<AssistantFixture> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-assistant-'));
+  const provider = new ScriptedProvider(conversationScript(options.delayMs));
+  const assistant = await createAssistant({
+    dataDir,
+    appDir: APP_DIR,
+    model: {
+      kind: 'fixed',
+      access: viaProvider(provider, 'scripted'),
+      label: 'scripted/test',
+      scripted: true,
+    },
+    catalog: options.catalog,
+    secrets: options.secrets,
+  });
+  return {
+    assistant,
+    dataDir,
+    close: async () => {
+      await assistant.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
