@@ -192,6 +192,12 @@ describe('approval dialog content', () => {
     expect(model.verdicts[model.cancelId]).toBe('deny');
   });
 
+  it("shows the tool's risk tier when the source knows it", () => {
+    expect(approvalDialog({ ...pending, tier: 'unsafe' }).detail).toContain(
+      'Risk: unsafe: fs.write writes outside the workspace',
+    );
+  });
+
   it('keeps summaries short whatever the input', () => {
     const many = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, i]));
     expect(summarizeArguments(many).length).toBeLessThanOrEqual(601);

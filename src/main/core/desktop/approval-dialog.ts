@@ -3,7 +3,22 @@
  * approval (the risk) and the rule that asked. Buttons map to broker verdicts; Deny is both the
  * default button and what closing the dialog means (deny by default).
  */
-import type { PendingApproval, Verdict } from '../policy/broker.js';
+import type { Verdict } from '../policy/broker.js';
+
+/**
+ * What the dialog needs from a pending approval: the broker's PendingApproval and the IPC
+ * contract's PendingApprovalView both fit.
+ */
+export interface RoutedApproval {
+  id: string;
+  call: { name: string; input: Record<string, unknown> };
+  reason: string;
+  rule?: string | null;
+  /** The tool's risk tier when known (safe / guarded / unsafe). */
+  tier?: string;
+  sessionApprovable: boolean;
+  expiresAt?: string | null;
+}
 
 export interface ApprovalDialogModel {
   title: string;
@@ -24,7 +39,7 @@ export interface ApprovalNotice {
 const MAX_VALUE_CHARS = 80;
 const MAX_SUMMARY_CHARS = 600;
 
-export function approvalDialog(pending: PendingApproval, now = new Date()): ApprovalDialogModel {
+export function approvalDialog(pending: RoutedApproval, now = new Date()): ApprovalDialogModel {
   const verdicts: Verdict[] = pending.sessionApprovable
     ? ['approve', 'approve-for-session', 'deny']
     : ['approve', 'deny'];
@@ -36,7 +51,7 @@ export function approvalDialog(pending: PendingApproval, now = new Date()): Appr
   const deny = verdicts.indexOf('deny');
   const lines = [
     `Arguments: ${summarizeArguments(pending.call.input)}`,
-    `Risk: ${pending.reason}`,
+    `Risk: ${pending.tier ? `${pending.tier}: ` : ''}${pending.reason}`,
     `Rule: ${pending.rule ?? '(default policy)'}`,
   ];
   if (!pending.sessionApprovable) lines.push('This tool asks every time.');
@@ -53,7 +68,7 @@ export function approvalDialog(pending: PendingApproval, now = new Date()): Appr
   };
 }
 
-export function approvalNotice(pending: PendingApproval): ApprovalNotice {
+export function approvalNotice(pending: RoutedApproval): ApprovalNotice {
   return {
     title: 'Pincer needs your approval',
     body: `${pending.call.name}: ${pending.reason}`,

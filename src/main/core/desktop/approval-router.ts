@@ -4,18 +4,23 @@
  * first answer wins, the rule's timeout still denies, and when someone else answers first the
  * dialog is closed (its answer, if any arrives, is ignored).
  */
-import type { ApprovalBroker, PendingApproval, Verdict } from '../policy/broker.js';
+import type { Verdict } from '../policy/broker.js';
 import {
   type ApprovalDialogModel,
   type ApprovalNotice,
   approvalDialog,
   approvalNotice,
+  type RoutedApproval,
 } from './approval-dialog.js';
 
-export type ApprovalSource = Pick<
-  ApprovalBroker,
-  'onRequest' | 'onResolved' | 'pending' | 'resolve'
->;
+/** Where approvals wait: the ApprovalBroker itself fits, or an adapter over the assistant. */
+export interface ApprovalSource {
+  onRequest(listener: (pending: RoutedApproval) => void): () => void;
+  onResolved(listener: (id: string) => void): () => void;
+  pending(): RoutedApproval[];
+  /** First answer wins; a late answer is refused by the source, which is harmless here. */
+  resolve(id: string, verdict: Verdict, by: string): unknown;
+}
 
 /** The native side (Notification, dialog.showMessageBox), injected by the shell. */
 export interface NativeApprovalUi {
@@ -35,7 +40,7 @@ export interface ApprovalRouterDeps {
 }
 
 export class ApprovalRouter {
-  private readonly queue: PendingApproval[] = [];
+  private readonly queue: RoutedApproval[] = [];
   /** Approvals already handed to the native surface (queued, shown or answered). */
   private readonly routed = new Set<string>();
   private readonly open = new Map<string, AbortController>();
@@ -73,7 +78,7 @@ export class ApprovalRouter {
     return [...this.open.keys()];
   }
 
-  private route(pending: PendingApproval): void {
+  private route(pending: RoutedApproval): void {
     if (this.routed.has(pending.id)) return;
     this.routed.add(pending.id);
     this.deps.ui.notify(approvalNotice(pending));
@@ -94,7 +99,7 @@ export class ApprovalRouter {
     }
   }
 
-  private async ask(pending: PendingApproval): Promise<void> {
+  private async ask(pending: RoutedApproval): Promise<void> {
     const dialog = approvalDialog(pending);
     const controller = new AbortController();
     this.open.set(pending.id, controller);

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { AgentActivity } from '../../../src/main/core/desktop/activity.js';
+import { RunEventTracker } from '../../../src/main/core/desktop/run-events.js';
+import { TrayController, type TrayView } from '../../../src/main/core/desktop/tray-controller.js';
+import type { TrayAction, TrayMenuItem } from '../../../src/main/core/desktop/tray-state.js';
+import { ApprovalBroker } from '../../../src/main/core/policy/broker.js';
+import type { RunId, SessionId } from '../../../src/main/core/runtime/terms.js';
+
+/** The fake Electron Tray: records what it shows and lets the test click menu items. */
+class FakeTray implements TrayView {
+  image = '';
+  tooltip = '';
+  menu: TrayMenuItem[] = [];
+  renders = 0;
+  private onAction: (action: TrayAction) => void = () => {};
+  setImage(name: string) {
+    this.image = name;
+    this.renders++;
+  }
+  setToolTip(text: string) {
+    this.tooltip = text;
+  }
+  setMenu(items: TrayMenuItem[], onAction: (action: TrayAction) => void) {
+    this.menu = items;
+    this.onAction = onAction;
+  }
+  click(action: TrayAction) {
+    const item = this.menu.find((entry) => entry.kind === 'action' && entry.action === action);
+    if (item?.kind !== 'action' || !item.enabled) throw new Error(`${action} not clickable`);
+    this.onAction(action);
+  }
+}
+
+function setup() {
+  const tray = new FakeTray();
+  const activity = new AgentActivity();
+  const broker = new ApprovalBroker();
+  const commands: string[] = [];
+  const cancelled: string[] = [];
+  const controller = new TrayController({
+    view: tray,
+    activity,
+    approvals: broker,
+    commands: {
+      open: () => commands.push('open'),
+      newChat: () => commands.push('new-chat'),
+      showApprovals: () => commands.push('show-approvals'),
+      quit: () => commands.push('quit'),
+    },
+  });
+  controller.start();
+  const runs = new RunEventTracker(activity, (id) => cancelled.push(id));
+  return { tray, activity, broker, commands, runs, cancelled };
+}
+
+const approval = (broker: ApprovalBroker, id: string) =>
+  broker.request({
+    id,
+    runId: 'run_1' as RunId,
+    sessionId: 'ses_1' as SessionId,
+    call: { id: 'c', name: 'sys.exec', input: {} },
+    reason: 'asks',
+    timeoutMs: 60_000,
+    signal: new AbortController().signal,
+  });
+
+describe('tray controller', () => {
+  it('follows runs and approvals: idle -> working -> needs approval -> working -> idle', async () => {
+    const { tray, broker, runs } = setup();
+    expect(tray.image).toBe('tray-idle.png');
+    runs.onEvent({ type: 'run.started', run_id: 'r1' });
+    expect(tray.image).toBe('tray-working.png');
+    const answer = approval(broker, 'a1');
+    expect(tray.image).toBe('tray-needs-approval.png');
+    expect(tray.tooltip).toBe('Pincer: 1 approval waiting');
+    broker.resolve('a1', 'approve', 'ui');
+    await answer;
+    expect(tray.image).toBe('tray-working.png');
+    runs.onEvent({ type: 'run.finished', run_id: 'r1' });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(tray.image).toBe('tray-idle.png');
+  });
+
+  it('menu clicks: pause and resume flip the agent; open, new chat, approvals and quit reach the shell', async () => {
+    const { tray, activity, broker, commands } = setup();
+    tray.click('pause');
+    expect(activity.paused).toBe(true);
+    expect(tray.image).toBe('tray-paused.png');
+    tray.click('resume');
+    expect(activity.paused).toBe(false);
+    expect(() => tray.click('show-approvals')).toThrow(/not clickable/);
+    const answer = approval(broker, 'a1');
+    tray.click('show-approvals');
+    tray.click('open');
+    tray.click('new-chat');
+    tray.click('quit');
+    expect(commands).toEqual(['show-approvals', 'open', 'new-chat', 'quit']);
+    broker.resolve('a1', 'deny', 'ui');
+    await answer;
+  });
+
+  it('does not rebuild the native menu when nothing visible changed', () => {
+    const { tray, runs } = setup();
+    const before = tray.renders;
+    runs.onEvent({ type: 'model.delta', run_id: 'r1' });
+    expect(tray.renders).toBe(before);
+  });
+
+  it('run events feed the quit drain: a run still going at the deadline is cancelled by id', async () => {
+    const { activity, runs, cancelled } = setup();
+    runs.onEvent({ type: 'run.started', run_id: 'r1' });
+    runs.onEvent({ type: 'run.started', run_id: 'r2' });
+    runs.onEvent({ type: 'run.finished', run_id: 'r1' });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(activity.activeRuns).toBe(1);
+    const draining = activity.drain(20);
+    // The runtime answers a cancel by finishing the run.
+    setTimeout(() => runs.onEvent({ type: 'run.finished', run_id: 'r2' }), 40);
+    expect(await draining).toEqual({ drained: false, finished: 0, cancelled: 1 });
+    expect(cancelled).toEqual(['r2']);
+  });
+});
