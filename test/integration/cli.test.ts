@@ -73,9 +73,9 @@ describe('pincer CLI (built dist/cli.js)', () => {
   });
 
   it('says which issue brings a capability that is not built yet, with exit code 3', async () => {
-    const result = await pincer('skills');
+    const result = await pincer('serve');
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/not available yet.*issue #10/);
+    expect(result.stderr).toMatch(/not available yet.*the CKP JSON-RPC server/);
     expect(result.stdout).toBe('');
   });
 

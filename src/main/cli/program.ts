@@ -10,6 +10,7 @@ import { registerModels } from './commands/models.js';
 import { registerPendingCommands } from './commands/pending-commands.js';
 import { registerRun } from './commands/run.js';
 import { registerSecrets } from './commands/secrets.js';
+import { registerSkills } from './commands/skills.js';
 import { type CliContext, ExitCode } from './context.js';
 
 export type SetExitCode = (code: number) => void;
@@ -40,6 +41,7 @@ export function buildProgram(ctx: CliContext, setExit: SetExitCode): Command {
   registerGateway(program, ctx, setExit);
   registerSecrets(program, ctx, setExit);
   registerMemory(program, ctx, setExit);
+  registerSkills(program, ctx, setExit);
   registerPendingCommands(program, ctx, setExit);
   return program;
 }

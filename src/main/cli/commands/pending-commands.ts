@@ -9,9 +9,4 @@ export function registerPendingCommands(program: Command, ctx: CliContext, setEx
     .command('serve')
     .description('serve the Claw Kernel Protocol (JSON-RPC over stdio, HTTP or WebSocket)')
     .action(() => setExit(pending(ctx, 'serve', 'the CKP JSON-RPC server', [])));
-
-  program
-    .command('skills')
-    .description('list and manage skills')
-    .action(() => setExit(pending(ctx, 'skills', 'the skills registry', [10])));
 }
