@@ -245,10 +245,15 @@ export class SkillRegistry {
       .filter((s) => (similarity.get(s.name) ?? -1) >= minSimilarity)
       .sort((a, b) => (similarity.get(b.name) ?? 0) - (similarity.get(a.name) ?? 0));
     const scores = new Map<string, number>();
-    const add = (name: string, rank: number) =>
+    const add = (name: string, rank: number) => {
       scores.set(name, (scores.get(name) ?? 0) + 1 / (RRF_K + rank + 1));
-    byOverlap.forEach((m, rank) => add(m.skill.name, rank));
-    bySimilarity.forEach((s, rank) => add(s.name, rank));
+    };
+    byOverlap.forEach((m, rank) => {
+      add(m.skill.name, rank);
+    });
+    bySimilarity.forEach((s, rank) => {
+      add(s.name, rank);
+    });
     return offered
       .filter((s) => scores.has(s.name))
       .map((skill) => ({
