@@ -25,12 +25,8 @@ afterEach(async () => {
 
 describe('start at login', () => {
   it('macOS/Windows: login item settings start hidden when on, nothing when off', () => {
-    expect(loginItemSettings(true)).toEqual({
-      openAtLogin: true,
-      openAsHidden: true,
-      args: ['--hidden'],
-    });
-    expect(loginItemSettings(false)).toEqual({ openAtLogin: false, openAsHidden: false, args: [] });
+    expect(loginItemSettings(true)).toEqual({ openAtLogin: true, args: ['--hidden'] });
+    expect(loginItemSettings(false)).toEqual({ openAtLogin: false, args: [] });
   });
 
   it('Linux: writes and removes an XDG autostart entry that starts hidden', async () => {

@@ -9,13 +9,12 @@ import { START_HIDDEN_FLAG } from './window-control.js';
 
 export interface LoginItemSettings {
   openAtLogin: boolean;
-  openAsHidden: boolean;
   args: string[];
 }
 
 /** What to pass to app.setLoginItemSettings on macOS/Windows. */
 export function loginItemSettings(enabled: boolean): LoginItemSettings {
-  return { openAtLogin: enabled, openAsHidden: enabled, args: enabled ? [START_HIDDEN_FLAG] : [] };
+  return { openAtLogin: enabled, args: enabled ? [START_HIDDEN_FLAG] : [] };
 }
 
 export function autostartFile(env: Record<string, string | undefined>, homedir: string): string {

@@ -1,0 +1,51 @@
+/**
+ * The desktop shell's view of the headless assistant (#12): approvals, run lifecycle events,
+ * cancel, new chat, close. Approvals answered from a native dialog go through the assistant's
+ * own resolveApproval, so the UI, the CLI and the dialog share one broker entry.
+ */
+import type { Assistant } from '../assistant/index.js';
+import type { RoutedApproval } from './approval-dialog.js';
+import type { ApprovalSource } from './approval-router.js';
+import type { RunLifecycleEvent } from './run-events.js';
+
+export type AssistantForShell = Pick<
+  Assistant,
+  'subscribe' | 'pendingApprovals' | 'resolveApproval' | 'cancel' | 'createSession' | 'close'
+>;
+
+export interface ShellCoreParts {
+  approvals: ApprovalSource;
+  onRunEvent(listener: (event: RunLifecycleEvent) => void): () => void;
+  cancelRun(runId: string): void;
+  newChat(): void;
+  close(): Promise<void>;
+}
+
+export function shellCoreFromAssistant(assistant: AssistantForShell): ShellCoreParts {
+  return {
+    approvals: {
+      onRequest: (listener: (pending: RoutedApproval) => void) =>
+        assistant.subscribe((event) => {
+          if (event.topic === 'approval.requested') listener(event.approval);
+        }),
+      onResolved: (listener: (id: string) => void) =>
+        assistant.subscribe((event) => {
+          if (event.topic === 'approval.resolved') listener(event.id);
+        }),
+      pending: () => assistant.pendingApprovals(),
+      // The assistant records answers as "ui: <reason>": this one reads "ui: native dialog".
+      resolve: (id, verdict) => assistant.resolveApproval(id, verdict, 'native dialog'),
+    },
+    onRunEvent: (listener) =>
+      assistant.subscribe((event) => {
+        if (event.topic === 'run') listener(event.event);
+      }),
+    cancelRun: (runId) => {
+      assistant.cancel(runId);
+    },
+    newChat: () => {
+      assistant.createSession();
+    },
+    close: () => assistant.close(),
+  };
+}
