@@ -1,8 +1,14 @@
-import { session } from 'electron';
+import { app, session } from 'electron';
 import { RENDERER_CSP } from '../../shared/csp.js';
+import { decidePermission, guardWebContents } from '../core/desktop/web-guard.js';
+import { isTrustedRendererUrl } from './renderer-origin.js';
 
-/** CSP on every response, and no permission (camera, notifications, ...) granted to web content. */
-export function installSecurityPolicies(): void {
+/**
+ * The security checklist's process-wide part: CSP on every response, no permission for web
+ * content, and every web contents ever created (windows, devtools, anything) guarded against
+ * navigation, new windows and <webview>.
+ */
+export function installSecurityPolicies(options: { openExternal: (url: string) => void }): void {
   const devServer = Boolean(process.env.ELECTRON_RENDERER_URL);
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
     // Vite's dev server injects an inline React-refresh preamble; only the dev build allows it.
@@ -13,7 +19,16 @@ export function installSecurityPolicies(): void {
       responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [csp] },
     });
   });
-  session.defaultSession.setPermissionRequestHandler((_webContents, _permission, callback) =>
-    callback(false),
+  session.defaultSession.setPermissionRequestHandler((_contents, permission, callback, details) =>
+    callback(decidePermission(permission, details.requestingUrl ?? '')),
+  );
+  session.defaultSession.setPermissionCheckHandler((_contents, permission, origin) =>
+    decidePermission(permission, origin),
+  );
+  app.on('web-contents-created', (_event, contents) =>
+    guardWebContents(contents, {
+      isTrusted: isTrustedRendererUrl,
+      openExternal: options.openExternal,
+    }),
   );
 }

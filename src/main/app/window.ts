@@ -1,8 +1,20 @@
 import path from 'node:path';
 import { BrowserWindow } from 'electron';
-import { isTrustedRendererUrl, rendererEntry } from './renderer-origin.js';
+import { HARDENED_WEB_PREFERENCES } from '../core/desktop/web-guard.js';
+import { rendererEntry } from './renderer-origin.js';
 
-export function createMainWindow(): BrowserWindow {
+export interface MainWindowEvents {
+  /** 'hide' keeps Pincer in the tray (the close is prevented); 'close' lets it close. */
+  onClose: () => 'hide' | 'close';
+  /** The window was hidden or lost focus: approvals go to native dialogs. */
+  onLeave: () => void;
+}
+
+/** Navigation, new windows and <webview> are guarded for every web contents in security.ts. */
+export function createMainWindow(
+  events: MainWindowEvents,
+  options: { show: boolean },
+): BrowserWindow {
   const window = new BrowserWindow({
     width: 1100,
     height: 760,
@@ -12,20 +24,19 @@ export function createMainWindow(): BrowserWindow {
     title: 'Pincer',
     backgroundColor: '#111318',
     webPreferences: {
+      ...HARDENED_WEB_PREFERENCES,
       preload: path.join(import.meta.dirname, '../preload/index.cjs'),
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-      webSecurity: true,
-      spellcheck: false,
     },
   });
-  window.once('ready-to-show', () => window.show());
-  // The renderer never opens windows or navigates away from the app.
-  window.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
-  window.webContents.on('will-navigate', (event, url) => {
-    if (!isTrustedRendererUrl(url)) event.preventDefault();
+  if (options.show) window.once('ready-to-show', () => window.show());
+  window.on('close', (event) => {
+    if (events.onClose() === 'hide') {
+      event.preventDefault();
+      window.hide();
+    }
   });
+  window.on('hide', events.onLeave);
+  window.on('blur', events.onLeave);
   const entry = rendererEntry();
   if (entry.kind === 'url') void window.loadURL(entry.url);
   else void window.loadFile(entry.file);

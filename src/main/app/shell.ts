@@ -1,0 +1,160 @@
+/**
+ * The desktop shell around one core: tray, window, close-to-tray, native approvals, global
+ * shortcut, start at login, graceful quit and updates. Glue only: each decision is made by a
+ * tested module in src/main/core/desktop; this file hands them Electron's objects.
+ */
+import { app, type BrowserWindow, globalShortcut } from 'electron';
+import { AgentActivity } from '../core/desktop/activity.js';
+import { ApprovalRouter, type ApprovalSource } from '../core/desktop/approval-router.js';
+import { CLOSE_TO_TRAY_NOTICE, CloseToTray } from '../core/desktop/close-to-tray.js';
+import { QuitCoordinator } from '../core/desktop/quit.js';
+import { RunEventTracker, type RunLifecycleEvent } from '../core/desktop/run-events.js';
+import { DesktopSettingsStore, desktopSettingsPath } from '../core/desktop/settings.js';
+import { registerSummonShortcut } from '../core/desktop/shortcut.js';
+import { TrayController } from '../core/desktop/tray-controller.js';
+import { startsHidden, summonWindow } from '../core/desktop/window-control.js';
+import { applyStartAtLogin, openedAtLogin } from './login-item.js';
+import { nativeApprovalUi, notify } from './native-ui.js';
+import { createTrayView } from './tray.js';
+import { startAutoUpdate } from './updater.js';
+import { createMainWindow } from './window.js';
+
+/** What the shell needs from the core (the assistant, or the bare handlers before it). */
+export interface ShellCore {
+  approvals: ApprovalSource;
+  /** Every run's lifecycle events, whichever surface started the run. */
+  onRunEvent(listener: (event: RunLifecycleEvent) => void): () => void;
+  cancelRun(runId: string): void;
+  /** Starts a new conversation the window then shows. */
+  newChat(): void;
+  close(): Promise<void>;
+}
+
+export interface DesktopShell {
+  window(): BrowserWindow | null;
+  summon(): void;
+  activity: AgentActivity;
+  settings: DesktopSettingsStore;
+}
+
+const log = (message: string) => console.log(`[pincer] ${message}`);
+const warn = (error: unknown) =>
+  console.warn(`[pincer] ${error instanceof Error ? error.message : String(error)}`);
+
+/** Call after app 'ready', once the single-instance lock is held. */
+export async function startDesktopShell(options: {
+  dataDir: string;
+  core: ShellCore;
+  /** Sends one event to the renderer of a new window (e.g. re-subscribe). */
+  onWindowCreated?: (window: BrowserWindow) => void;
+}): Promise<DesktopShell> {
+  const { core } = options;
+  const settings = new DesktopSettingsStore(desktopSettingsPath(options.dataDir));
+  await settings.load();
+  if (settings.problem) warn(settings.problem);
+
+  const activity = new AgentActivity();
+  const tracker = new RunEventTracker(activity, (runId) => core.cancelRun(runId));
+  core.onRunEvent((event) => tracker.onEvent(event));
+
+  let router: ApprovalRouter | null = null;
+  let stopTray: (() => void) | null = null;
+  const quit = new QuitCoordinator({
+    activity,
+    quit: () => app.quit(),
+    cleanup: async () => {
+      globalShortcut.unregisterAll();
+      router?.stop();
+      stopTray?.();
+      await core.close();
+    },
+    onReport: (report) =>
+      log(
+        report.drained
+          ? `quit: ${report.finished} run(s) finished`
+          : `quit: ${report.cancelled} run(s) cancelled at the deadline (resumable)`,
+      ),
+    onError: warn,
+  });
+  app.on('before-quit', (event) => {
+    if (quit.beforeQuit() === 'hold') event.preventDefault();
+  });
+
+  const closeToTray = new CloseToTray({
+    quitting: () => quit.quitting,
+    noticeShown: () => settings.get().closeToTrayNoticeShown,
+    rememberNotice: async () => {
+      await settings.update({ closeToTrayNoticeShown: true });
+    },
+    onError: warn,
+  });
+
+  const slot: { current: BrowserWindow | null; create: () => BrowserWindow } = {
+    current: null,
+    create: () => {
+      const window = createMainWindow(
+        {
+          onClose: () => {
+            const decision = closeToTray.onClose();
+            if (decision.action === 'hide' && decision.notice) notify(CLOSE_TO_TRAY_NOTICE);
+            return decision.action;
+          },
+          onLeave: () => router?.windowLeft(),
+        },
+        { show: true },
+      );
+      options.onWindowCreated?.(window);
+      return window;
+    },
+  };
+  const summon = () => {
+    summonWindow(slot);
+  };
+  const currentWindow = () => (slot.current && !slot.current.isDestroyed() ? slot.current : null);
+
+  router = new ApprovalRouter({
+    broker: core.approvals,
+    ui: nativeApprovalUi({ window: currentWindow, summon }),
+    attended: () => {
+      const window = currentWindow();
+      return Boolean(window?.isVisible() && window.isFocused());
+    },
+    onError: warn,
+  });
+  router.start();
+
+  const trayView = createTrayView();
+  const tray = new TrayController({
+    view: trayView,
+    activity,
+    approvals: core.approvals,
+    commands: {
+      open: summon,
+      newChat: () => {
+        core.newChat();
+        summon();
+      },
+      showApprovals: summon,
+      quit: () => app.quit(),
+    },
+  });
+  tray.start();
+  stopTray = () => {
+    tray.stop();
+    trayView.destroy();
+  };
+
+  const shortcut = registerSummonShortcut(globalShortcut, settings.get().globalShortcut, summon);
+  if (!shortcut.registered) log(`global shortcut not registered: ${shortcut.reason}`);
+  await applyStartAtLogin(settings.get().startAtLogin).catch(warn);
+  log(startAutoUpdate(settings.get().updateFeedUrl));
+
+  // Started at login (or with --hidden): stay in the tray until summoned.
+  if (!startsHidden(process.argv, openedAtLogin())) summon();
+  // macOS: clicking the dock icon with no window open.
+  app.on('activate', summon);
+  // The tray keeps Pincer alive with no window; only Quit ends it.
+  app.on('window-all-closed', () => {});
+
+  return { window: currentWindow, summon, activity, settings };
+}
