@@ -10,6 +10,8 @@ import { LocalEngine } from '../core/local/engine.js';
 import { noModelHelp, resolveChatModel } from '../core/local/model-manager.js';
 import { LocalModelProvider } from '../core/local/provider.js';
 import { localSetup } from '../core/local/setup.js';
+import { findEmbeddingModel } from '../core/memory/open.js';
+import { openSessionMemory } from '../core/memory/session.js';
 import { ModelError } from '../core/models/errors.js';
 import { routerFromManifest } from '../core/models/from-manifest.js';
 import { ADAPTERS, type HttpProtocol, HttpProvider } from '../core/models/http-provider.js';
@@ -23,6 +25,7 @@ import { RunStore } from '../core/runtime/store.js';
 import { createSecretStore } from '../core/secrets/index.js';
 import { openDatabase, profileDatabasePath } from '../core/storage/database.js';
 import { BUILTIN_TOOLS } from '../core/tools/builtins/index.js';
+import { memoryNote } from '../core/tools/builtins/memory-note.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import type { CliContext } from './context.js';
 import { terminalApprovals } from './terminal-approvals.js';
@@ -232,6 +235,7 @@ export async function openRuntime(
   const store = new RunStore(db);
   const registry = new ToolRegistry();
   for (const tool of BUILTIN_TOOLS) registry.register(tool);
+  registry.register(memoryNote);
   registry.registerManifestTools(claw);
   const governance = governanceFromManifest(claw, {
     db,
@@ -239,11 +243,24 @@ export async function openRuntime(
     facts: (name) => registry.facts(name),
   });
   await mkdir(governance.workspace, { recursive: true });
+  const allow = (options.tools ?? DEFAULT_TOOLS)
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  // Memory, skills and the context builder (#10) share the profile database.
+  const memory = await openSessionMemory({
+    db,
+    workspace: governance.workspace,
+    embeddingModel: await findEmbeddingModel(ctx.dataDir, ctx.appDir, { env: process.env }),
+    threads: options.threads,
+    preamble: options.system ?? DEFAULT_SYSTEM,
+    personality: claw.identity.spec.personality,
+    isToolAllowed: (name) => registry.visible(allow).some((tool) => tool.name === name),
+    contextWindow: options.contextSize,
+  });
   const tools = registry.host({
-    allow: (options.tools ?? DEFAULT_TOOLS)
-      .split(',')
-      .map((p) => p.trim())
-      .filter(Boolean),
+    allow,
+    executor: memory.executor,
     workspace: governance.workspace,
     // The local engine decodes tool calls under a grammar; narrowed schemas make every call it
     // can emit pass validation (manifest routes may reach cloud models: schemas as declared).
@@ -253,7 +270,6 @@ export async function openRuntime(
         : undefined,
   });
   const stopApprovals = terminalApprovals(ctx, governance.broker, governance.scanner, readAnswer);
-  const system = options.system ?? DEFAULT_SYSTEM;
   const runtime = new AgentRuntime({
     store,
     model: access,
@@ -263,7 +279,7 @@ export async function openRuntime(
     redact: (value) => governance.scanner.redactValue(value),
     onEvent: governance.audit.record,
     caps: governance.caps,
-    system: () => system,
+    system: (request) => memory.system(request),
     generation: { maxTokens: options.maxTokens, temperature: options.temperature },
   });
   return {
@@ -272,6 +288,7 @@ export async function openRuntime(
     governance,
     close: () => {
       stopApprovals();
+      void memory.close();
       db.close();
     },
   };

@@ -50,6 +50,8 @@ export interface SearchHit {
   score: number;
   /** 1-based rank in each list that found it. */
   ranks: { fts?: number; vector?: number };
+  /** Cosine similarity to the query (1 - cosine distance), when the vector search found it. */
+  similarity?: number;
   /** When the document last changed (file mtime or note time), ISO 8601. */
   updatedAt: string;
 }
@@ -207,10 +209,13 @@ export class MemoryStore {
     const pool = Math.max(limit * 4, 40);
     const fts = this.ftsRanking(query, pool);
     let vector: number[] = [];
+    const similarity = new Map<number, number>();
     let notice: string | undefined;
     if (this.vectors) {
       const [q] = await this.embed([clip(query, DEFAULT_MAX_CHUNK_CHARS)]);
-      vector = this.vectors.nearest(q as Float32Array, pool).map((h) => h.chunkId);
+      const nearest = this.vectors.nearest(q as Float32Array, pool);
+      vector = nearest.map((h) => h.chunkId);
+      for (const h of nearest) similarity.set(h.chunkId, 1 - h.distance);
       const missing = this.vectors.pending(1).length;
       if (missing > 0)
         notice = 'some chunks have no vector yet; run `pincer memory reindex` to embed them';
@@ -236,6 +241,7 @@ export class MemoryStore {
             ...(fusedHit.ranks[0] ? { fts: fusedHit.ranks[0] } : {}),
             ...(fusedHit.ranks[1] ? { vector: fusedHit.ranks[1] } : {}),
           },
+          ...(similarity.has(chunkId) ? { similarity: similarity.get(chunkId) } : {}),
           updatedAt: row.updated_at,
         } satisfies SearchHit,
       ];

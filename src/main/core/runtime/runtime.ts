@@ -48,8 +48,8 @@ export interface RuntimeDeps {
   tools?: ToolHost;
   policy?: PolicyHook;
   approvals?: ApprovalHook;
-  /** The system context (identity, memory...), assembled per turn. */
-  system?: () => string | Promise<string>;
+  /** The system context (identity, memory...), assembled per turn for this session and text. */
+  system?: (request: SystemRequest) => string | Promise<string>;
   guards?: Partial<Guards>;
   maxConcurrentRuns?: number;
   /** Applied to every model call of every run. */
@@ -60,6 +60,12 @@ export interface RuntimeDeps {
   onEvent?: (event: RunEvent) => void;
   /** Spending caps across all runs (CKP policy `rate_limits`), checked before each model call. */
   caps?: { tokensPerHour?: number; costPerDayUsd?: number };
+}
+
+/** What the system hook may tailor its text to: memories and skills match the latest user text. */
+export interface SystemRequest {
+  sessionId: SessionId;
+  text: string;
 }
 
 export interface StartOptions {
@@ -266,7 +272,7 @@ class RunLoop {
     for (let first = true; ; first = false) {
       this.checkBudget();
       const request = {
-        system: await this.deps.system?.(),
+        system: await this.deps.system?.({ sessionId: this.run.sessionId, text: this.run.goal }),
         // A copy: the provider may read it lazily while the loop appends to the history.
         messages: [...this.history],
         tools: this.tools.definitions(),

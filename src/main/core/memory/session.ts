@@ -1,0 +1,79 @@
+/**
+ * Memory for an agent session, in one call: the memory store and skills registry on the profile
+ * database, the context builder behind the runtime's `system` hook, and the executor wrapper
+ * that hands memory to the memory tools.
+ */
+import { LocalEmbedder } from '../local/embeddings.js';
+import { SkillRegistry } from '../skills/registry.js';
+import type { Db } from '../storage/database.js';
+import type { ToolExecutor } from '../tools/types.js';
+import { inProcessExecutor } from '../tools/types.js';
+import { type BuiltContext, budgetFor, ContextBuilder, type ContextRequest } from './context.js';
+import { MemoryStore } from './store.js';
+import { memoryToolAccess, withMemory } from './tool-access.js';
+
+export interface SessionMemoryOptions {
+  db: Db;
+  workspace: string;
+  /** A GGUF embedding model: hybrid search and similarity matching of skills. */
+  embeddingModel?: string;
+  threads?: number;
+  preamble?: string;
+  personality?: string;
+  isToolAllowed: (name: string) => boolean;
+  /** The model's context window in tokens (default 8192, the local engine's default). */
+  contextWindow?: number;
+  /** Wrapped so tools reach memory; in-process by default. */
+  executor?: ToolExecutor;
+  /** The clock of daily threads and notes (tests move it). */
+  now?: () => Date;
+  /** Told what each build left out and why. */
+  onContext?: (built: BuiltContext) => void;
+}
+
+export interface SessionMemory {
+  store: MemoryStore;
+  skills: SkillRegistry;
+  executor: ToolExecutor;
+  system(request?: ContextRequest): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function openSessionMemory(options: SessionMemoryOptions): Promise<SessionMemory> {
+  const embedder = options.embeddingModel
+    ? await LocalEmbedder.open({
+        modelPath: options.embeddingModel,
+        runtime: { threads: options.threads },
+      })
+    : undefined;
+  try {
+    const store = MemoryStore.open(options.db, { embedder });
+    const skills = SkillRegistry.open(options.db, { embedder });
+    const builder = new ContextBuilder({
+      workspace: options.workspace,
+      preamble: options.preamble,
+      personality: options.personality,
+      memory: store,
+      skills,
+      isToolAllowed: options.isToolAllowed,
+      budgetTokens: budgetFor(options.contextWindow ?? 8192),
+      now: options.now,
+    });
+    return {
+      store,
+      skills,
+      executor: withMemory(options.executor ?? inProcessExecutor, memoryToolAccess(store, options.now)),
+      system: async (request = {}) => {
+        const built = await builder.build(request);
+        options.onContext?.(built);
+        return built.text;
+      },
+      close: async () => {
+        await embedder?.dispose();
+      },
+    };
+  } catch (error) {
+    await embedder?.dispose();
+    throw error;
+  }
+}
