@@ -62,7 +62,10 @@ export async function openSessionMemory(options: SessionMemoryOptions): Promise<
     return {
       store,
       skills,
-      executor: withMemory(options.executor ?? inProcessExecutor, memoryToolAccess(store, options.now)),
+      executor: withMemory(
+        options.executor ?? inProcessExecutor,
+        memoryToolAccess(store, options.now),
+      ),
       system: async (request = {}) => {
         const built = await builder.build(request);
         options.onContext?.(built);
