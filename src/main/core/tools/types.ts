@@ -38,8 +38,46 @@ export interface ToolContext {
   env: Record<string, string>;
   /** Loopback and private hosts, refused by net/fetch unless this is set (tests, local servers). */
   allowPrivateNetwork?: boolean;
+  /** Set by the sandbox (#8): how commands are spawned (confined); unconfined when absent. */
+  runCommand?: CommandRunner;
+  /** Set by the sandbox: paths granted besides the workspace, and paths never reachable. */
+  filesystem?: FilesystemScope;
+  /** Set by the sandbox: what net/fetch may reach; public hosts only when absent. */
+  network?: NetworkScope;
   /** The profile's memory, for the memory tools; absent where memory is not opened. */
   memory?: MemoryToolAccess;
+}
+
+/** A command as sys/exec asks for it; the runner decides how (and how confined) it runs. */
+export interface CommandRequest {
+  command: string;
+  args: readonly string[];
+  shell: boolean;
+  /** Absolute, already confined to the workspace. */
+  cwd: string;
+  timeoutMs: number;
+  /** What the caller offers; the runner trims it to what tools may see. */
+  env: Record<string, string>;
+  maxOutputBytes: number;
+}
+
+export type CommandRunner = (request: CommandRequest, signal: AbortSignal) => Promise<ToolOutput>;
+
+export interface FilesystemScope {
+  /** Absolute paths granted besides the workspace; `ro` ones refuse writes. */
+  mounts: ReadonlyArray<{ path: string; mode: 'ro' | 'rw' }>;
+  /** Absolute paths no tool may read or write, unless a grant inside them says otherwise. */
+  denied: readonly string[];
+  /** The workspace is readable only (filesystem mode read-only). */
+  readOnly?: boolean;
+}
+
+export interface NetworkScope {
+  mode: 'deny' | 'allowlist' | 'allow-all';
+  /** Host globs (allowlist mode); a private address or host:port listed here is granted. */
+  allowedHosts: readonly string[];
+  /** Refuse loopback, private and link-local addresses not explicitly granted. */
+  blockPrivate: boolean;
 }
 
 export interface ToolOutput {

@@ -2,6 +2,8 @@
  * sys/exec: a program with an argument list, no shell unless asked, in the workspace. The child
  * leads its own process group so a timeout or a cancel kills everything it started. The
  * environment holds only PATH, HOME and what the policy grants: never Pincer's secrets.
+ * Under the sandbox (#8) the context's runCommand spawns it confined (bwrap, limits); without
+ * one it runs as a plain child process.
  */
 import { spawn } from 'node:child_process';
 import { type Tool, ToolError } from '../types.js';
@@ -47,6 +49,20 @@ export const sysExec: Tool = {
       HOME: context.workspace,
       ...context.env,
     };
+    if (context.runCommand) {
+      return context.runCommand(
+        {
+          command: input.command as string,
+          args,
+          shell,
+          cwd,
+          timeoutMs,
+          env: { ...context.env },
+          maxOutputBytes: sysExec.maxOutputBytes,
+        },
+        context.signal,
+      );
+    }
     return new Promise((resolve, reject) => {
       const child = spawn(input.command as string, args, {
         cwd,

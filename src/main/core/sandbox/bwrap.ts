@@ -1,0 +1,76 @@
+/**
+ * The bubblewrap command line for one confined process: the host root read-only, a fresh /dev,
+ * /proc and /tmp, the workspace and granted paths bound (rw or ro), denied paths masked, new
+ * PID/IPC/UTS (and, without a network grant, network) namespaces, a new session so the tool
+ * cannot reach the terminal, and death with its parent. Pure: the caller checks the paths.
+ */
+import path from 'node:path';
+import type { Mount } from './settings.js';
+
+export interface DeniedEntry {
+  path: string;
+  kind: 'dir' | 'file';
+}
+
+export interface ConfinementPlan {
+  /** Bound read-write unless `workspaceMode` says otherwise. */
+  workspace: string;
+  workspaceMode: 'rw' | 'ro' | 'hidden';
+  mounts: readonly Mount[];
+  /** Existing denied paths (real paths), masked by an empty tmpfs or /dev/null. */
+  denied: readonly DeniedEntry[];
+  network: boolean;
+  cwd: string;
+  /** Running as root: drop every capability (an unprivileged bwrap has none to drop). */
+  asRoot: boolean;
+  /** The whole root writable (filesystem mode `full`). */
+  writableRoot?: boolean;
+}
+
+function inside(parent: string, child: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+export function bwrapArgs(plan: ConfinementPlan): string[] {
+  const args = [
+    plan.writableRoot ? '--bind' : '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    '--new-session',
+    '--die-with-parent',
+  ];
+  if (!plan.network) args.push('--unshare-net');
+  // Unprivileged bwrap always makes a user namespace; saying so keeps RLIMIT_NPROC counted per
+  // sandbox (kernel >= 5.14). Root keeps its uid but loses every capability.
+  if (plan.asRoot) args.push('--cap-drop', 'ALL');
+  else args.push('--unshare-user');
+
+  const binds: Mount[] = [];
+  if (plan.workspaceMode !== 'hidden')
+    binds.push({ path: plan.workspace, mode: plan.workspaceMode });
+  binds.push(...plan.mounts);
+  const mask = (entry: DeniedEntry) =>
+    entry.kind === 'dir'
+      ? ['--tmpfs', entry.path, '--remount-ro', entry.path]
+      : ['--ro-bind', '/dev/null', entry.path];
+  // A denied folder around a grant (the data dir around the workspace) is masked first and the
+  // grant bound back into it; a denied path inside a grant is masked after the grant.
+  const within = (entry: DeniedEntry) => binds.some((bind) => inside(bind.path, entry.path));
+  for (const entry of plan.denied.filter((e) => !within(e))) args.push(...mask(entry));
+  for (const bind of binds)
+    args.push(bind.mode === 'rw' ? '--bind' : '--ro-bind', bind.path, bind.path);
+  for (const entry of plan.denied.filter(within)) args.push(...mask(entry));
+  args.push('--chdir', plan.cwd);
+  return args;
+}

@@ -1,0 +1,26 @@
+/**
+ * Sandbox failures as values with CKP codes (003 §9): -32010 when the sandbox refuses or cannot
+ * enforce what was configured, -32014 when a tool ran past its deadline.
+ */
+export const SANDBOX_DENIED = -32010;
+export const TOOL_TIMEOUT = -32014;
+
+export type SandboxErrorCode = typeof SANDBOX_DENIED | typeof TOOL_TIMEOUT;
+
+export class SandboxError extends Error {
+  override readonly name = 'SandboxError';
+  constructor(
+    readonly code: SandboxErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The tool-result text for a refusal: structured, so a model and a log can both read it. */
+export function deniedResult(tool: string, reason: string): { content: string; isError: true } {
+  return {
+    content: JSON.stringify({ error: 'sandbox_denied', code: SANDBOX_DENIED, tool, reason }),
+    isError: true,
+  };
+}

@@ -1,0 +1,325 @@
+/**
+ * Pre-started tool workers, so a JS tool call costs an IPC round trip, not a process start.
+ * Two lanes: offline workers (no network namespace access) for everything, and online workers
+ * for network-category tools. A worker runs one call at a time; a call past its deadline or
+ * cancelled gets a short grace, then its worker is killed (whole tree) and replaced, and so is
+ * a worker that crashes. The call gets an error result either way; the run goes on.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
+import type { Tool, ToolContext, ToolOutput } from '../tools/types.js';
+import { minimalEnvironment } from './environment.js';
+import { TOOL_TIMEOUT } from './errors.js';
+import type { Launch, Launcher } from './launcher.js';
+import { type FromWorker, HOST_SIDE_TOOLS, type ToWorker, type WireContext } from './protocol.js';
+
+export interface WorkerEntry {
+  /** The worker script. */
+  file: string;
+  /** Node flags it needs (the tsx loader when it is TypeScript source). */
+  execArgv: string[];
+}
+
+export interface WorkerPoolOptions {
+  launcher: Launcher;
+  /** Offline workers kept running (default 2). */
+  size?: number;
+  /** Online workers for network-category tools (default 1; 0 starts one on first use). */
+  onlineSize?: number;
+  /** Absolute paths of extra ES modules whose exported tools run in the workers. */
+  modules?: readonly string[];
+  entry?: WorkerEntry;
+  /** A worker that is not ready by then is a start-up failure (default 20 s). */
+  startTimeoutMs?: number;
+  /** After a cancel, how long a worker may take to answer before it is killed (default 250 ms). */
+  cancelGraceMs?: number;
+}
+
+/**
+ * Where the worker script is: next to the CLI bundle (dist/sandbox-worker.js), else the
+ * TypeScript source run through tsx (tests, `tsx src/main/cli.ts`).
+ */
+export function defaultWorkerEntry(): WorkerEntry {
+  const dir = path.dirname(fileURLToPath(import.meta.url));
+  const bundled = path.join(dir, 'sandbox-worker.js');
+  if (existsSync(bundled)) return { file: bundled, execArgv: [] };
+  const compiled = path.join(dir, 'worker.js');
+  if (existsSync(compiled)) return { file: compiled, execArgv: [] };
+  const loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return { file: path.join(dir, 'worker.ts'), execArgv: ['--import', loader] };
+}
+
+/** Network-category tools get the online lane; everything else runs without a network. */
+export function needsNetwork(tool: Tool): boolean {
+  return tool.category === 'network';
+}
+
+const MAX_FAILED_STARTS = 3;
+
+interface Pending {
+  resolve(output: ToolOutput): void;
+}
+
+class Worker {
+  readonly child: ChildProcess;
+  readonly ready: Promise<string[]>;
+  busy = false;
+  dead = false;
+  started = false;
+  private readonly launch: Launch;
+  private readonly pending = new Map<number, Pending>();
+  private stderr = '';
+
+  constructor(
+    launcher: Launcher,
+    entry: WorkerEntry,
+    modules: readonly string[],
+    readonly online: boolean,
+    startTimeoutMs: number,
+    onExit: (worker: Worker) => void,
+  ) {
+    const { settings } = launcher;
+    this.launch = launcher.launch({
+      argv: [
+        process.execPath,
+        `--max-old-space-size=${settings.limits.memoryMb}`,
+        ...entry.execArgv,
+        entry.file,
+        ...modules,
+      ],
+      cwd: settings.workspace,
+      network: online,
+      // A worker lives across calls: CPU time is bounded per call by the deadline instead.
+      limits: { ...settings.limits, cpuSeconds: Number.POSITIVE_INFINITY },
+      worker: true,
+    });
+    this.child = spawn(this.launch.file, this.launch.args, {
+      cwd: settings.workspace,
+      env: minimalEnvironment({ home: settings.workspace }),
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'json',
+    });
+    this.child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderr = (this.stderr + chunk.toString('utf8')).slice(-2000);
+    });
+    this.ready = new Promise<string[]>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error(`tool worker did not start in ${startTimeoutMs} ms: ${this.stderr}`));
+        this.kill();
+      }, startTimeoutMs);
+      this.child.on('message', (message: FromWorker) => {
+        if (message.type === 'ready') {
+          clearTimeout(timer);
+          this.started = true;
+          resolve(message.tools);
+          return;
+        }
+        const pending = this.pending.get(message.id);
+        if (!pending) return;
+        this.pending.delete(message.id);
+        pending.resolve(
+          message.type === 'result'
+            ? { content: message.output.content, isError: message.output.isError }
+            : { content: message.message, isError: true },
+        );
+      });
+      this.child.on('exit', (code, signal) => {
+        clearTimeout(timer);
+        this.dead = true;
+        const why = signal ? `signal ${signal}` : `exit code ${code}`;
+        reject(new Error(`tool worker exited before it was ready (${why}): ${this.stderr.trim()}`));
+        for (const [id, pending] of this.pending) {
+          this.pending.delete(id);
+          pending.resolve({
+            content: `the tool worker stopped (${why}) while running this call; it was replaced${this.stderr ? `: ${this.stderr.trim().split('\n').slice(-3).join(' ')}` : ''}`,
+            isError: true,
+          });
+        }
+        void this.launch.cleanup();
+        onExit(this);
+      });
+    });
+    // Start-up failures are reported through `ready` to whoever awaits it.
+    this.ready.catch(() => undefined);
+  }
+
+  call(id: number, message: ToWorker): Promise<ToolOutput> {
+    return new Promise((resolve) => {
+      this.pending.set(id, { resolve });
+      this.child.send(message, (error) => {
+        if (error && this.pending.delete(id))
+          resolve({ content: `could not reach the tool worker: ${error.message}`, isError: true });
+      });
+    });
+  }
+
+  cancel(id: number): void {
+    if (!this.dead && this.child.connected)
+      this.child.send({ type: 'cancel', id } satisfies ToWorker);
+  }
+
+  /** Kills the worker's whole process tree (its group; the PID namespace under bwrap). */
+  kill(): void {
+    try {
+      if (this.child.pid) process.kill(-this.child.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+export class WorkerPool {
+  private readonly workers = new Set<Worker>();
+  private readonly waiting: Array<{ online: boolean; take: (worker?: Worker) => void }> = [];
+  /** Workers that died before they were ready, in a row: past a few, stop restarting. */
+  private failedStarts = 0;
+  private readonly entry: WorkerEntry;
+  private readonly modules: readonly string[];
+  private readonly names = new Set<string>();
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly options: WorkerPoolOptions) {
+    this.entry = options.entry ?? defaultWorkerEntry();
+    this.modules = options.modules ?? [];
+    for (const tool of BUILTIN_TOOLS)
+      if (!HOST_SIDE_TOOLS.has(tool.name)) this.names.add(tool.name);
+    for (let i = 0; i < (options.size ?? 2); i++) this.start(false);
+    for (let i = 0; i < (options.onlineSize ?? 1); i++) this.start(true);
+  }
+
+  /** Resolves when every pre-started worker is up; rejects with the first start-up failure. */
+  async ready(): Promise<void> {
+    const lists = await Promise.all([...this.workers].map((worker) => worker.ready));
+    for (const list of lists) for (const name of list) this.names.add(name);
+  }
+
+  handles(tool: Tool): boolean {
+    return this.names.has(tool.name) && !HOST_SIDE_TOOLS.has(tool.name);
+  }
+
+  get size(): number {
+    return this.workers.size;
+  }
+
+  async run(tool: Tool, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> {
+    if (this.closed) return { content: 'the sandbox is closed', isError: true };
+    const worker = await this.acquire(needsNetwork(tool));
+    if (!worker)
+      return { content: 'the tool workers cannot start; see `pincer doctor`', isError: true };
+    const id = this.nextId++;
+    const wire: WireContext = {
+      workspace: context.workspace,
+      env: context.env,
+      allowPrivateNetwork: context.allowPrivateNetwork,
+      filesystem: context.filesystem,
+      network: context.network,
+    };
+    let grace: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      worker.cancel(id);
+      // A tool that honours its signal answers at once; one that does not loses its worker.
+      grace = setTimeout(() => worker.kill(), this.options.cancelGraceMs ?? 250);
+    };
+    if (context.signal.aborted) onAbort();
+    else context.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const output = await worker.call(id, {
+        type: 'run',
+        id,
+        tool: tool.name,
+        input,
+        context: wire,
+      });
+      if (context.signal.aborted) {
+        const timedOut = (context.signal.reason as Error | undefined)?.name === 'TimeoutError';
+        return {
+          content: timedOut
+            ? `${tool.name} timed out after ${tool.timeoutMs} ms (CKP ${TOOL_TIMEOUT})`
+            : `${tool.name} was cancelled`,
+          isError: true,
+        };
+      }
+      return output;
+    } finally {
+      clearTimeout(grace);
+      context.signal.removeEventListener('abort', onAbort);
+      this.release(worker);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const exits = [...this.workers].map(
+      (worker) =>
+        new Promise<void>((resolve) => {
+          if (worker.dead) resolve();
+          else worker.child.once('exit', () => resolve());
+        }),
+    );
+    for (const worker of this.workers) worker.kill();
+    await Promise.all(exits);
+  }
+
+  private start(online: boolean): Worker {
+    const worker = new Worker(
+      this.options.launcher,
+      this.entry,
+      this.modules,
+      online,
+      this.options.startTimeoutMs ?? 20_000,
+      (gone) => this.replace(gone),
+    );
+    this.workers.add(worker);
+    worker.ready.then(
+      (names) => {
+        this.failedStarts = 0;
+        for (const name of names) this.names.add(name);
+        if (!worker.busy) this.release(worker);
+      },
+      () => undefined,
+    );
+    return worker;
+  }
+
+  private replace(gone: Worker): void {
+    this.workers.delete(gone);
+    if (this.closed) return;
+    if (!gone.started && ++this.failedStarts >= MAX_FAILED_STARTS) {
+      for (const waiter of this.waiting.splice(0)) waiter.take(undefined);
+      return;
+    }
+    this.start(gone.online);
+  }
+
+  private acquire(online: boolean): Promise<Worker | undefined> {
+    if (this.failedStarts >= MAX_FAILED_STARTS) return Promise.resolve(undefined);
+    const idle = [...this.workers].find((w) => w.online === online && !w.busy && !w.dead);
+    if (idle) {
+      idle.busy = true;
+      return idle.ready.then(
+        () => idle,
+        () => this.acquire(online),
+      );
+    }
+    if (![...this.workers].some((w) => w.online === online)) this.start(online);
+    return new Promise((resolve) => this.waiting.push({ online, take: resolve }));
+  }
+
+  private release(worker: Worker): void {
+    if (worker.dead) return;
+    const index = this.waiting.findIndex((w) => w.online === worker.online);
+    if (index >= 0) {
+      const [next] = this.waiting.splice(index, 1);
+      worker.busy = true;
+      next?.take(worker);
+      return;
+    }
+    worker.busy = false;
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The sandbox as the runtime sees it: a ToolExecutor. Commands (sys/exec) are spawned through
+ * the OS backend; JS tools run in a pool of pre-started, confined worker processes; every tool
+ * gets the filesystem and network scope it must honour. Built once per runtime.
+ */
+import type { Tool, ToolContext, ToolExecutor, ToolOutput } from '../tools/types.js';
+import { assertLevel, type BackendInfo, detectBackend } from './backend.js';
+import { confinedCommandRunner } from './command.js';
+import { commandCheck } from './command-policy.js';
+import { Launcher } from './launcher.js';
+import { WorkerPool, type WorkerPoolOptions } from './pool.js';
+import { filesystemScope, networkScope } from './scope.js';
+import type { SandboxSettings } from './settings.js';
+
+export interface SandboxOptions {
+  settings: SandboxSettings;
+  /** Detected when absent. */
+  backend?: BackendInfo;
+  /** Worker pool tuning; `false` runs JS tools in-process (tests of the command path only). */
+  pool?: Partial<Omit<WorkerPoolOptions, 'launcher'>> | false;
+}
+
+export interface Sandbox {
+  executor: ToolExecutor;
+  backend: BackendInfo;
+  settings: SandboxSettings;
+  close(): Promise<void>;
+}
+
+export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const backend = options.backend ?? (await detectBackend());
+  assertLevel(options.settings.level, backend);
+  const launcher = new Launcher(backend, options.settings);
+  const runCommand = confinedCommandRunner(launcher, commandCheck(options.settings.shell));
+  const filesystem = filesystemScope(options.settings);
+  const network = networkScope(options.settings);
+  const pool = options.pool === false ? undefined : new WorkerPool({ ...options.pool, launcher });
+  await pool?.ready();
+
+  const executor: ToolExecutor = {
+    run(tool: Tool, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> {
+      const scoped: ToolContext = { ...context, runCommand, filesystem, network };
+      if (pool?.handles(tool)) return pool.run(tool, input, scoped);
+      // Here only code that confines itself: sys/exec hands its command to runCommand, and
+      // manifest-declared tools without an implementation answer that they have none.
+      return tool.run(input, scoped);
+    },
+  };
+  return {
+    executor,
+    backend,
+    settings: options.settings,
+    close: async () => {
+      await pool?.close();
+    },
+  };
+}
