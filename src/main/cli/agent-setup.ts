@@ -38,6 +38,7 @@ export interface LocalModelOptions {
   temperature?: number;
   threads?: number;
   contextSize?: number;
+  maxArgLength?: number;
 }
 
 export interface ModelChoiceOptions extends LocalModelOptions {
@@ -75,6 +76,11 @@ export function addModelOptions(command: Command): Command {
     .option('--temperature <t>', 'sampling temperature (0 = greedy)', Number.parseFloat, 0.7)
     .option('--threads <n>', 'CPU threads (default: all cores)', (v) => Number.parseInt(v, 10))
     .option('--context-size <n>', 'largest context window', (v) => Number.parseInt(v, 10))
+    .option(
+      '--max-arg-length <chars>',
+      'longest string argument the local grammar lets the model write (default: unbounded)',
+      (v) => Number.parseInt(v, 10),
+    )
     .option(
       '--tools <globs>',
       `tools the model may call, comma-separated (default ${DEFAULT_TOOLS}; "" for none)`,
@@ -266,7 +272,7 @@ export async function openRuntime(
     // can emit pass validation (manifest routes may reach cloud models: schemas as declared).
     grammar:
       !options.provider && (PROTOCOL_NAMES[options.protocol ?? 'local'] ?? 'local') === 'local'
-        ? {}
+        ? { maxString: options.maxArgLength }
         : undefined,
   });
   const stopApprovals = terminalApprovals(ctx, governance.broker, governance.scanner, readAnswer);

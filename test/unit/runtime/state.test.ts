@@ -14,6 +14,7 @@ const EVENTS: RunTransition[] = [
   'start',
   'call_model',
   'tool_needed',
+  'user_call',
   'answered',
   'approval_needed',
   'approval_resolved',
@@ -70,7 +71,7 @@ describe('run state machine', () => {
         }
       }
     }
-    expect(legal).toBe(33);
+    expect(legal).toBe(34);
   });
 
   it('lets every active state stop four ways and every final state only resume', () => {

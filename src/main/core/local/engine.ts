@@ -8,6 +8,7 @@ import {
   type LlamaContext,
   type LlamaContextSequence,
   type LlamaGrammar,
+  LlamaJsonSchemaValidationError,
   type LlamaModel,
 } from 'node-llama-cpp';
 import { chatWrapperFor, requireToolCall } from './chat-format.js';
@@ -59,6 +60,9 @@ const MIN_CONTEXT = 512;
  * with a sequence per live conversation (so turn N evaluates only its new tokens), unloaded
  * after an idle timeout and reloaded on the next request.
  */
+/** Generations tried when node-llama-cpp's own re-check rejects a grammar-made call. */
+const ARGUMENT_RECHECK_ATTEMPTS = 3;
+
 export class LocalEngine {
   private runtime?: Promise<LocalRuntime>;
   private loading?: Promise<Loaded>;
@@ -283,11 +287,24 @@ export class LocalEngine {
           grammar,
         } as LLamaChatGenerateResponseOptions);
       } else if (tools.length > 0) {
-        response = await chat.generateResponse(history, {
+        const options = {
           ...common,
           functions,
           maxParallelFunctionCalls: 1,
-        } as LLamaChatGenerateResponseOptions<ChatModelFunctions>);
+        } as LLamaChatGenerateResponseOptions<ChatModelFunctions>;
+        // The grammar admits the call, but node-llama-cpp re-checks the parsed arguments in
+        // UTF-16 while the grammar counted what it decoded: a string that ends in broken UTF-8
+        // can pass one and fail the other. Sampling again is cheap next to failing the turn.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            response = await chat.generateResponse(history, options);
+            break;
+          } catch (error) {
+            const recheck = error instanceof LlamaJsonSchemaValidationError;
+            if (!recheck || attempt >= ARGUMENT_RECHECK_ATTEMPTS || request.signal?.aborted)
+              throw error;
+          }
+        }
       } else {
         response = await chat.generateResponse(history, common);
       }

@@ -69,6 +69,11 @@ export interface ToolHost {
   definitions(): ToolDef[];
   /** No side effects: may run in parallel, and may run again when a run resumes. */
   isReadOnly(name: string): boolean;
+  /**
+   * Unknown tool or arguments that break the schema: the error result, given before the policy
+   * is asked (a person is never asked to approve a call that cannot run). Undefined: valid.
+   */
+  validate?(call: ToolCall): ToolOutcome | undefined;
   /** Runs one call. Tool failures come back as `isError` results; it must honour `signal`. */
   execute(call: ToolCall, context: ToolRunContext): Promise<ToolOutcome>;
 }

@@ -15,6 +15,14 @@ import {
 } from '../../../shared/messages.js';
 import { isModelError } from '../models/errors.js';
 import type { ModelEvent } from '../models/types.js';
+import {
+  checkReferences,
+  planToolCall,
+  type ResolveContext,
+  resolveCall,
+  type ToolCallProgram,
+} from '../toolcall/index.js';
+import { wireName } from '../tools/registry.js';
 import { type RunEvent, type RunEventBody, RunEventStream } from './events.js';
 import { callSignature, DEFAULT_GUARDS, type Guards } from './guards.js';
 import {
@@ -77,6 +85,17 @@ export interface StartOptions {
   signal?: AbortSignal;
   /** The run's first model call must call a tool (later calls choose freely). */
   requireToolFirst?: boolean;
+  /**
+   * The user typed tool calls (`@fs/list{path="."} -> ...`): run them under the same policy,
+   * approvals and audit as a model's calls, in plan order, and end without calling the model.
+   */
+  calls?: DirectCalls;
+}
+
+export interface DirectCalls {
+  program: ToolCallProgram;
+  /** What `$ctx`, `$env` (policy-granted names only, never secrets) and `$prev` may read. */
+  context: ResolveContext;
 }
 
 export interface RunResult {
@@ -151,7 +170,7 @@ export class AgentRuntime {
       taskId: newId<TaskId>('tsk'),
       traceId: newId<TraceId>('trc'),
       goal: options.text,
-      options: { guards: options.guards ?? {} },
+      options: { guards: options.guards ?? {}, ...(options.calls ? { direct: true } : {}) },
     });
     return this.launch(runId, options, false);
   }
@@ -259,6 +278,9 @@ class RunLoop {
         this.go('start');
         this.append(userText(options.text), parent, true);
       }
+      if (options.calls && !resumed) return await this.direct(options.calls);
+      if (resumed && this.run.options.direct === true)
+        return this.end('completed', 'the interrupted calls were settled');
       await this.loop(options.requireToolFirst === true && !resumed);
       return this.end('completed', 'the model answered');
     } catch (error) {
@@ -290,19 +312,74 @@ class RunLoop {
         return;
       }
       this.go('tool_needed');
-      for (const call of calls) this.remember(call);
-      this.stepId = this.deps.store.startStep(this.run.id, 'tools');
-      this.deps.store.requestToolCalls(
-        this.run.id,
-        this.stepId,
-        calls.map((call) => ({ ...call, readOnly: this.tools.isReadOnly(call.name) })),
-      );
-      const results = await this.runTools(calls, new Map());
-      this.append({ role: 'user', content: results }, this.lastMessageId, false);
-      this.deps.store.endStep(this.stepId);
-      this.go('tools_done');
+      await this.toolStep(calls);
       this.go('continue');
     }
+  }
+
+  /** One step's calls: recorded, authorized, run, and their results appended. */
+  private async toolStep(calls: ToolCall[]): Promise<ToolResultBlock[]> {
+    for (const call of calls) this.remember(call);
+    this.stepId = this.deps.store.startStep(this.run.id, 'tools');
+    this.deps.store.requestToolCalls(
+      this.run.id,
+      this.stepId,
+      calls.map((call) => ({ ...call, readOnly: this.tools.isReadOnly(call.name) })),
+    );
+    const results = await this.runTools(calls, new Map());
+    this.append({ role: 'user', content: results }, this.lastMessageId, false);
+    this.deps.store.endStep(this.stepId);
+    this.go('tools_done');
+    return results;
+  }
+
+  /**
+   * The user's own tool calls. Each plan step is recorded as an assistant tool-use message so
+   * the session's history stays well formed for the model's next turn; `$prev` reads the step
+   * before (its JSON when the tool returned JSON). A failed step ends the chain.
+   */
+  private async direct({ program, context }: DirectCalls): Promise<RunResult> {
+    try {
+      checkReferences(program, context);
+    } catch (error) {
+      throw new RunStop('denied', 'deny', (error as Error).message);
+    }
+    let previous = context.previous;
+    const steps = planToolCall(program).steps;
+    for (const [index, step] of steps.entries()) {
+      if (index > 0) this.go('continue');
+      const invokes = step.kind === 'call' ? [step.call] : step.calls;
+      let calls: ToolCall[];
+      try {
+        calls = invokes.map((invoke) => {
+          const resolved = resolveCall(invoke, context, previous);
+          return { id: newId<string>('call'), name: wireName(resolved.tool), input: resolved.args };
+        });
+      } catch (error) {
+        throw new RunStop('denied', 'deny', (error as Error).message);
+      }
+      this.go('user_call');
+      this.append(
+        { role: 'assistant', content: calls.map((call) => ({ type: 'tool_use', ...call })) },
+        this.lastMessageId,
+        false,
+      );
+      const results = await this.toolStep(calls);
+      const failed = results.find((result) => result.isError);
+      if (failed) {
+        this.go('answered');
+        const name = calls.find((call) => call.id === failed.toolUseId)?.name ?? 'a tool';
+        const rest = steps.length - index - 1;
+        return this.end(
+          'completed',
+          rest ? `${name} failed; ${rest} later step(s) not run` : `${name} failed`,
+        );
+      }
+      const last = results.at(-1);
+      previous = { result: last ? jsonOrText(last.content) : undefined };
+    }
+    this.go('answered');
+    return this.end('completed', 'the requested tools ran');
   }
 
   private async callModel(request: {
@@ -382,6 +459,11 @@ class RunLoop {
       this.emit({ type: 'tool.requested', call, read_only: this.tools.isReadOnly(call.name) });
     const allowed: Array<{ call: ToolCall; grant?: CapabilityGrant }> = [];
     for (const call of pending) {
+      const invalid = this.tools.validate?.(call);
+      if (invalid) {
+        results.set(call.id, this.settle(call, invalid));
+        continue;
+      }
       const verdict = await this.authorize(call);
       if ('content' in verdict) results.set(call.id, verdict);
       else allowed.push({ call, grant: verdict.grant });
@@ -723,5 +805,16 @@ class RunLoop {
     const visible = this.deps.redact ? this.deps.redact(event) : event;
     this.events.emit(visible);
     this.deps.onEvent?.(visible);
+  }
+}
+
+/** A tool's result as `$prev` sees it: parsed when it is JSON, the text otherwise. */
+function jsonOrText(content: ToolResultBlock['content']): unknown {
+  if (typeof content !== 'string')
+    return content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+  try {
+    return JSON.parse(content);
+  } catch {
+    return content;
   }
 }

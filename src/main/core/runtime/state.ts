@@ -24,6 +24,8 @@ export type RunTransition =
   | 'call_model'
   /** The model asked for tools. */
   | 'tool_needed'
+  /** The user called tools directly (`@fs/list{...}`): no model call in between. */
+  | 'user_call'
   /** The model answered without tools: the run is done and the agent idle again. */
   | 'answered'
   /** A tool call needs a person's decision. */
@@ -56,7 +58,7 @@ export const TRANSITIONS: Readonly<
   Record<RunState, Readonly<Partial<Record<RunTransition, RunState>>>>
 > = {
   IDLE: { start: 'PLANNING' },
-  PLANNING: { call_model: 'EXECUTING', ...STOPS },
+  PLANNING: { call_model: 'EXECUTING', user_call: 'WAITING_TOOL', ...STOPS },
   EXECUTING: { tool_needed: 'WAITING_TOOL', answered: 'IDLE', ...STOPS },
   WAITING_TOOL: { approval_needed: 'WAITING_APPROVAL', tools_done: 'REFLECTING', ...STOPS },
   WAITING_APPROVAL: { approval_resolved: 'WAITING_TOOL', ...STOPS },

@@ -119,6 +119,10 @@ export class ToolRegistry {
     return {
       definitions: () => this.modelTools(options.allow, options.grammar),
       isReadOnly: (name) => this.get(name)?.annotations.readOnlyHint === true,
+      validate: (call) => {
+        const checked = this.check(call, options.allow);
+        return 'error' in checked ? checked.error : undefined;
+      },
       execute: async (call, context: ToolRunContext): Promise<ToolOutcome> => {
         const checked = this.check(call, options.allow);
         if ('error' in checked) return checked.error;
