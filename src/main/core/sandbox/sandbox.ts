@@ -8,7 +8,7 @@ import { assertLevel, type BackendInfo, detectBackend } from './backend.js';
 import { confinedCommandRunner } from './command.js';
 import { commandCheck } from './command-policy.js';
 import { Launcher } from './launcher.js';
-import { WorkerPool, type WorkerPoolOptions } from './pool.js';
+import { needsNetwork, WorkerPool, type WorkerPoolOptions } from './pool.js';
 import { filesystemScope, networkScope } from './scope.js';
 import type { SandboxSettings } from './settings.js';
 
@@ -34,12 +34,22 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const runCommand = confinedCommandRunner(launcher, commandCheck(options.settings.shell));
   const filesystem = filesystemScope(options.settings);
   const network = networkScope(options.settings);
+  // Network-category tools (net/fetch) are the grant network mode `deny` keeps for itself: they
+  // run in the online lane and reach public addresses only (or the allowlist), pinned and
+  // re-checked per redirect. Everything else, commands included, gets no network under `deny`.
+  const fetchNetwork =
+    network.mode === 'deny' ? { ...network, mode: 'allow-all' as const } : network;
   const pool = options.pool === false ? undefined : new WorkerPool({ ...options.pool, launcher });
   await pool?.ready();
 
   const executor: ToolExecutor = {
     run(tool: Tool, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> {
-      const scoped: ToolContext = { ...context, runCommand, filesystem, network };
+      const scoped: ToolContext = {
+        ...context,
+        runCommand,
+        filesystem,
+        network: needsNetwork(tool) ? fetchNetwork : network,
+      };
       if (pool?.handles(tool)) return pool.run(tool, input, scoped);
       // Here only code that confines itself: sys/exec hands its command to runCommand, and
       // manifest-declared tools without an implementation answer that they have none.

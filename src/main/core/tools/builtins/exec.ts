@@ -35,7 +35,9 @@ export const sysExec: Tool = {
   maxOutputBytes: 256 * 1024,
   source: 'builtin',
   async run(input, context) {
-    const cwd = await confine(context.workspace, input.cwd ?? '.', 'cwd');
+    const cwd = await confine(context.workspace, input.cwd ?? '.', 'cwd', {
+      scope: context.filesystem,
+    });
     const args = (input.args as string[] | undefined) ?? [];
     const shell = input.shell === true;
     if (shell && args.length)

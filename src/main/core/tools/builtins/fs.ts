@@ -1,10 +1,14 @@
-/** File tools, all confined to the workspace. */
+/**
+ * File tools, confined to the workspace (and, under the sandbox, its granted mounts): real-path
+ * checks against links, hard-linked files refused, denied paths refused, symlinks never followed
+ * while walking folders.
+ */
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { glob } from 'tinyglobby';
 import { type Tool, ToolError } from '../types.js';
-import { confine, shown } from './workspace.js';
+import { confine, refuseHardLinks, shown } from './workspace.js';
 
 const BASE = {
   source: 'builtin' as const,
@@ -55,7 +59,10 @@ export const fsRead: Tool = {
   annotations: { readOnlyHint: true, idempotentHint: true },
   tier: 'safe',
   async run(input, context) {
-    const file = await confine(context.workspace, input.path);
+    const file = await confine(context.workspace, input.path, 'path', {
+      scope: context.filesystem,
+    });
+    await refuseHardLinks(file, input.path as string);
     const lines = (await readText(file)).split('\n');
     const offset = (input.offset as number | undefined) ?? 1;
     const limit = (input.limit as number | undefined) ?? 2000;
@@ -80,7 +87,11 @@ export const fsWrite: Tool = {
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   tier: 'guarded',
   async run(input, context) {
-    const file = await confine(context.workspace, input.path);
+    const file = await confine(context.workspace, input.path, 'path', {
+      access: 'write',
+      scope: context.filesystem,
+    });
+    await refuseHardLinks(file, input.path as string);
     await mkdir(path.dirname(file), { recursive: true });
     const content = input.content as string;
     await writeAtomic(file, content);
@@ -109,7 +120,11 @@ export const fsEdit: Tool = {
   annotations: { readOnlyHint: false, destructiveHint: false },
   tier: 'guarded',
   async run(input, context) {
-    const file = await confine(context.workspace, input.path);
+    const file = await confine(context.workspace, input.path, 'path', {
+      access: 'write',
+      scope: context.filesystem,
+    });
+    await refuseHardLinks(file, input.path as string);
     const text = await readText(file);
     const oldText = input.old_text as string;
     const count = text.split(oldText).length - 1;
@@ -140,11 +155,19 @@ export const fsList: Tool = {
   annotations: { readOnlyHint: true, idempotentHint: true },
   tier: 'safe',
   async run(input, context) {
-    const dir = await confine(context.workspace, input.path ?? '.');
+    const dir = await confine(context.workspace, input.path ?? '.', 'path', {
+      scope: context.filesystem,
+    });
     const limit = (input.limit as number | undefined) ?? 500;
     let entries: string[];
     if (input.recursive === true) {
-      entries = await glob('**/*', { cwd: dir, onlyFiles: false, ignore: SKIP_DIRS, dot: true });
+      entries = await glob('**/*', {
+        cwd: dir,
+        onlyFiles: false,
+        ignore: SKIP_DIRS,
+        dot: true,
+        followSymbolicLinks: false,
+      });
     } else {
       const dirents = await readdir(dir, { withFileTypes: true }).catch(
         (error: NodeJS.ErrnoException) => {
@@ -179,7 +202,9 @@ export const fsSearch: Tool = {
   annotations: { readOnlyHint: true, idempotentHint: true },
   tier: 'safe',
   async run(input, context) {
-    const dir = await confine(context.workspace, input.path ?? '.');
+    const dir = await confine(context.workspace, input.path ?? '.', 'path', {
+      scope: context.filesystem,
+    });
     let regex: RegExp;
     try {
       regex = new RegExp(input.pattern as string, input.ignore_case ? 'i' : '');
@@ -191,11 +216,14 @@ export const fsSearch: Tool = {
       cwd: dir,
       ignore: SKIP_DIRS,
       dot: false,
+      followSymbolicLinks: false,
     });
     const hits: string[] = [];
     for (const relative of files.sort()) {
       const file = path.join(dir, relative);
-      if ((await stat(file)).size > 1024 * 1024) continue;
+      // Only plain files with one name: a symlink or hard link may lead outside the workspace.
+      const info = await lstat(file).catch(() => undefined);
+      if (!info?.isFile() || info.nlink > 1 || info.size > 1024 * 1024) continue;
       const bytes = await readFile(file);
       if (bytes.includes(0)) continue;
       const lines = bytes.toString('utf8').split('\n');

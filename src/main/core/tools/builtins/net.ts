@@ -1,61 +1,113 @@
 /**
  * net/fetch: an HTTP(S) GET with a size cap and a deadline. Every hop (redirects included) is
- * resolved first and refused when it lands on a loopback, private, link-local or otherwise
- * internal address, unless the context allows private networks: no SSRF into the LAN or the
- * cloud metadata service through a model that was talked into it.
+ * checked against the sandbox's network grant, resolved once, and the connection is pinned to
+ * the address that was checked, so a DNS answer that changes between the check and the connect
+ * (rebinding) cannot reach a loopback, private, link-local (cloud metadata) or otherwise internal
+ * address unless the grant names it.
  */
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
-import { type Tool, ToolError } from '../types.js';
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
+import { isPrivateAddress } from '../../sandbox/address.js';
+import { type NetworkScope, type Tool, type ToolContext, ToolError } from '../types.js';
 
-const BLOCKED = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  BLOCKED.addSubnet(net, bits, 'ipv4');
-}
-for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  BLOCKED.addSubnet(net, bits, 'ipv6');
-}
+export { isPrivateAddress };
 
-export function isPrivateAddress(address: string): boolean {
-  // An IPv4 address written as IPv6 (::ffff:127.0.0.1) is judged as the IPv4 address it is.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return isPrivateAddress(mapped[1] as string);
-  const family = isIP(address);
-  if (family === 0) return true;
-  return BLOCKED.check(address, family === 6 ? 'ipv6' : 'ipv4');
+const PUBLIC_ONLY: NetworkScope = { mode: 'allow-all', allowedHosts: [], blockPrivate: true };
+const MAX_HOPS = 5;
+
+/** `host`, `host:port` or `*.domain` (any subdomain) against a URL's host and port. */
+export function hostMatches(pattern: string, host: string, port: string): boolean {
+  const normalized = pattern.trim().toLowerCase();
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(normalized);
+  const [name, wantedPort] = bracketed
+    ? [bracketed[1] as string, bracketed[2]]
+    : isIP(normalized) === 6
+      ? [normalized, undefined]
+      : (normalized.split(/:(?=\d+$)/) as [string, string | undefined]);
+  if (wantedPort !== undefined && wantedPort !== port) return false;
+  const lowerHost = host.toLowerCase();
+  if (name.startsWith('*.'))
+    return lowerHost.endsWith(name.slice(1)) && lowerHost !== name.slice(2);
+  return name === lowerHost;
 }
 
-async function checkHost(url: URL, allowPrivate: boolean): Promise<void> {
+interface Pinned {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Decides one hop and returns the address to connect to; throws what the model should read. */
+export async function checkHop(
+  url: URL,
+  scope: NetworkScope,
+  allowPrivate: boolean,
+  resolve: (host: string) => Promise<string[]> = resolveAll,
+): Promise<Pinned> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ToolError(`only http and https URLs can be fetched, not ${url.protocol}`);
   }
-  if (allowPrivate) return;
+  if (scope.mode === 'deny')
+    throw new ToolError('network access is denied by the sandbox (CKP -32010)');
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const addresses = isIP(host)
-    ? [host]
-    : (await lookup(host, { all: true }).catch(() => [])).map((a) => a.address);
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  const granted = scope.allowedHosts.some((pattern) => hostMatches(pattern, host, port));
+  if (scope.mode === 'allowlist' && !granted)
+    throw new ToolError(`${host} is not in the sandbox's allowed hosts (CKP -32010)`);
+  const addresses = isIP(host) ? [host] : await resolve(host);
   if (addresses.length === 0) throw new ToolError(`cannot resolve ${host}`);
-  const internal = addresses.find(isPrivateAddress);
-  if (internal)
-    throw new ToolError(`${host} resolves to an internal address (${internal}); refused`);
+  if (!allowPrivate && !granted) {
+    const internal = addresses.find(isPrivateAddress);
+    if (internal)
+      throw new ToolError(`${host} resolves to an internal address (${internal}); refused`);
+  }
+  const address = addresses[0] as string;
+  return { address, family: isIP(address) === 6 ? 6 : 4 };
+}
+
+async function resolveAll(host: string): Promise<string[]> {
+  const found = await lookup(host, { all: true }).catch(() => []);
+  return found.map((entry) => entry.address);
+}
+
+function pinnedLookup(pinned: Pinned): LookupFunction {
+  return ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
+    else callback(null, pinned.address, pinned.family);
+  }) as LookupFunction;
+}
+
+function get(url: URL, pinned: Pinned, signal: AbortSignal): Promise<IncomingMessage> {
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const request = client.get(url, {
+      lookup: pinnedLookup(pinned),
+      signal,
+      headers: { 'user-agent': 'Pincer', accept: '*/*', 'accept-encoding': 'identity' },
+    });
+    request.on('response', resolve);
+    request.on('error', reject);
+  });
+}
+
+async function readCapped(
+  response: IncomingMessage,
+  max: number,
+): Promise<{ body: string; cut: boolean }> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) {
+      parts.push(chunk.subarray(0, chunk.length - (size - max)));
+      response.destroy();
+      return { body: Buffer.concat(parts).toString('utf8'), cut: true };
+    }
+    parts.push(chunk);
+  }
+  return { body: Buffer.concat(parts).toString('utf8'), cut: false };
 }
 
 export const netFetch: Tool = {
@@ -76,43 +128,28 @@ export const netFetch: Tool = {
   timeoutMs: 30_000,
   maxOutputBytes: 512 * 1024,
   source: 'builtin',
-  async run(input, context) {
+  async run(input, context: ToolContext) {
     const max = (input.max_bytes as number | undefined) ?? 1024 * 1024;
+    const scope = context.network ?? PUBLIC_ONLY;
+    const allowPrivate = context.allowPrivateNetwork === true || !scope.blockPrivate;
     let url = new URL(input.url as string);
-    for (let hop = 0; hop <= 5; hop++) {
-      await checkHost(url, context.allowPrivateNetwork === true);
-      const response = await fetch(url, { redirect: 'manual', signal: context.signal }).catch(
-        (error: Error) => {
-          throw new ToolError(`cannot fetch ${url.origin}: ${error.message}`);
-        },
-      );
-      const location = response.headers.get('location');
-      if (response.status >= 300 && response.status < 400 && location) {
-        await response.body?.cancel();
+    for (let hop = 0; hop <= MAX_HOPS; hop++) {
+      const pinned = await checkHop(url, scope, allowPrivate);
+      const response = await get(url, pinned, context.signal).catch((error: Error) => {
+        throw new ToolError(`cannot fetch ${url.origin}: ${error.message}`);
+      });
+      const status = response.statusCode ?? 0;
+      const location = response.headers.location;
+      if (status >= 300 && status < 400 && location) {
+        response.destroy();
         url = new URL(location, url);
         continue;
       }
-      const reader = response.body?.getReader();
-      const parts: Uint8Array[] = [];
-      let size = 0;
-      let cut = false;
-      while (reader) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        size += value.byteLength;
-        if (size > max) {
-          parts.push(value.subarray(0, value.byteLength - (size - max)));
-          cut = true;
-          await reader.cancel();
-          break;
-        }
-        parts.push(value);
-      }
-      const body = Buffer.concat(parts).toString('utf8');
-      const head = `HTTP ${response.status} ${response.headers.get('content-type') ?? ''}`.trim();
+      const { body, cut } = await readCapped(response, max);
+      const head = `HTTP ${status} ${response.headers['content-type'] ?? ''}`.trim();
       return {
         content: `${head}\n\n${body}${cut ? `\n[cut at ${max} bytes]` : ''}`,
-        isError: !response.ok,
+        isError: status < 200 || status >= 300,
       };
     }
     throw new ToolError('too many redirects');

@@ -1,34 +1,96 @@
-import { realpath } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolError } from '../types.js';
+import { type FilesystemScope, ToolError } from '../types.js';
+
+export type Access = 'read' | 'write';
+
+export interface ConfineOptions {
+  access?: Access;
+  /** The sandbox's grants and denials (#8); the workspace alone, read-write, when absent. */
+  scope?: FilesystemScope;
+}
+
+interface Root {
+  real: string;
+  mode: 'ro' | 'rw';
+}
+
+async function realOrSelf(target: string): Promise<string> {
+  return realpath(target).catch(() => path.resolve(target));
+}
 
 /**
- * Resolves a path argument inside the workspace. `..` escapes and symlinks that lead outside
- * are refused: the real path of the nearest existing ancestor must stay inside the real
- * workspace, so a link planted in the workspace cannot point a write at ~/.ssh.
+ * Resolves a path argument inside the workspace or a granted mount. Every decision is made on
+ * real paths: the real path of the nearest existing ancestor must stay inside a real root, so
+ * `..`, a symlink planted in the workspace or a symlinked parent cannot point at ~/.ssh. Denied
+ * paths stay denied inside any grant except one nested deeper (the workspace inside the data
+ * dir). Writes to a read-only grant are refused.
  */
-export async function confine(workspace: string, input: unknown, name = 'path'): Promise<string> {
+export async function confine(
+  workspace: string,
+  input: unknown,
+  name = 'path',
+  options: ConfineOptions = {},
+): Promise<string> {
   if (input !== undefined && typeof input !== 'string')
     throw new ToolError(`${name} must be a string`);
   const relative = (input as string | undefined) ?? '.';
   if (relative.includes('\u0000')) throw new ToolError(`${name} contains a null byte`);
-  const root = await realpath(workspace);
-  const target = path.resolve(root, relative);
-  if (!inside(root, target)) throw new ToolError(`${name} "${relative}" is outside the workspace`);
+  const scope = options.scope;
+  const roots: Root[] = [
+    { real: await realpath(workspace), mode: scope?.readOnly ? 'ro' : 'rw' },
+    ...(await Promise.all(
+      (scope?.mounts ?? []).map(async (m) => ({ real: await realOrSelf(m.path), mode: m.mode })),
+    )),
+  ];
+  const workspaceRoot = roots[0] as Root;
+  const target = path.resolve(workspaceRoot.real, relative);
+  const lexicalRoots = [
+    workspaceRoot.real,
+    ...(scope?.mounts ?? []).map((m) => path.resolve(m.path)),
+  ];
+  if (![...lexicalRoots, ...roots.map((r) => r.real)].some((root) => inside(root, target)))
+    throw new ToolError(`${name} "${relative}" is outside the workspace`);
+
+  const real = await realTarget(target, relative, name);
+  const root = roots
+    .filter((r) => inside(r.real, real))
+    .sort((a, b) => b.real.length - a.real.length)[0];
+  if (!root)
+    throw new ToolError(`${name} "${relative}" leads outside the workspace through a link`);
+  const denied = await Promise.all((scope?.denied ?? []).map(realOrSelf));
+  const blocker = denied.find((d) => inside(d, real) && !inside(d, root.real));
+  if (blocker) throw new ToolError(`${name} "${relative}" is in a denied location`);
+  if (options.access === 'write' && root.mode === 'ro')
+    throw new ToolError(`${name} "${relative}" is in a read-only location`);
+  return real;
+}
+
+async function realTarget(target: string, relative: string, name: string): Promise<string> {
   let existing = target;
   while (true) {
     try {
       const real = await realpath(existing);
-      if (!inside(root, real))
-        throw new ToolError(`${name} "${relative}" leads outside the workspace through a link`);
       return path.join(real, path.relative(existing, target));
-    } catch (error) {
-      if (error instanceof ToolError) throw error;
+    } catch {
       const parent = path.dirname(existing);
       if (parent === existing) throw new ToolError(`${name} "${relative}" cannot be resolved`);
       existing = parent;
     }
   }
+}
+
+/**
+ * Hard links are invisible to realpath: a second name inside the workspace for a file outside
+ * it looks like any workspace file. File tools therefore refuse regular files with more than
+ * one link (inside the OS sandbox a tool cannot make one across a mount: link(2) gives EXDEV).
+ */
+export async function refuseHardLinks(file: string, shownPath: string): Promise<void> {
+  const info = await lstat(file).catch(() => undefined);
+  if (info?.isFile() && info.nlink > 1)
+    throw new ToolError(
+      `"${shownPath}" has ${info.nlink} hard links; refused (a hard link can alias a file outside the workspace)`,
+    );
 }
 
 function inside(root: string, candidate: string): boolean {
