@@ -1,0 +1,69 @@
+/**
+ * Starts the desktop app around one assistant: single-instance lock, security policies, the
+ * assistant (with the safeStorage-backed secrets), the IPC contract, then the shell (tray,
+ * window, approvals, quit). main.ts calls it with the local model; the Electron E2E suite with
+ * a scripted one.
+ */
+import { app, type BrowserWindow } from 'electron';
+import { EVENT_CHANNEL } from '../../shared/ipc.js';
+import { createAssistant, type ModelChoice } from '../core/assistant/index.js';
+import { shellCoreFromAssistant } from '../core/desktop/assistant-core.js';
+import { claimSingleInstance } from '../core/desktop/window-control.js';
+import { createCoreHandlers } from '../core/ipc/handlers.js';
+import { resolveDataDir } from '../core/paths.js';
+import { createSecretStore } from '../core/secrets/index.js';
+import { registerIpc } from './ipc.js';
+import { openLinkWithConfirmation } from './native-ui.js';
+import { safeStorageEncryptor } from './safe-storage.js';
+import { installSecurityPolicies } from './security.js';
+import { type DesktopShell, startDesktopShell } from './shell.js';
+
+export interface BootOptions {
+  model: ModelChoice;
+  /** Where models/catalog.json and resources/ are; the app itself by default. */
+  appDir?: string;
+}
+
+export function bootDesktop(options: BootOptions): void {
+  // One data directory for the shell and the CLI (PINCER_HOME honoured by both).
+  const dataDir = resolveDataDir();
+  app.setPath('userData', dataDir);
+  let shell: DesktopShell | null = null;
+
+  // A second launch quits here and summons the first one's window.
+  if (!claimSingleInstance(app, () => shell?.summon())) return;
+
+  const start = async () => {
+    installSecurityPolicies({
+      openExternal: (url) => openLinkWithConfirmation(url, () => shell?.window() ?? null),
+    });
+    const assistant = await createAssistant({
+      dataDir,
+      appDir: options.appDir ?? app.getAppPath(),
+      model: options.model,
+      // Keychain first; without one, a vault encrypted by the OS through safeStorage.
+      secrets: createSecretStore({ dataDir, encryptor: safeStorageEncryptor() }),
+    });
+    registerIpc(createCoreHandlers({ assistant, electronVersion: process.versions.electron }));
+    let window: BrowserWindow | null = null;
+    assistant.subscribe((event) => {
+      if (window && !window.isDestroyed()) window.webContents.send(EVENT_CHANNEL, event);
+    });
+    shell = await startDesktopShell({
+      dataDir,
+      core: shellCoreFromAssistant(assistant),
+      onWindowCreated: (created) => {
+        window = created;
+      },
+    });
+  };
+  app
+    .whenReady()
+    .then(start)
+    .catch((error: unknown) => {
+      console.error(
+        `[pincer] could not start: ${error instanceof Error ? error.stack : String(error)}`,
+      );
+      app.exit(1);
+    });
+}
