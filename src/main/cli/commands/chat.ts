@@ -18,6 +18,7 @@ import {
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
 import { printRun } from '../run-events.js';
+import { printToolResults, startTyped } from '../typed-calls.js';
 
 interface ChatOptions extends ModelChoiceOptions {
   session?: string;
@@ -84,7 +85,7 @@ async function repl(ctx: CliContext, model: ModelSetup, options: ChatOptions): P
     const next = await lines.next();
     return next.done ? undefined : next.value;
   };
-  const { runtime, close } = await openRuntime(ctx, model.access, options, readLine);
+  const { runtime, store, close } = await openRuntime(ctx, model.access, options, readLine);
   let sessionId = options.session as SessionId | undefined;
   let current: RunHandle | undefined;
   const interrupt = () => {
@@ -103,10 +104,18 @@ async function repl(ctx: CliContext, model: ModelSetup, options: ChatOptions): P
         rl.prompt();
         continue;
       }
-      current = runtime.start({ text, sessionId });
+      const started = await startTyped(ctx, runtime, { text, sessionId });
+      if ('error' in started) {
+        ctx.stderr.write(`${started.error}\n`);
+        rl.prompt();
+        continue;
+      }
+      current = started;
       sessionId = current.sessionId;
       const finished = await printRun(ctx, current.events.all(), false);
       await current.done;
+      if (store.getRun(current.runId)?.options.direct === true)
+        printToolResults(ctx, store, current.runId);
       current = undefined;
       if (finished?.outcome === 'cancelled') ctx.stdout.write('[cancelled]\n');
       else if (finished && finished.outcome !== 'completed')

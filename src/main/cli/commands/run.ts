@@ -14,6 +14,7 @@ import {
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
 import { printRun } from '../run-events.js';
+import { printToolResults, startTyped } from '../typed-calls.js';
 
 interface RunOptions extends ModelChoiceOptions {
   json?: boolean;
@@ -31,7 +32,7 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
         .description(
           'ask the agent once and print the reply as it streams (the local model by default)',
         )
-        .argument('<message>', 'what to ask'),
+        .argument('<message>', 'what to ask, or tool calls to run directly: @fs/list{path="."}'),
     ),
   )
     .option('--session <id>', 'continue this session (see `pincer runs list`)')
@@ -40,7 +41,7 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
     .option('--json', 'print every run event as one JSON line')
     .action((message: string, options: RunOptions) =>
       driveRun(ctx, setExit, 'pincer run', options, (runtime, signal) =>
-        runtime.start({
+        startTyped(ctx, runtime, {
           text: message,
           sessionId: options.session as SessionId | undefined,
           fromMessageId: options.from as MessageId | undefined,
@@ -154,7 +155,10 @@ async function driveRun(
   setExit: SetExitCode,
   command: string,
   options: RunOptions,
-  launch: (runtime: AgentRuntime, signal: AbortSignal) => RunHandle,
+  launch: (
+    runtime: AgentRuntime,
+    signal: AbortSignal,
+  ) => RunHandle | Promise<RunHandle | { error: string }>,
 ): Promise<void> {
   const problem = checkModelChoice(options);
   if (problem) {
@@ -171,10 +175,19 @@ async function driveRun(
     dispose = model.dispose;
     const opened = await openRuntime(ctx, model.access, options);
     close = opened.close;
-    const handle = launch(opened.runtime, controller.signal);
+    const handle = await launch(opened.runtime, controller.signal);
+    if ('error' in handle) {
+      ctx.stderr.write(`${command}: ${handle.error}\n`);
+      return setExit(ExitCode.usage);
+    }
     const finished = await printRun(ctx, handle.events.all(), options.json === true);
     await handle.done;
-    setExit(reportEnd(ctx, finished?.outcome, finished?.reason, options.json === true));
+    const direct = opened.store.getRun(handle.runId)?.options.direct === true;
+    const toolsOk =
+      direct && !options.json ? printToolResults(ctx, opened.store, handle.runId) : true;
+    const code = reportEnd(ctx, finished?.outcome, finished?.reason, options.json === true);
+    // A typed call that failed or was refused fails the command, like any shell command would.
+    setExit(code === ExitCode.ok && !toolsOk ? ExitCode.failed : code);
   } catch (error) {
     ctx.stderr.write(`${command}: ${error instanceof Error ? error.message : String(error)}\n`);
     setExit(ExitCode.failed);

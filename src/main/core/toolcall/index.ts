@@ -1,5 +1,11 @@
 /** Seed 000's compact tool-call language: parse, print, resolve references, JSON and GBNF. */
 export * from './ast.js';
+export {
+  type DirectContextSources,
+  directCallContext,
+  readTypedInput,
+  type TypedInput,
+} from './direct.js';
 export * from './errors.js';
 export { type GbnfOptions, type GrammarSchema, type GrammarTool, toolCallGbnf } from './gbnf.js';
 export {
