@@ -5,10 +5,11 @@
  */
 import { app, type BrowserWindow, globalShortcut } from 'electron';
 import { AgentActivity } from '../core/desktop/activity.js';
-import { ApprovalRouter, type ApprovalSource } from '../core/desktop/approval-router.js';
+import { ApprovalRouter } from '../core/desktop/approval-router.js';
+import type { ShellCoreParts } from '../core/desktop/assistant-core.js';
 import { CLOSE_TO_TRAY_NOTICE, CloseToTray } from '../core/desktop/close-to-tray.js';
 import { QuitCoordinator } from '../core/desktop/quit.js';
-import { RunEventTracker, type RunLifecycleEvent } from '../core/desktop/run-events.js';
+import { RunEventTracker } from '../core/desktop/run-events.js';
 import { DesktopSettingsStore, desktopSettingsPath } from '../core/desktop/settings.js';
 import { registerSummonShortcut } from '../core/desktop/shortcut.js';
 import { TrayController } from '../core/desktop/tray-controller.js';
@@ -19,16 +20,8 @@ import { createTrayView } from './tray.js';
 import { startAutoUpdate } from './updater.js';
 import { createMainWindow } from './window.js';
 
-/** What the shell needs from the core (the assistant, or the bare handlers before it). */
-export interface ShellCore {
-  approvals: ApprovalSource;
-  /** Every run's lifecycle events, whichever surface started the run. */
-  onRunEvent(listener: (event: RunLifecycleEvent) => void): () => void;
-  cancelRun(runId: string): void;
-  /** Starts a new conversation the window then shows. */
-  newChat(): void;
-  close(): Promise<void>;
-}
+/** What the shell needs from the core: shellCoreFromAssistant(assistant) provides it. */
+export type ShellCore = ShellCoreParts;
 
 export interface DesktopShell {
   window(): BrowserWindow | null;
