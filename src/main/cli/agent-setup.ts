@@ -16,12 +16,14 @@ import { ModelError } from '../core/models/errors.js';
 import { routerFromManifest } from '../core/models/from-manifest.js';
 import { ADAPTERS, type HttpProtocol, HttpProvider } from '../core/models/http-provider.js';
 import { type ProviderId, providerId } from '../core/models/ids.js';
+import { withTextToolCalls } from '../core/models/text-tools.js';
 import type { ModelProvider } from '../core/models/types.js';
 import { governanceFromManifest } from '../core/policy/from-manifest.js';
 import { screenedTools } from '../core/policy/screened-tools.js';
 import { type ModelAccess, viaProvider, viaRouter } from '../core/runtime/hooks.js';
 import { AgentRuntime } from '../core/runtime/runtime.js';
 import { RunStore } from '../core/runtime/store.js';
+import { createSandbox, settingsFromManifest } from '../core/sandbox/index.js';
 import { createSecretStore } from '../core/secrets/index.js';
 import { openDatabase, profileDatabasePath } from '../core/storage/database.js';
 import { BUILTIN_TOOLS } from '../core/tools/builtins/index.js';
@@ -49,6 +51,7 @@ export interface ModelChoiceOptions extends LocalModelOptions {
   model?: string;
   apiKeyEnv?: string;
   timeout: number;
+  toolFormat?: string;
 }
 
 /** Tools a model sees unless --tools says otherwise; the policy still decides every call. */
@@ -103,6 +106,12 @@ export function addModelChoiceOptions(command: Command): Command {
       'deadline for the response head and for each stream pause',
       (v) => Number.parseInt(v, 10),
       60_000,
+    )
+    .option(
+      '--tool-format <format>',
+      "native (the protocol's tool calls) or text (@ns/tool{...} lines: for models without " +
+        "tool calling; on the local model, under the compact language's grammar)",
+      'native',
     );
 }
 
@@ -122,6 +131,8 @@ function manifestInForce(ctx: CliContext, explicit?: string): Promise<ResolvedCl
 
 /** A usage problem in the options, or undefined when they make sense. */
 export function checkModelChoice(options: ModelChoiceOptions): string | undefined {
+  if (options.toolFormat && !['native', 'text'].includes(options.toolFormat))
+    return `--tool-format is native or text, not "${options.toolFormat}"`;
   const protocol = PROTOCOL_NAMES[options.protocol];
   if (!protocol) {
     return `unknown protocol "${options.protocol}" (use ${Object.keys(PROTOCOL_NAMES).join(', ')})`;
@@ -206,8 +217,16 @@ export async function chooseModel(
     return { access: viaRouter(router, { strategy: 'fallback', model }), dispose };
   }
   const protocol = PROTOCOL_NAMES[options.protocol] ?? 'local';
+  // Text tool calls: the model writes @ns/tool{...} lines; the local engine under a grammar.
+  const calls = (provider: ModelProvider): ModelProvider =>
+    options.toolFormat === 'text'
+      ? withTextToolCalls(provider, {
+          grammar: provider.protocol === 'local',
+          maxString: options.maxArgLength,
+        })
+      : provider;
   if (protocol === 'local')
-    return { access: viaProvider(local(providerId('local')), 'local'), dispose };
+    return { access: viaProvider(calls(local(providerId('local'))), 'local'), dispose };
   const provider = new HttpProvider({
     id: providerId(protocol),
     protocol,
@@ -217,7 +236,7 @@ export async function chooseModel(
     timeoutMs: options.timeout,
     idleTimeoutMs: options.timeout,
   });
-  return { access: viaProvider(provider, options.model ?? ''), dispose };
+  return { access: viaProvider(calls(provider), options.model ?? ''), dispose };
 }
 
 /**
@@ -253,8 +272,13 @@ export async function openRuntime(
     .split(',')
     .map((p) => p.trim())
     .filter(Boolean);
+  // Tools run confined (#8); a sandbox level this machine cannot enforce stops here (-32010).
+  const sandbox = await createSandbox({
+    settings: settingsFromManifest(claw, { workspace: governance.workspace, dataDir: ctx.dataDir }),
+  });
   // Memory, skills and the context builder (#10) share the profile database.
   const memory = await openSessionMemory({
+    executor: sandbox.executor,
     db,
     workspace: governance.workspace,
     embeddingModel: await findEmbeddingModel(ctx.dataDir, ctx.appDir, { env: process.env }),
@@ -295,6 +319,7 @@ export async function openRuntime(
     close: () => {
       stopApprovals();
       void memory.close();
+      void sandbox.close();
       db.close();
     },
   };

@@ -1,12 +1,9 @@
-import { execFile } from 'node:child_process';
 import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { modelsDir } from '../paths.js';
-
-const execFileAsync = promisify(execFile);
+import { detectBackend } from '../sandbox/backend.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -125,53 +122,22 @@ function keychainName(): string {
   return 'Secret Service';
 }
 
-/** Which OS confinement the tool sandbox can use here, tested by running it once. */
+/** Which OS confinement the tool sandbox uses here and why, tested by running it once (#8). */
 export async function checkSandbox(): Promise<DoctorCheck> {
-  const base = { id: 'sandbox', label: 'Tool sandbox' };
-  if (process.platform === 'linux') {
-    try {
-      await execFileAsync(
-        'bwrap',
-        ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', '--', 'true'],
-        { timeout: 5000 },
-      );
-      return {
-        ...base,
-        status: 'ok',
-        summary: 'bubblewrap (bwrap) works',
-        details: { backend: 'bwrap' },
-      };
-    } catch (error) {
-      const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-      return {
-        ...base,
-        status: 'warn',
-        summary: missing
-          ? 'bwrap not found (install the bubblewrap package); tools would run with process-level limits only'
-          : `bwrap is present but failed: ${errorText(error)}`,
-        details: { backend: 'process' },
-      };
-    }
-  }
-  if (process.platform === 'darwin') {
-    const found = await fs
-      .access('/usr/bin/sandbox-exec', fsConstants.X_OK)
-      .then(() => true)
-      .catch(() => false);
-    if (found) {
-      return {
-        ...base,
-        status: 'ok',
-        summary: 'sandbox-exec (Seatbelt)',
-        details: { backend: 'seatbelt' },
-      };
-    }
-  }
+  const backend = await detectBackend();
+  const limits = backend.warnings.length ? `; ${backend.warnings.join('; ')}` : '';
   return {
-    ...base,
-    status: 'warn',
-    summary: 'no OS sandbox on this platform; tools would run with process-level limits only',
-    details: { backend: 'process' },
+    id: 'sandbox',
+    label: 'Tool sandbox',
+    status: backend.kind === 'process' ? 'warn' : 'ok',
+    summary: `${backend.kind}: ${backend.reason}${limits}`,
+    details: {
+      backend: backend.kind,
+      reason: backend.reason,
+      warnings: backend.warnings,
+      limits: backend.prlimit ? 'prlimit' : 'ulimit',
+      ...(backend.pidsCgroupRoot ? { pidsCgroup: backend.pidsCgroupRoot } : {}),
+    },
   };
 }
 

@@ -61,9 +61,7 @@ export function bwrapArgs(plan: ConfinementPlan): string[] {
     binds.push({ path: plan.workspace, mode: plan.workspaceMode });
   binds.push(...plan.mounts);
   const mask = (entry: DeniedEntry) =>
-    entry.kind === 'dir'
-      ? ['--tmpfs', entry.path, '--remount-ro', entry.path]
-      : ['--ro-bind', '/dev/null', entry.path];
+    entry.kind === 'dir' ? ['--tmpfs', entry.path] : ['--ro-bind', '/dev/null', entry.path];
   // A denied folder around a grant (the data dir around the workspace) is masked first and the
   // grant bound back into it; a denied path inside a grant is masked after the grant.
   const within = (entry: DeniedEntry) => binds.some((bind) => inside(bind.path, entry.path));
@@ -71,6 +69,9 @@ export function bwrapArgs(plan: ConfinementPlan): string[] {
   for (const bind of binds)
     args.push(bind.mode === 'rw' ? '--bind' : '--ro-bind', bind.path, bind.path);
   for (const entry of plan.denied.filter(within)) args.push(...mask(entry));
+  // Empty masks turn read-only last: a grant inside one needed its mount point made first.
+  for (const entry of plan.denied.filter((e) => e.kind === 'dir'))
+    args.push('--remount-ro', entry.path);
   args.push('--chdir', plan.cwd);
   return args;
 }

@@ -8,6 +8,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import type { Socket } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
@@ -15,7 +16,7 @@ import type { Tool, ToolContext, ToolOutput } from '../tools/types.js';
 import { minimalEnvironment } from './environment.js';
 import { TOOL_TIMEOUT } from './errors.js';
 import type { Launch, Launcher } from './launcher.js';
-import { type FromWorker, HOST_SIDE_TOOLS, type ToWorker, type WireContext } from './protocol.js';
+import { type FromWorker, runsOnHost, type ToWorker, type WireContext } from './protocol.js';
 
 export interface WorkerEntry {
   /** The worker script. */
@@ -104,6 +105,11 @@ class Worker {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'json',
     });
+    // An idle worker must not keep Pincer alive: its process and channel hold the event loop
+    // only while a call is in flight.
+    this.child.unref();
+    this.child.channel?.unref();
+    (this.child.stderr as Socket | null)?.unref();
     this.child.stderr?.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString('utf8')).slice(-2000);
     });
@@ -122,6 +128,7 @@ class Worker {
         const pending = this.pending.get(message.id);
         if (!pending) return;
         this.pending.delete(message.id);
+        if (this.pending.size === 0) this.child.channel?.unref();
         pending.resolve(
           message.type === 'result'
             ? { content: message.output.content, isError: message.output.isError }
@@ -151,6 +158,7 @@ class Worker {
   call(id: number, message: ToWorker): Promise<ToolOutput> {
     return new Promise((resolve) => {
       this.pending.set(id, { resolve });
+      this.child.channel?.ref();
       this.child.send(message, (error) => {
         if (error && this.pending.delete(id))
           resolve({ content: `could not reach the tool worker: ${error.message}`, isError: true });
@@ -187,8 +195,7 @@ export class WorkerPool {
   constructor(private readonly options: WorkerPoolOptions) {
     this.entry = options.entry ?? defaultWorkerEntry();
     this.modules = options.modules ?? [];
-    for (const tool of BUILTIN_TOOLS)
-      if (!HOST_SIDE_TOOLS.has(tool.name)) this.names.add(tool.name);
+    for (const tool of BUILTIN_TOOLS) if (!runsOnHost(tool)) this.names.add(tool.name);
     for (let i = 0; i < (options.size ?? 2); i++) this.start(false);
     for (let i = 0; i < (options.onlineSize ?? 1); i++) this.start(true);
   }
@@ -200,7 +207,7 @@ export class WorkerPool {
   }
 
   handles(tool: Tool): boolean {
-    return this.names.has(tool.name) && !HOST_SIDE_TOOLS.has(tool.name);
+    return this.names.has(tool.name) && !runsOnHost(tool);
   }
 
   get size(): number {

@@ -1,5 +1,5 @@
 /** Messages between the worker pool and a worker process (child_process IPC, JSON). */
-import type { FilesystemScope, NetworkScope, ToolOutput } from '../tools/types.js';
+import type { FilesystemScope, NetworkScope, Tool, ToolOutput } from '../tools/types.js';
 
 /** A ToolContext without what cannot cross a process boundary (the signal, the runner). */
 export interface WireContext {
@@ -19,5 +19,11 @@ export type FromWorker =
   | { type: 'result'; id: number; output: ToolOutput }
   | { type: 'failed'; id: number; message: string; toolError: boolean };
 
-/** Tools that never run in a worker: they spawn through the backend from the host side. */
-export const HOST_SIDE_TOOLS: ReadonlySet<string> = new Set(['sys/exec']);
+/**
+ * Tools that stay on the host side: sys/exec only parses its arguments and hands the command to
+ * the backend (the command is what runs confined); memory tools only call the memory store the
+ * host holds open (context.memory), touching no file or network themselves.
+ */
+export function runsOnHost(tool: Pick<Tool, 'name' | 'category'>): boolean {
+  return tool.name === 'sys/exec' || tool.category === 'memory';
+}

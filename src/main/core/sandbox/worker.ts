@@ -6,7 +6,7 @@
 import { pathToFileURL } from 'node:url';
 import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
 import type { Tool } from '../tools/types.js';
-import { type FromWorker, HOST_SIDE_TOOLS, type ToWorker } from './protocol.js';
+import { type FromWorker, runsOnHost, type ToWorker } from './protocol.js';
 
 function isTool(value: unknown): value is Tool {
   const candidate = value as Partial<Tool> | null;
@@ -20,7 +20,7 @@ function isTool(value: unknown): value is Tool {
 
 async function loadTools(modules: readonly string[]): Promise<Map<string, Tool>> {
   const tools = new Map<string, Tool>();
-  for (const tool of BUILTIN_TOOLS) if (!HOST_SIDE_TOOLS.has(tool.name)) tools.set(tool.name, tool);
+  for (const tool of BUILTIN_TOOLS) if (!runsOnHost(tool)) tools.set(tool.name, tool);
   for (const file of modules) {
     const loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
     for (const value of Object.values(loaded).flatMap((v) => (Array.isArray(v) ? v : [v]))) {
