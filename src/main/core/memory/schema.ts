@@ -42,4 +42,18 @@ export const MEMORY_MIGRATIONS: readonly Migration[] = [
       create table memory_meta (key text primary key, value text not null);
     `,
   },
+  {
+    version: 2,
+    description: 'partial indexes: chunks with and without a vector',
+    // Without them "is any chunk waiting for a vector?" and "how many have one?" read every row.
+    up: `
+      create index memory_chunks_embedded on memory_chunks(id) where embedding is not null;
+      create index memory_chunks_unembedded on memory_chunks(id) where embedding is null;
+    `,
+  },
+  {
+    version: 3,
+    description: 'FTS5 vocabulary view: document frequency per term',
+    up: `create virtual table memory_fts_terms using fts5vocab(memory_fts, 'row');`,
+  },
 ];

@@ -213,7 +213,8 @@ export class MemoryStore {
     let notice: string | undefined;
     if (this.vectors) {
       const [q] = await this.embed([clip(query, DEFAULT_MAX_CHUNK_CHARS)]);
-      const nearest = this.vectors.nearest(q as Float32Array, pool);
+      // RRF weighs the top of each list: twice the limit is enough from the vector side.
+      const nearest = this.vectors.nearest(q as Float32Array, limit * 2);
       vector = nearest.map((h) => h.chunkId);
       for (const h of nearest) similarity.set(h.chunkId, 1 - h.distance);
       const missing = this.vectors.pending(1).length;
@@ -345,7 +346,7 @@ export class MemoryStore {
   }
 
   private ftsRanking(query: string, limit: number): number[] {
-    const match = ftsQuery(query);
+    const match = ftsQuery(query, (term) => this.isCommon(term));
     if (!match) return [];
     return (
       this.db
@@ -354,6 +355,27 @@ export class MemoryStore {
         )
         .all(match, limit) as Array<{ rowid: number }>
     ).map((r) => r.rowid);
+  }
+
+  /**
+   * A term in more than a tenth of the chunks ("the", "and"): BM25 gives it almost no weight,
+   * yet ranking its matches would read most of the index. (Terms are looked up as typed; a word
+   * whose stem differs is simply kept.)
+   */
+  private isCommon(term: string): boolean {
+    const chunks = this.chunkTotal();
+    if (chunks < 1000) return false;
+    const row = this.db.prepare('select doc from memory_fts_terms where term = ?').get(term) as
+      | { doc: number }
+      | undefined;
+    return (row?.doc ?? 0) > chunks / 10;
+  }
+
+  private chunkTotal(): number {
+    return (
+      (this.db.prepare('select max(id) as n from memory_chunks').get() as { n: number | null }).n ??
+      0
+    );
   }
 
   private async embed(texts: string[]): Promise<Float32Array[]> {
@@ -449,9 +471,15 @@ export function fuse(
 }
 
 /** A free-text query as an FTS5 expression: every word quoted (no syntax errors), any may match. */
-export function ftsQuery(text: string): string | undefined {
+export function ftsQuery(
+  text: string,
+  isCommon: (term: string) => boolean = () => false,
+): string | undefined {
   const words = [...new Set((text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).slice(0, 32))];
-  return words.length ? words.map((w) => `"${w}"`).join(' OR ') : undefined;
+  // Common terms are left out, unless nothing else is left.
+  const rare = words.filter((w) => !isCommon(w));
+  const kept = rare.length > 0 ? rare : words;
+  return kept.length ? kept.map((w) => `"${w}"`).join(' OR ') : undefined;
 }
 
 /** Reads a text file, refusing what memory cannot use before reading all of it. */
