@@ -38,8 +38,10 @@ const warn = (error: unknown) =>
 export async function startDesktopShell(options: {
   dataDir: string;
   core: ShellCore;
-  /** Sends one event to the renderer of a new window (e.g. re-subscribe). */
+  /** Called with each new main window (the event forwarder targets it). */
   onWindowCreated?: (window: BrowserWindow) => void;
+  /** How long runs may finish on quit before they are cancelled. */
+  drainTimeoutMs?: number;
 }): Promise<DesktopShell> {
   const { core } = options;
   const settings = new DesktopSettingsStore(desktopSettingsPath(options.dataDir));
@@ -54,6 +56,7 @@ export async function startDesktopShell(options: {
   let stopTray: (() => void) | null = null;
   const quit = new QuitCoordinator({
     activity,
+    drainTimeoutMs: options.drainTimeoutMs,
     quit: () => app.quit(),
     cleanup: async () => {
       globalShortcut.unregisterAll();
