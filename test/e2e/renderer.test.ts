@@ -1,13 +1,25 @@
+/**
+ * The built renderer in Debian's Chromium, served by the real gateway over the real assistant
+ * (database, policy, approvals, audit, runtime) answering with the scripted model. Screenshots of
+ * the main screens land in test/e2e/screenshots/ (git-ignored; CI keeps them as artifacts).
+ */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
+import type { ModelCatalog } from '../../src/main/core/local/catalog.js';
 import { RENDERER_CSP } from '../../src/shared/csp.js';
+import { WireClose } from '../../src/shared/wire.js';
+import { buildTinyGguf } from '../fixtures/tiny-gguf.js';
 import { type AssistantFixture, scriptedAssistant } from '../support/assistant-harness.js';
 import { chromiumMissingReason, launchChromium } from '../support/browser.js';
+import { type SlowFileServer, startSlowFileServer } from '../support/slow-file-server.js';
 
 const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');
+const shots = path.resolve(import.meta.dirname, 'screenshots');
 const skipReason =
   chromiumMissingReason() ??
   (existsSync(path.join(rendererDir, 'index.html'))
@@ -15,69 +27,341 @@ const skipReason =
     : 'renderer not built: run `npm run build`');
 if (skipReason) console.warn(`[e2e] skipping the renderer suite: ${skipReason}`);
 
-/** The built renderer in Chromium, served by the real gateway over the real core. */
-describe.skipIf(skipReason !== null)('renderer in Chromium through the gateway', () => {
+const TINY = buildTinyGguf();
+
+function tinyCatalog(files: SlowFileServer): ModelCatalog {
+  return {
+    version: 1,
+    defaultChat: 'tiny-test',
+    defaultEmbedding: 'tiny-test',
+    models: [
+      {
+        name: 'tiny-test',
+        displayName: 'Tiny test model',
+        kind: 'chat',
+        url: files.url('tiny-test.gguf'),
+        fileName: 'tiny-test.gguf',
+        sizeBytes: TINY.length,
+        sha256: createHash('sha256').update(TINY).digest('hex'),
+        license: 'MIT',
+        ramBytes: 1_000_000,
+        contextLength: 512,
+      },
+    ],
+  };
+}
+
+describe.skipIf(skipReason !== null)('the UI in Chromium through pincer gateway', () => {
   let browser: Browser;
   let gateway: Gateway;
   let fixture: AssistantFixture;
+  let files: SlowFileServer;
+  let page: Page;
+  /** Every WebSocket frame the core sent to the page. */
+  const framesFromCore: string[] = [];
+
+  const shot = (name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
+  const composer = () => page.getByRole('textbox', { name: 'Message' });
+  const lastAssistant = () => page.getByTestId('assistant-message').last();
+  /** Reads the DOM now, without Playwright's auto-wait (for sampling a stream). */
+  const peek = (selector: string, attribute?: string) =>
+    page.evaluate(
+      ([sel, attr]) => {
+        const all = document.querySelectorAll(sel);
+        const el = all[all.length - 1];
+        return el ? ((attr ? el.getAttribute(attr) : el.textContent) ?? '') : '';
+      },
+      [selector, attribute] as const,
+    );
+  async function send(text: string) {
+    await composer().fill(text);
+    await composer().press('Enter');
+  }
+  async function newChat() {
+    await page.getByRole('button', { name: /New chat/ }).click();
+    await expect.poll(() => page.getByTestId('assistant-message').count()).toBe(0);
+  }
 
   beforeAll(async () => {
-    fixture = await scriptedAssistant();
+    await mkdir(shots, { recursive: true });
+    files = await startSlowFileServer({ 'tiny-test.gguf': TINY });
+    fixture = await scriptedAssistant({ catalog: tinyCatalog(files) });
     gateway = await startAssistantGateway({ assistant: fixture.assistant, rendererDir });
     browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+    page.on('websocket', (ws) =>
+      ws.on('framereceived', (f) => framesFromCore.push(String(f.payload))),
+    );
+    await page.goto(gateway.openUrl);
+    await page.getByText('connected · gateway').waitFor();
   });
   afterAll(async () => {
     await browser?.close();
     await gateway?.close();
     await fixture?.close();
+    await files?.close();
   });
 
-  it('without the token: not connected, with the headless hint', async () => {
-    const page = await browser.newPage();
-    await page.goto(`${gateway.origin}/`);
-    await expect.poll(() => page.getByTestId('connection').textContent()).toBe('not connected');
-    expect(await page.getByRole('status').textContent()).toContain('npx pincer doctor');
-    expect(await page.getByLabel('Message').isDisabled()).toBe(true);
-    await page.close();
+  it('takes the token out of the address bar and shows the empty chat', async () => {
+    expect(page.url()).toBe(`${gateway.origin}/`);
+    expect(await page.getByRole('heading', { name: 'How can I help?' }).isVisible()).toBe(true);
+    expect(await page.getByTestId('status-model').textContent()).toBe('scripted/test');
   });
 
-  it('with the token: app info and a ping round trip over the WebSocket', async () => {
-    const page = await browser.newPage();
-    await page.goto(gateway.openUrl);
+  it('streams a markdown reply with a code block', async () => {
+    await send('hello there');
+    // Sample the reply while it streams: it must grow through several partial states.
+    const seen = new Set<string>();
+    for (let i = 0; i < 400; i++) {
+      const text = await peek('[data-testid="assistant-message"]');
+      if (text) seen.add(text);
+      if (text.includes('two') && (await peek('.composer button')) === 'Send') break;
+      await page.waitForTimeout(15);
+    }
+    expect(seen.size).toBeGreaterThan(2);
+    const reply = lastAssistant();
+    await expect.poll(() => reply.locator('strong').textContent()).toBe('Pincer');
+    expect(await reply.locator('figure.code-block code').textContent()).toContain(
+      'const answer = 42;',
+    );
+    expect(await reply.locator('.code-lang').textContent()).toBe('ts');
+    expect(await reply.locator('li').allTextContents()).toEqual(['one', 'two']);
+    expect(await page.getByTestId('user-message').textContent()).toBe('hello there');
+    // The session appears in the sidebar, titled by its first message.
+    await expect
+      .poll(() => page.locator('.session-row.active').textContent())
+      .toContain('hello there');
+    await expect
+      .poll(() => page.getByTestId('status-tokens').textContent())
+      .toMatch(/^\d+ in · \d+ out$/);
+    await shot('chat');
+  });
+
+  it('a guarded tool asks; approving in the panel runs it and the model sees the result', async () => {
+    await newChat();
+    await send('write a note');
+    const panel = page.getByRole('complementary', { name: 'Approvals' });
+    const card = panel.getByTestId('approval-card');
+    await card.waitFor();
+    expect(await card.textContent()).toContain('fs/write');
+    expect(await card.locator('.tier-guarded').textContent()).toBe('guarded');
+    expect(await card.textContent()).toContain('default/approve-filesystem-writes');
+    expect(await card.locator('pre.json').textContent()).toContain('notes/hello.txt');
+    // The same request is also asked inline, under its tool card.
+    expect(await page.locator('.tool-card [data-testid="approval-card"]').count()).toBe(1);
+    await shot('chat-with-approval');
+    await card
+      .getByRole('button', { name: /^Approve/ })
+      .first()
+      .click();
+    await expect.poll(() => lastAssistant().getByTestId('tool-status').textContent()).toBe('Done');
+    await expect
+      .poll(() => lastAssistant().textContent())
+      .toContain('the tool said wrote 22 bytes');
+    expect(await panel.count()).toBe(0);
+    const written = path.join(fixture.dataDir, 'workspace', 'pincer', 'notes', 'hello.txt');
+    expect(await readFile(written, 'utf8')).toBe('hello from the UI test');
+  });
+
+  it('denying with a reason tells the model, and the card says denied', async () => {
+    await newChat();
+    await send('write it again');
+    const inline = page.locator('.tool-card [data-testid="approval-card"]');
+    await inline.waitFor();
+    await inline.getByRole('button', { name: 'Deny with reason…' }).click();
+    await inline.getByLabel('Reason for denying (told to the model)').fill('not today');
+    await inline.getByLabel('Reason for denying (told to the model)').press('Enter');
+    await expect.poll(() => lastAssistant().textContent()).toContain('The write did not happen');
+    expect(await lastAssistant().textContent()).toContain('not approved (ui: not today)');
+    expect(await page.getByTestId('tool-status').last().textContent()).toBe('Denied');
+    expect(await page.getByTestId('tool-card').last().textContent()).toContain(
+      'answered by ui: not today',
+    );
+  });
+
+  it('Alt+A approves the waiting call from the keyboard', async () => {
+    await newChat();
+    await send('write by keyboard');
+    await page.getByRole('complementary', { name: 'Approvals' }).waitFor();
+    await page.keyboard.press('Alt+A');
+    await expect.poll(() => lastAssistant().textContent()).toContain('the tool said wrote');
+  });
+
+  it('Escape cancels a reply mid-stream', async () => {
+    await newChat();
+    await send('slow story please');
+    await expect.poll(() => lastAssistant().textContent()).toContain('word2');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByTestId('run-notice').last().textContent()).toBe('Stopped');
+    const stopped = await lastAssistant().textContent();
+    expect(stopped).not.toContain('word199');
+    await page.waitForTimeout(400);
+    expect(await lastAssistant().textContent()).toBe(stopped);
+    expect(await page.getByRole('button', { name: 'Send' }).isVisible()).toBe(true);
+  });
+
+  it('a reload keeps the session and shows its history from the core', async () => {
+    const sessions = await page.locator('.session-row').count();
+    await page.reload();
     await expect
       .poll(() => page.getByTestId('connection').textContent())
-      .toMatch(/^connected · v\d/);
-    // The token left the address bar at once.
-    expect(page.url()).toBe(`${gateway.origin}/`);
-    await page.getByLabel('Message').fill('hello core');
-    await page.getByRole('button', { name: 'Send' }).click();
-    await expect.poll(() => page.locator('.bubble.agent').textContent()).toMatch(/^run_/);
-    // A reload keeps the tab's session (token in sessionStorage, not in the URL).
-    await page.reload();
-    await expect.poll(() => page.getByTestId('connection').textContent()).toMatch(/^connected/);
-    await page.close();
+      .toBe('connected · gateway');
+    expect(await page.locator('.session-row').count()).toBe(sessions);
+    await expect.poll(() => page.getByTestId('run-notice').last().textContent()).toBe('Stopped');
+    await page.getByRole('button', { name: /^hello there/ }).click();
+    await expect
+      .poll(() => lastAssistant().locator('figure.code-block code').textContent())
+      .toContain('const answer');
+    await page.getByRole('button', { name: /^write a note/ }).click();
+    await expect
+      .poll(() => page.getByTestId('tool-card').first().textContent())
+      .toContain('answered by ui');
+    expect(await page.getByTestId('tool-status').first().textContent()).toBe('Done');
   });
 
-  it('a wrong token is refused and the UI says not connected', async () => {
-    const page = await browser.newPage();
-    await page.goto(`${gateway.origin}/#token=not-the-token`);
-    await expect.poll(() => page.getByTestId('connection').textContent()).toBe('not connected');
-    await page.close();
+  it('the runs view shows a trace: steps, tool calls and the audit', async () => {
+    await page.getByRole('tab', { name: 'Runs' }).click();
+    await page.locator('.run-row', { hasText: 'write a note' }).click();
+    const detail = page.locator('.run-detail');
+    await expect.poll(() => detail.locator('.step').count()).toBe(3);
+    expect(await detail.locator('.audit tbody tr').count()).toBeGreaterThanOrEqual(5);
+    expect(await detail.textContent()).toContain('approval_resolved');
+    await shot('runs');
+  });
+
+  it('pulls a model from a local file server with a moving progress bar', async () => {
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    await page.getByRole('button', { name: 'Models' }).click();
+    const row = page.getByTestId('model-tiny-test');
+    await row.getByRole('button', { name: 'Download' }).click();
+    const values = new Set<string>();
+    for (let i = 0; i < 1000; i++) {
+      const value = await peek('[data-testid="model-tiny-test"] progress', 'value');
+      if (value) values.add(value);
+      if (
+        (await peek('[data-testid="model-tiny-test"] [data-testid="pull-status"]')).includes(
+          'verified',
+        )
+      )
+        break;
+      await page.waitForTimeout(20);
+    }
+    expect(values.size).toBeGreaterThan(1);
+    await expect
+      .poll(() => row.getByTestId('pull-status').textContent())
+      .toBe('Downloaded and verified');
+    await expect.poll(() => row.textContent()).toContain('installed');
+    expect(existsSync(path.join(fixture.dataDir, 'models', 'tiny-test.gguf'))).toBe(true);
+    await shot('settings-models');
+  });
+
+  it('keys: names go in and are listed, values never come back', async () => {
+    await page.getByRole('button', { name: 'Providers & keys' }).click();
+    const fromCore = framesFromCore;
+    await page.getByLabel('Key name').fill('E2E_TEST_KEY');
+    await page.getByLabel('Key value').fill('sk-e2e-very-secret-value');
+    await page.getByRole('button', { name: 'Save key' }).click();
+    await expect
+      .poll(() => page.getByRole('status').last().textContent())
+      .toBe('Saved E2E_TEST_KEY');
+    await page.locator('.secret-row', { hasText: 'E2E_TEST_KEY' }).waitFor();
+    expect(await page.getByLabel('Key value').inputValue()).toBe('');
+    // The value went in (the vault holds it) and never came back over the socket.
+    expect((await fixture.assistant.secrets()).names.map((n) => n.name)).toContain('E2E_TEST_KEY');
+    expect(fromCore.join('\n')).not.toContain('sk-e2e-very-secret-value');
+    expect(fromCore.join('\n')).toContain('E2E_TEST_KEY');
+    await shot('settings-keys');
+  });
+
+  it('dark theme and autonomy settings apply', async () => {
+    await page.getByRole('button', { name: 'Appearance & keyboard' }).click();
+    await page.getByRole('radio', { name: 'dark' }).click();
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    await page.getByRole('tab', { name: 'Chat' }).click();
+    await page.getByRole('button', { name: /^hello there/ }).click();
+    await lastAssistant().locator('figure.code-block').waitFor();
+    await shot('chat-dark');
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    await page.getByRole('button', { name: 'Autonomy & policies' }).click();
+    await page.getByRole('radio', { name: /observer/ }).click();
+    await expect.poll(() => fixture.assistant.policies().autonomy).toBe('observer');
+    await expect.poll(() => page.getByRole('radio', { name: /observer/ }).isChecked()).toBe(true);
+    await shot('settings-autonomy');
+    await page.getByRole('radio', { name: /supervised/ }).click();
+    await expect.poll(() => fixture.assistant.policies().autonomy).toBe('supervised');
+    await page.getByRole('button', { name: 'Appearance & keyboard' }).click();
+    await page.getByRole('radio', { name: 'light' }).click();
+  });
+
+  it('refuses forged WebSocket traffic: no token, a bad payload, a malformed frame', async () => {
+    const outcome = await page.evaluate(async (token) => {
+      const url = `ws://${location.host}/ipc`;
+      const talk = (frames: string[]) =>
+        new Promise<{ code: number; replies: string[] }>((resolve) => {
+          const ws = new WebSocket(url);
+          const replies: string[] = [];
+          ws.onopen = () => {
+            for (const frame of frames) ws.send(frame);
+          };
+          ws.onmessage = (event) => {
+            replies.push(String(event.data));
+            if (replies.some((r) => r.includes('"result"'))) ws.close(1000);
+          };
+          ws.onclose = (event) => resolve({ code: event.code, replies });
+        });
+      const noToken = await talk([
+        JSON.stringify({ type: 'call', id: 1, channel: 'sessions.list', request: {} }),
+      ]);
+      const wrongToken = await talk([JSON.stringify({ type: 'hello', token: 'forged' })]);
+      const badPayload = await talk([
+        JSON.stringify({ type: 'hello', token }),
+        JSON.stringify({ type: 'call', id: 7, channel: 'chat.send', request: { text: 42 } }),
+      ]);
+      const unknown = await talk([
+        JSON.stringify({ type: 'hello', token }),
+        JSON.stringify({
+          type: 'call',
+          id: 8,
+          channel: 'fs.read',
+          request: { path: '/etc/passwd' },
+        }),
+      ]);
+      const malformed = await talk([
+        JSON.stringify({ type: 'hello', token }),
+        '{"type":"call","id":"x"}',
+      ]);
+      return { noToken, wrongToken, badPayload, unknown, malformed };
+    }, gateway.token);
+    expect(outcome.noToken).toEqual({ code: WireClose.unauthorized, replies: [] });
+    expect(outcome.wrongToken).toEqual({ code: WireClose.unauthorized, replies: [] });
+    expect(outcome.badPayload.replies.at(-1)).toContain('"code":"invalid_request"');
+    expect(outcome.unknown.replies.at(-1)).toContain('"code":"unknown_channel"');
+    expect(outcome.malformed.code).toBe(WireClose.badFrame);
+  });
+
+  it('without the token: not connected, with the way to connect', async () => {
+    const other = await browser.newPage();
+    await other.goto(`${gateway.origin}/`);
+    await expect.poll(() => other.getByTestId('connection').textContent()).toBe('not connected');
+    expect(await other.getByRole('status').textContent()).toContain('npx pincer gateway');
+    await other.goto(`${gateway.origin}/#token=not-the-token`);
+    await expect.poll(() => other.getByTestId('connection').textContent()).toBe('not connected');
+    await other.close();
   });
 
   it('enforces the strict CSP: an injected inline script does not run', async () => {
-    const page = await browser.newPage();
+    const other = await browser.newPage();
     const violations: string[] = [];
-    page.on('console', (message) => {
+    other.on('console', (message) => {
       if (message.text().includes('Content Security Policy')) violations.push(message.text());
     });
-    const response = await page.goto(`${gateway.origin}/`);
+    const response = await other.goto(`${gateway.origin}/`);
     expect(response?.headers()['content-security-policy']).toBe(RENDERER_CSP);
-    const meta = await page
+    const meta = await other
       .locator('meta[http-equiv="Content-Security-Policy"]')
       .getAttribute('content');
     expect(meta).toBe(RENDERER_CSP);
-    const ran = await page.evaluate(() => {
+    const ran = await other.evaluate(() => {
       const script = document.createElement('script');
       script.textContent = 'window.__injected = true;';
       document.head.append(script);
@@ -85,6 +369,6 @@ describe.skipIf(skipReason !== null)('renderer in Chromium through the gateway',
     });
     expect(ran).toBe(false);
     await expect.poll(() => violations.length).toBeGreaterThan(0);
-    await page.close();
+    await other.close();
   });
 });

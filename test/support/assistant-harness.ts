@@ -10,7 +10,8 @@ import type { ModelCatalog } from '../../src/main/core/local/catalog.js';
 import { ScriptedProvider, type ScriptedReply } from '../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../src/main/core/models/types.js';
 import { viaProvider } from '../../src/main/core/runtime/hooks.js';
-import type { SecretStore } from '../../src/main/core/secrets/index.js';
+import { createSecretStore, type SecretStore } from '../../src/main/core/secrets/index.js';
+import { FAST_SCRYPT } from './secrets.js';
 
 export const APP_DIR = path.resolve(import.meta.dirname, '../..');
 
@@ -86,7 +87,14 @@ export async function scriptedAssistant(
       scripted: true,
     },
     catalog: options.catalog,
-    secrets: options.secrets,
+    // A real passphrase vault in the temp dir: no keychain, and nothing from this machine's env.
+    secrets:
+      options.secrets ??
+      createSecretStore({
+        dataDir,
+        env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'harness-passphrase' },
+        scrypt: FAST_SCRYPT,
+      }),
   });
   return {
     assistant,

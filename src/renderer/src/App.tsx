@@ -1,76 +1,258 @@
-import { type FormEvent, useEffect, useState } from 'react';
-import type { AppInfo, PincerApi } from '../../shared/ipc';
+import { useCallback, useEffect, useState } from 'react';
+import type {
+  AppInfo,
+  PendingApprovalView,
+  PincerApi,
+  SessionSummary,
+  Settings,
+} from '../../shared/ipc';
+import type { Verdict } from './components/ApprovalCard';
+import { ApprovalsPanel } from './components/ApprovalsPanel';
+import { type ChatStats, ChatView } from './components/ChatView';
+import { Logo } from './components/Icons';
+import { RunsView } from './components/RunsView';
+import { SettingsView } from './components/SettingsView';
+import { Sidebar, type View } from './components/Sidebar';
+import { StatusBar } from './components/StatusBar';
+import { BridgeProvider, useBridge, useCoreEvents } from './lib/bridge-context';
+import { errorText } from './lib/format';
 
-interface Exchange {
-  id: number;
-  sent: string;
-  reply: string | null;
-  error: string | null;
+const DEFAULT_SETTINGS: Settings = { theme: 'system', showReasoning: true, enterSends: true };
+const NO_STATS: ChatStats = {
+  model: null,
+  inputTokens: 0,
+  outputTokens: 0,
+  costUsd: 0,
+  firstTokenMs: null,
+  lastTurnMs: null,
+  busy: false,
+};
+const SESSION_KEY = 'pincer.session';
+
+function applyTheme(theme: Settings['theme']) {
+  document.documentElement.dataset.theme = theme;
+}
+
+function NotConnected() {
+  return (
+    <main className="not-connected">
+      <div className="card">
+        <div className="empty-logo" aria-hidden="true">
+          <Logo size={56} />
+        </div>
+        <h1>Pincer</h1>
+        <p data-testid="connection">not connected</p>
+        <p role="status">
+          This page is not connected to a Pincer core. Start one with{' '}
+          <code>npx pincer gateway</code> and open the address it prints (it carries a one-time
+          token), or use the desktop app. Headless checks: <code>npx pincer doctor</code>.
+        </p>
+      </div>
+    </main>
+  );
+}
+
+function Workspace() {
+  const bridge = useBridge();
+  const [info, setInfo] = useState<AppInfo | null>(null);
+  const [sessions, setSessions] = useState<SessionSummary[] | null>(null);
+  const [activeId, setActiveId] = useState<string | null>(() =>
+    sessionStorage.getItem(SESSION_KEY),
+  );
+  const [view, setView] = useState<View>('chat');
+  const [approvals, setApprovals] = useState<PendingApprovalView[]>([]);
+  const [settings, setSettings] = useState<Settings>(DEFAULT_SETTINGS);
+  const [model, setModel] = useState('…');
+  const [stats, setStats] = useState<ChatStats>(NO_STATS);
+  const [error, setError] = useState<string | null>(null);
+  const [chatKey, setChatKey] = useState(0);
+
+  const loadSessions = useCallback(() => {
+    bridge
+      .invoke('sessions.list', {})
+      .then(setSessions)
+      .catch((cause: unknown) => setError(errorText(cause)));
+  }, [bridge]);
+  const loadModel = useCallback(() => {
+    bridge
+      .invoke('models.list', {})
+      .then((state) => setModel(state.active))
+      .catch(() => undefined);
+  }, [bridge]);
+
+  useEffect(() => {
+    bridge.invoke('app.getInfo', {}).then(setInfo, () => setInfo(null));
+    bridge.invoke('settings.get', {}).then((s) => {
+      setSettings(s);
+      applyTheme(s.theme);
+    });
+    bridge.invoke('approvals.list', {}).then(setApprovals);
+    // A remembered session that no longer exists (deleted elsewhere) is forgotten.
+    bridge.invoke('sessions.list', {}).then(
+      (list) => {
+        setSessions(list);
+        setActiveId((id) => (id && list.some((s) => s.id === id) ? id : null));
+      },
+      (cause: unknown) => setError(errorText(cause)),
+    );
+    loadModel();
+  }, [bridge, loadModel]);
+
+  useEffect(() => {
+    if (activeId) sessionStorage.setItem(SESSION_KEY, activeId);
+    else sessionStorage.removeItem(SESSION_KEY);
+  }, [activeId]);
+
+  useCoreEvents((event) => {
+    if (event.topic === 'sessions.changed') loadSessions();
+    else if (event.topic === 'approval.requested')
+      setApprovals((list) =>
+        list.some((a) => a.id === event.approval.id) ? list : [...list, event.approval],
+      );
+    else if (event.topic === 'approval.resolved')
+      setApprovals((list) => list.filter((a) => a.id !== event.id));
+    else if (event.topic === 'settings.changed') {
+      setSettings(event.settings);
+      applyTheme(event.settings.theme);
+    } else if (event.topic === 'models.changed') loadModel();
+  });
+
+  const resolve = useCallback(
+    (id: string, verdict: Verdict, reason?: string) => {
+      setApprovals((list) => list.filter((a) => a.id !== id));
+      bridge
+        .invoke(
+          'approvals.resolve',
+          reason ? { approvalId: id, verdict, reason } : { approvalId: id, verdict },
+        )
+        .catch((cause: unknown) => setError(errorText(cause)));
+    },
+    [bridge],
+  );
+
+  const newChat = useCallback(() => {
+    setActiveId(null);
+    setView('chat');
+    setChatKey((k) => k + 1);
+  }, []);
+
+  // Keyboard first: approvals, new chat and views from anywhere.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (!event.altKey || event.ctrlKey || event.metaKey) return;
+      const key = event.key.toLowerCase();
+      const oldest = approvals[0];
+      const act = (fn: () => void) => {
+        event.preventDefault();
+        fn();
+      };
+      if (event.code === 'KeyA' && oldest)
+        act(() =>
+          resolve(
+            oldest.id,
+            event.shiftKey && oldest.sessionApprovable ? 'approve-for-session' : 'approve',
+          ),
+        );
+      else if (event.code === 'KeyD' && oldest) act(() => resolve(oldest.id, 'deny'));
+      else if (event.code === 'KeyN') act(newChat);
+      else if (key === '1' || event.code === 'Digit1') act(() => setView('chat'));
+      else if (key === '2' || event.code === 'Digit2') act(() => setView('runs'));
+      else if (key === '3' || event.code === 'Digit3') act(() => setView('settings'));
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [approvals, resolve, newChat]);
+
+  const updateSettings = (patch: Partial<Settings>) => {
+    const next = { ...settings, ...patch };
+    setSettings(next);
+    applyTheme(next.theme);
+    bridge.invoke('settings.set', patch).catch((cause: unknown) => setError(errorText(cause)));
+  };
+
+  const titleOf = (id: string) => sessions?.find((s) => s.id === id)?.title ?? 'a conversation';
+  const showApprovals = view === 'chat' && approvals.length > 0;
+
+  return (
+    <div className={`app${showApprovals ? ' with-approvals' : ''}`}>
+      <Sidebar
+        sessions={sessions}
+        activeId={activeId}
+        view={view}
+        pendingCount={approvals.length}
+        onView={setView}
+        onNew={newChat}
+        onOpen={(id) => {
+          setActiveId(id);
+          setView('chat');
+        }}
+        onRename={(id, title) => {
+          bridge
+            .invoke('sessions.rename', { sessionId: id, title })
+            .catch((cause: unknown) => setError(errorText(cause)));
+        }}
+        onDelete={(id) => {
+          bridge
+            .invoke('sessions.delete', { sessionId: id })
+            .then(() => {
+              if (id === activeId) newChat();
+            })
+            .catch((cause: unknown) => setError(errorText(cause)));
+        }}
+      />
+      <main className="main">
+        {error && (
+          <div className="error-banner top" role="alert">
+            {error}
+            <button
+              type="button"
+              className="ghost small"
+              onClick={() => setError(null)}
+              aria-label="Dismiss"
+            >
+              ✕
+            </button>
+          </div>
+        )}
+        {view === 'chat' && (
+          <ChatView
+            key={chatKey}
+            sessionId={activeId}
+            settings={settings}
+            approvals={approvals}
+            onResolve={resolve}
+            onSessionStarted={setActiveId}
+            onOpenSession={(id) => {
+              setActiveId(id);
+              loadSessions();
+            }}
+            onStats={setStats}
+          />
+        )}
+        {view === 'runs' && <RunsView />}
+        {view === 'settings' && <SettingsView settings={settings} onChange={updateSettings} />}
+      </main>
+      {showApprovals && (
+        <ApprovalsPanel
+          approvals={approvals}
+          sessionTitle={titleOf}
+          onResolve={resolve}
+          onOpenSession={(id) => {
+            setActiveId(id);
+            setView('chat');
+          }}
+        />
+      )}
+      <StatusBar connected transport={info?.transport ?? '…'} model={model} stats={stats} />
+    </div>
+  );
 }
 
 export function App({ bridge }: { bridge: PincerApi | null }) {
-  const [info, setInfo] = useState<AppInfo | null>(null);
-  const [draft, setDraft] = useState('');
-  const [log, setLog] = useState<Exchange[]>([]);
-
-  useEffect(() => {
-    bridge
-      ?.invoke('app.getInfo', {})
-      .then(setInfo)
-      .catch(() => setInfo(null));
-  }, [bridge]);
-
-  async function send(event: FormEvent) {
-    event.preventDefault();
-    const message = draft.trim();
-    if (!bridge || !message) return;
-    const id = Date.now();
-    setDraft('');
-    setLog((entries) => [...entries, { id, sent: message, reply: null, error: null }]);
-    try {
-      const { runId: reply } = await bridge.invoke('chat.send', { text: message });
-      setLog((entries) => entries.map((e) => (e.id === id ? { ...e, reply } : e)));
-    } catch (error) {
-      const text = error instanceof Error ? error.message : String(error);
-      setLog((entries) => entries.map((e) => (e.id === id ? { ...e, error: text } : e)));
-    }
-  }
-
+  if (!bridge) return <NotConnected />;
   return (
-    <div className="shell">
-      <header className="topbar">
-        <h1>Pincer</h1>
-        <span className="status" data-testid="connection">
-          {bridge ? `connected${info ? ` · v${info.version}` : ''}` : 'not connected'}
-        </span>
-      </header>
-      <main className="chat" aria-live="polite">
-        {!bridge && (
-          <p className="notice" role="status">
-            This page is not connected to a Pincer core. Open it from the desktop app, or use the
-            headless path: <code>npx pincer doctor</code>.
-          </p>
-        )}
-        {log.map((entry) => (
-          <div key={entry.id} className="exchange">
-            <p className="bubble user">{entry.sent}</p>
-            {entry.reply && <p className="bubble agent">{entry.reply}</p>}
-            {entry.error && <p className="bubble error">{entry.error}</p>}
-          </div>
-        ))}
-      </main>
-      <form className="composer" onSubmit={send}>
-        <input
-          aria-label="Message"
-          value={draft}
-          disabled={!bridge}
-          placeholder={bridge ? 'Message Pincer' : 'Not connected'}
-          onChange={(event) => setDraft(event.target.value)}
-        />
-        <button type="submit" disabled={!bridge || !draft.trim()}>
-          Send
-        </button>
-      </form>
-    </div>
+    <BridgeProvider bridge={bridge}>
+      <Workspace />
+    </BridgeProvider>
   );
 }

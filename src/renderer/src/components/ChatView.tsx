@@ -1,0 +1,480 @@
+/**
+ * The conversation: stored history, the run streaming now, tool cards with their inline
+ * approval prompts, and the composer.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type {
+  ChatMessage,
+  PendingApprovalView,
+  RunEventView,
+  SessionHistory,
+  Settings,
+  ToolCallView,
+} from '../../../shared/ipc';
+import { useBridge, useCoreEvents } from '../lib/bridge-context';
+import { errorText } from '../lib/format';
+import { applyRunEvent, type LiveRun, startLiveRun } from '../lib/live-run';
+import { ApprovalCard, type Verdict } from './ApprovalCard';
+import { Composer } from './Composer';
+import { Logo } from './Icons';
+import { Markdown } from './Markdown';
+import { ToolCard, type ToolCardData } from './ToolCard';
+
+export interface ChatStats {
+  model: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  firstTokenMs: number | null;
+  lastTurnMs: number | null;
+  busy: boolean;
+}
+
+const OUTCOME_TEXT: Record<string, string> = {
+  cancelled: 'Stopped',
+  max_turns: 'Stopped: too many model calls',
+  max_tokens: 'Stopped: token limit',
+  max_cost: 'Stopped: cost limit',
+  repeated_tool_call: 'Stopped: the same tool call repeated',
+  run_timeout: 'Stopped: took too long',
+  turn_timeout: 'Stopped: the model took too long',
+  model_error: 'The model failed',
+  denied: 'Denied',
+  interrupted: 'Interrupted',
+};
+
+function RunNotice({ outcome, reason }: { outcome: string; reason: string | null }) {
+  if (outcome === 'completed') return null;
+  return (
+    <p className={`run-notice outcome-${outcome}`} role="status" data-testid="run-notice">
+      {OUTCOME_TEXT[outcome] ?? outcome}
+      {reason && outcome !== 'cancelled' ? `: ${reason}` : ''}
+    </p>
+  );
+}
+
+function Reasoning({ text, open }: { text: string; open: boolean }) {
+  return (
+    <details className="reasoning" open={open}>
+      <summary>Reasoning</summary>
+      <p>{text}</p>
+    </details>
+  );
+}
+
+function ToolWithApproval({
+  call,
+  approvals,
+  onResolve,
+}: {
+  call: ToolCardData & { approvalId?: string | null };
+  approvals: PendingApprovalView[];
+  onResolve: (id: string, verdict: Verdict, reason?: string) => void;
+}) {
+  const approval = approvals.find(
+    (a) => a.id === call.approvalId || (a.call.id === call.callId && a.runId === call.runId),
+  );
+  return (
+    <ToolCard call={call}>
+      {approval && call.status === 'waiting_approval' && (
+        <ApprovalCard approval={approval} onResolve={onResolve} compact />
+      )}
+    </ToolCard>
+  );
+}
+
+function UserBubble({ text }: { text: string }) {
+  return (
+    <div className="message user" data-testid="user-message">
+      <div className="bubble">{text}</div>
+    </div>
+  );
+}
+
+function StoredAssistant({
+  message,
+  tools,
+  approvals,
+  showReasoning,
+  onResolve,
+  onBranch,
+}: {
+  message: ChatMessage;
+  tools: Map<string, ToolCallView>;
+  approvals: PendingApprovalView[];
+  showReasoning: boolean;
+  onResolve: (id: string, verdict: Verdict, reason?: string) => void;
+  onBranch: () => void;
+}) {
+  return (
+    <div className="message assistant" data-testid="assistant-message">
+      <div className="avatar" aria-hidden="true">
+        <Logo size={30} />
+      </div>
+      <div className="assistant-body">
+        {message.blocks.map((block, index) => {
+          const key = `${message.id}.${index}`;
+          if (block.type === 'text') return <Markdown key={key} text={block.text} />;
+          if (block.type === 'reasoning')
+            return showReasoning ? <Reasoning key={key} text={block.text} open={false} /> : null;
+          if (block.type === 'tool_use') {
+            const call = tools.get(block.id) ?? {
+              callId: block.id,
+              runId: message.runId ?? '',
+              name: block.name,
+              input: block.input,
+              output: null,
+              status: 'requested' as const,
+              decision: null,
+              rule: null,
+              reason: null,
+              approvalBy: null,
+              durationMs: null,
+              readOnly: false,
+            };
+            return (
+              <ToolWithApproval key={key} call={call} approvals={approvals} onResolve={onResolve} />
+            );
+          }
+          return null;
+        })}
+        <div className="message-actions">
+          <button
+            type="button"
+            className="ghost small"
+            onClick={onBranch}
+            title="A new session from this point"
+          >
+            Branch from here
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function LiveAssistant({
+  live,
+  approvals,
+  showReasoning,
+  onResolve,
+}: {
+  live: LiveRun;
+  approvals: PendingApprovalView[];
+  showReasoning: boolean;
+  onResolve: (id: string, verdict: Verdict, reason?: string) => void;
+}) {
+  const thinking = live.items.length === 0 && !live.finished;
+  return (
+    <div
+      className="message assistant live"
+      data-testid="assistant-message"
+      aria-busy={!live.finished}
+    >
+      <div className="avatar" aria-hidden="true">
+        <Logo size={30} />
+      </div>
+      <div className="assistant-body">
+        {thinking && (
+          <p className="typing" role="status">
+            <span />
+            <span />
+            <span />
+            <span className="sr-only">Pincer is thinking</span>
+          </p>
+        )}
+        {live.items.map((item, index) => {
+          const key = `live.${index}`;
+          if (item.kind === 'text') return <Markdown key={key} text={item.text} />;
+          if (item.kind === 'reasoning')
+            return showReasoning ? <Reasoning key={key} text={item.text} open /> : null;
+          const call = live.tools[item.callId];
+          return call ? (
+            <ToolWithApproval key={key} call={call} approvals={approvals} onResolve={onResolve} />
+          ) : null;
+        })}
+        {live.finished && (
+          <RunNotice outcome={live.finished.outcome} reason={live.finished.reason} />
+        )}
+      </div>
+    </div>
+  );
+}
+
+const SUGGESTIONS = [
+  'What can you do on this computer?',
+  'Summarise the files in my workspace',
+  'Write a haiku about local-first software',
+];
+
+export function ChatView({
+  sessionId,
+  settings,
+  approvals,
+  onResolve,
+  onSessionStarted,
+  onOpenSession,
+  onStats,
+}: {
+  sessionId: string | null;
+  settings: Settings;
+  approvals: PendingApprovalView[];
+  onResolve: (id: string, verdict: Verdict, reason?: string) => void;
+  onSessionStarted: (id: string) => void;
+  onOpenSession: (id: string) => void;
+  onStats: (stats: ChatStats) => void;
+}) {
+  const bridge = useBridge();
+  const [history, setHistory] = useState<SessionHistory | null>(null);
+  const [live, setLive] = useState<LiveRun | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
+  // Events of a run whose id the send call has not returned yet (they may arrive first).
+  const early = useRef<RunEventView[]>([]);
+  const sending = useRef(false);
+  const adopted = useRef<string | null>(null);
+  const liveRef = useRef<LiveRun | null>(null);
+  liveRef.current = live;
+  const scroller = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
+
+  const load = useCallback(
+    async (id: string) => {
+      try {
+        const loaded = await bridge.invoke('sessions.history', { sessionId: id });
+        setHistory(loaded);
+        setError(null);
+        return loaded;
+      } catch (cause) {
+        setError(errorText(cause));
+        return null;
+      }
+    },
+    [bridge],
+  );
+
+  // A session opened (or reloaded) while one of its runs is still going: catch up on its events.
+  useEffect(() => {
+    let stale = false;
+    // The session this view just created by sending: its run is already streaming here.
+    if (sessionId && adopted.current === sessionId) {
+      adopted.current = null;
+      return;
+    }
+    setLive(null);
+    setHistory(null);
+    setError(null);
+    if (!sessionId) return;
+    setLoading(true);
+    void (async () => {
+      const loaded = await load(sessionId);
+      setLoading(false);
+      const running = loaded?.runs.find((run) => run.live);
+      if (!running || stale) return;
+      const events = await bridge.invoke('runs.events', { runId: running.id });
+      if (stale) return;
+      setLive(
+        events.reduce((run, e) => applyRunEvent(run, e), startLiveRun(running.id, running.goal)),
+      );
+    })();
+    return () => {
+      stale = true;
+    };
+  }, [sessionId, bridge, load]);
+
+  useCoreEvents((event) => {
+    if (event.topic !== 'run') return;
+    const current = liveRef.current;
+    if (current && current.runId === event.event.run_id) {
+      setLive((run) => (run ? applyRunEvent(run, event.event) : run));
+      if (event.event.type === 'run.finished') {
+        void load(event.sessionId).then(() => setLive(null));
+      }
+    } else if (sending.current) {
+      early.current.push(event.event);
+    } else if (event.sessionId === sessionId && event.event.type === 'run.started') {
+      // A run of this session started elsewhere (another window, the CLI): follow it.
+      setLive(applyRunEvent(startLiveRun(event.event.run_id, event.event.goal), event.event));
+    }
+  });
+
+  async function send(text: string): Promise<boolean> {
+    sending.current = true;
+    early.current = [];
+    setError(null);
+    setLive(startLiveRun('pending', text));
+    try {
+      const started = await bridge.invoke('chat.send', sessionId ? { sessionId, text } : { text });
+      const mine = early.current.filter((event) => event.run_id === started.runId);
+      early.current = [];
+      const run = mine.reduce((run, e) => applyRunEvent(run, e), startLiveRun(started.runId, text));
+      setLive(run);
+      if (run.finished) void load(started.sessionId).then(() => setLive(null));
+      if (started.sessionId !== sessionId) {
+        adopted.current = started.sessionId;
+        onSessionStarted(started.sessionId);
+      }
+      return true;
+    } catch (cause) {
+      setLive(null);
+      setError(errorText(cause));
+      return false;
+    } finally {
+      sending.current = false;
+    }
+  }
+
+  const cancel = useCallback(() => {
+    const run = liveRef.current;
+    if (run && run.runId !== 'pending') void bridge.invoke('chat.cancel', { runId: run.runId });
+  }, [bridge]);
+
+  // Escape stops the reply wherever the focus is.
+  useEffect(() => {
+    if (!live || live.finished) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape' && !event.defaultPrevented) cancel();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [live, cancel]);
+
+  async function branch(messageId: string) {
+    if (!sessionId) return;
+    try {
+      const copy = await bridge.invoke('sessions.branch', { sessionId, messageId });
+      onOpenSession(copy.id);
+    } catch (cause) {
+      setError(errorText(cause));
+    }
+  }
+
+  const tools = useMemo(
+    () => new Map((history?.toolCalls ?? []).map((call) => [call.callId, call])),
+    [history],
+  );
+
+  // Status bar figures: the session's stored totals plus the run streaming now.
+  useEffect(() => {
+    const runs = history?.runs ?? [];
+    const stored = runs.filter((run) => !live || run.id !== live.runId);
+    onStats({
+      model: live?.model ?? null,
+      inputTokens: stored.reduce((n, r) => n + r.inputTokens, 0) + (live?.inputTokens ?? 0),
+      outputTokens: stored.reduce((n, r) => n + r.outputTokens, 0) + (live?.outputTokens ?? 0),
+      costUsd: stored.reduce((n, r) => n + r.costUsd, 0) + (live?.costUsd ?? 0),
+      firstTokenMs: live?.firstTokenMs ?? null,
+      lastTurnMs: live?.lastTurnMs ?? null,
+      busy: live !== null && !live.finished,
+    });
+  }, [history, live, onStats]);
+
+  useEffect(() => {
+    const box = scroller.current;
+    if (box && stick.current) box.scrollTop = box.scrollHeight;
+  });
+
+  const sessionApprovals = approvals.filter((a) => !sessionId || a.sessionId === sessionId);
+  const liveRunId = live?.runId;
+  const messages = (history?.messages ?? []).filter(
+    (m) => !(liveRunId && m.runId === liveRunId && m.role === 'assistant'),
+  );
+  const liveGoalStored = messages.some(
+    (m) => m.runId === liveRunId && m.role === 'user' && m.blocks.some((b) => b.type === 'text'),
+  );
+  const runsById = new Map((history?.runs ?? []).map((run) => [run.id, run]));
+  const empty = !loading && messages.length === 0 && !live;
+
+  return (
+    <section className="chat" aria-label="Conversation">
+      <div
+        className="transcript"
+        ref={scroller}
+        aria-live="polite"
+        onScroll={(event) => {
+          const box = event.currentTarget;
+          stick.current = box.scrollHeight - box.scrollTop - box.clientHeight < 80;
+        }}
+      >
+        {loading && <p className="muted center">Loading the conversation…</p>}
+        {empty && (
+          <div className="empty-state">
+            <div className="empty-logo" aria-hidden="true">
+              <Logo size={56} />
+            </div>
+            <h2>How can I help?</h2>
+            <p className="muted">
+              Pincer runs on this computer. Tools ask before they touch anything.
+            </p>
+            <div className="suggestions">
+              {SUGGESTIONS.map((text) => (
+                <button
+                  key={text}
+                  type="button"
+                  className="suggestion"
+                  onClick={() => void send(text)}
+                >
+                  {text}
+                </button>
+              ))}
+            </div>
+          </div>
+        )}
+        {messages.map((message, index) => {
+          const next = messages[index + 1];
+          const run = message.runId ? runsById.get(message.runId) : undefined;
+          const lastOfRun = run && run.id !== liveRunId && next?.runId !== message.runId;
+          const notice =
+            lastOfRun && run.outcome ? (
+              <RunNotice outcome={run.outcome} reason={run.reason} />
+            ) : null;
+          if (message.role === 'user') {
+            const text = message.blocks
+              .flatMap((b) => (b.type === 'text' ? [b.text] : []))
+              .join('\n');
+            return (
+              <div key={message.id}>
+                {text && <UserBubble text={text} />}
+                {notice}
+              </div>
+            );
+          }
+          return (
+            <div key={message.id}>
+              <StoredAssistant
+                message={message}
+                tools={tools}
+                approvals={sessionApprovals}
+                showReasoning={settings.showReasoning}
+                onResolve={onResolve}
+                onBranch={() => void branch(message.id)}
+              />
+              {notice}
+            </div>
+          );
+        })}
+        {live && !liveGoalStored && <UserBubble text={live.goal} />}
+        {live && (
+          <LiveAssistant
+            live={live}
+            approvals={sessionApprovals}
+            showReasoning={settings.showReasoning}
+            onResolve={onResolve}
+          />
+        )}
+        {error && (
+          <p className="error-banner" role="alert">
+            {error}
+          </p>
+        )}
+      </div>
+      <Composer
+        busy={live !== null && !live.finished}
+        disabled={false}
+        enterSends={settings.enterSends}
+        onSend={send}
+        onCancel={cancel}
+      />
+    </section>
+  );
+}
