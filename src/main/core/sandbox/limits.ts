@@ -21,7 +21,8 @@ const finiteOr = (value: number) => (Number.isFinite(value) ? String(value) : 'u
 
 export function prlimitArgs(limits: ResourceLimits, options: LimitOptions = {}): string[] {
   return [
-    `--cpu=${finiteOr(limits.cpuSeconds)}`,
+    // Soft limit first (SIGXCPU, reported as such), the hard limit a second later (SIGKILL).
+    `--cpu=${finiteOr(limits.cpuSeconds)}:${finiteOr(limits.cpuSeconds + 1)}`,
     ...(options.worker ? [] : [`--as=${limits.memoryMb * MB}`]),
     `--nproc=${limits.maxProcesses}`,
     `--nofile=${limits.maxOpenFiles}`,

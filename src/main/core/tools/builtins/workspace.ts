@@ -73,6 +73,10 @@ async function realTarget(target: string, relative: string, name: string): Promi
       const real = await realpath(existing);
       return path.join(real, path.relative(existing, target));
     } catch {
+      // A link whose target cannot be resolved may point anywhere (or, in the sandbox, at
+      // something hidden from it): refused rather than guessed.
+      if ((await lstat(existing).catch(() => undefined))?.isSymbolicLink())
+        throw new ToolError(`${name} "${relative}" leads outside the workspace through a link`);
       const parent = path.dirname(existing);
       if (parent === existing) throw new ToolError(`${name} "${relative}" cannot be resolved`);
       existing = parent;
