@@ -104,7 +104,10 @@ export class LocalEngine {
   /** Runs one model turn of conversation `conversationId`, streaming text through onText. */
   async generate(conversationId: string, request: GenerateRequest): Promise<GenerateResult> {
     if (this.disposed) throw new LocalEngineError('disposed', 'The local engine was shut down');
-    if (request.jsonSchema && request.tools?.length && request.toolChoice !== 'none') {
+    const constraints = [request.jsonSchema, request.gbnf].filter(Boolean).length;
+    if (constraints > 1)
+      throw new LocalEngineError('invalid_request', 'Give a JSON schema or a grammar, not both');
+    if (constraints && request.tools?.length && request.toolChoice !== 'none') {
       throw new LocalEngineError(
         'invalid_request',
         'A JSON schema reply and tool calls cannot be combined in one request',
@@ -280,8 +283,11 @@ export class LocalEngine {
     };
     let response: LlamaChatResponse<ChatModelFunctions>;
     try {
-      if (request.jsonSchema) {
-        const grammar = await this.grammarFor(loaded, request.jsonSchema);
+      if (request.jsonSchema || request.gbnf) {
+        const grammar = await this.grammarFor(
+          loaded,
+          request.gbnf ?? (request.jsonSchema as Record<string, unknown>),
+        );
         response = await chat.generateResponse(history, {
           ...common,
           grammar,
@@ -350,15 +356,22 @@ export class LocalEngine {
     };
   }
 
-  private grammarFor(loaded: Loaded, schema: Record<string, unknown>): Promise<LlamaGrammar> {
-    const key = JSON.stringify(schema);
+  /** A JSON schema's grammar, or a GBNF text's; compiled once per engine. */
+  private grammarFor(
+    loaded: Loaded,
+    source: Record<string, unknown> | string,
+  ): Promise<LlamaGrammar> {
+    const key = typeof source === 'string' ? source : JSON.stringify(source);
     let grammar = this.grammars.get(key);
     if (!grammar) {
       const llama = loaded.model.llama;
       const create = llama.createGrammarForJsonSchema as (
         schema: GbnfJsonSchema,
       ) => Promise<LlamaGrammar>;
-      grammar = create.call(llama, schema as GbnfJsonSchema);
+      grammar =
+        typeof source === 'string'
+          ? llama.createGrammar({ grammar: source })
+          : create.call(llama, source as GbnfJsonSchema);
       grammar.catch(() => this.grammars.delete(key));
       this.grammars.set(key, grammar);
     }

@@ -130,6 +130,7 @@ export async function* streamLocal(
       tools: request.tools,
       toolChoice: request.toolChoice,
       jsonSchema: request.jsonSchema,
+      gbnf: request.gbnf,
       maxTokens: request.maxTokens,
       stop: request.stop,
       sampling: {

@@ -40,6 +40,8 @@ export interface GenerateRequest {
   toolChoice?: 'auto' | 'required' | 'none';
   /** Constrain the reply to JSON valid for this schema (not together with tools). */
   jsonSchema?: Record<string, unknown>;
+  /** Constrain the reply to this GBNF grammar (e.g. the compact tool-call language). */
+  gbnf?: string;
   sampling?: SamplingOptions;
   maxTokens?: number;
   /** Stop generating when one of these strings appears (it is not part of the reply). */

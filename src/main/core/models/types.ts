@@ -56,6 +56,8 @@ export interface ModelRequest {
   toolChoice?: 'auto' | 'required' | 'none' | { name: string };
   /** Ask for a reply that is JSON valid against this schema. */
   jsonSchema?: Record<string, unknown>;
+  /** A GBNF grammar the reply must match; only the local engine can enforce one. */
+  gbnf?: string;
   maxTokens?: number;
   temperature?: number;
   stop?: string[];
