@@ -252,6 +252,7 @@ export async function openRuntime(
     tools?: string;
     protocol?: string;
     provider?: string;
+    toolFormat?: string;
   },
   readAnswer?: () => Promise<string | undefined>,
 ) {
@@ -295,7 +296,9 @@ export async function openRuntime(
     // The local engine decodes tool calls under a grammar; narrowed schemas make every call it
     // can emit pass validation (manifest routes may reach cloud models: schemas as declared).
     grammar:
-      !options.provider && (PROTOCOL_NAMES[options.protocol ?? 'local'] ?? 'local') === 'local'
+      !options.provider &&
+      options.toolFormat !== 'text' &&
+      (PROTOCOL_NAMES[options.protocol ?? 'local'] ?? 'local') === 'local'
         ? { maxString: options.maxArgLength }
         : undefined,
   });
