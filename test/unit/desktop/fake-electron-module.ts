@@ -214,4 +214,16 @@ class FakeApp extends EventEmitter {
 
 export const app = new FakeApp();
 export const ipcMain = { handle() {} };
-export const safeStorage = {};
+
+/** Electron's safeStorage with a reversible stand-in cipher and a choosable Linux backend. */
+export const safeStorageState = { available: true, backend: 'gnome_libsecret' };
+export const safeStorage = {
+  isEncryptionAvailable: () => safeStorageState.available,
+  getSelectedStorageBackend: () => safeStorageState.backend,
+  encryptString: (text: string) => Buffer.from(`os-sealed:${Buffer.from(text).toString('base64')}`),
+  decryptString: (data: Buffer) => {
+    const text = data.toString();
+    if (!text.startsWith('os-sealed:')) throw new Error('not sealed by this OS key');
+    return Buffer.from(text.slice('os-sealed:'.length), 'base64').toString();
+  },
+};
