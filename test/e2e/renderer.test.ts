@@ -105,7 +105,7 @@ describe.skipIf(skipReason !== null)('the UI in Chromium through pincer gateway'
   it('takes the token out of the address bar and shows the empty chat', async () => {
     expect(page.url()).toBe(`${gateway.origin}/`);
     expect(await page.getByRole('heading', { name: 'How can I help?' }).isVisible()).toBe(true);
-    expect(await page.getByTestId('status-model').textContent()).toBe('scripted/test');
+    await expect.poll(() => page.getByTestId('status-model').textContent()).toBe('scripted/test');
   });
 
   it('streams a markdown reply with a code block', async () => {
