@@ -1,0 +1,123 @@
+/**
+ * Backend choice and fail-loud behaviour: a level the machine cannot enforce is refused with
+ * CKP -32010 before any tool runs; the process-level backend says what it lacks and still
+ * applies limits, the minimal environment, the timeout and the shell rules.
+ */
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkSandbox } from '../../../src/main/core/doctor/checks.js';
+import { assertLevel, detectBackend } from '../../../src/main/core/sandbox/backend.js';
+import { SANDBOX_DENIED, SandboxError } from '../../../src/main/core/sandbox/errors.js';
+import { createSandbox, type Sandbox } from '../../../src/main/core/sandbox/sandbox.js';
+import { sandboxSettings } from '../../../src/main/core/sandbox/settings.js';
+import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
+import { runTool } from '../../../src/main/core/tools/execute.js';
+
+let workspace = '';
+beforeAll(async () => {
+  workspace = await mkdtemp(path.join(os.tmpdir(), 'pincer-backends-'));
+});
+afterAll(async () => {
+  await rm(workspace, { recursive: true, force: true });
+});
+
+const tool = (name: string) => {
+  const found = BUILTIN_TOOLS.find((t) => t.name === name);
+  if (!found) throw new Error(name);
+  return found;
+};
+
+describe('levels that cannot be enforced fail loudly', () => {
+  it('refuses wasm and vm anywhere, and container on the process backend (CKP -32010)', async () => {
+    const bwrap = await detectBackend();
+    const processOnly = await detectBackend({ forceProcess: true });
+    expect(() => assertLevel('process', processOnly)).not.toThrow();
+    expect(() => assertLevel('container', bwrap)).not.toThrow();
+    for (const [level, backend] of [
+      ['container', processOnly],
+      ['vm', bwrap],
+      ['wasm', bwrap],
+    ] as const) {
+      let thrown: unknown;
+      try {
+        assertLevel(level, backend);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, level).toBeInstanceOf(SandboxError);
+      expect((thrown as SandboxError).code).toBe(SANDBOX_DENIED);
+      expect((thrown as SandboxError).message).toContain('Refusing to run tools unconfined');
+    }
+    await expect(
+      createSandbox({
+        backend: processOnly,
+        settings: sandboxSettings({ workspace, level: 'container' }),
+        pool: false,
+      }),
+    ).rejects.toMatchObject({ code: SANDBOX_DENIED });
+  });
+});
+
+describe('the process-level backend', () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await createSandbox({
+      backend: await detectBackend({ forceProcess: true }),
+      settings: sandboxSettings({
+        workspace,
+        shell: { blockedPatterns: ['\\bsudo\\b'] },
+        limits: { maxFileBytes: 1024 * 1024 },
+      }),
+      pool: { size: 1, onlineSize: 0 },
+    });
+  }, 30_000);
+  afterAll(async () => {
+    await sandbox.close();
+  });
+
+  const run = (name: string, input: Record<string, unknown>) =>
+    runTool(
+      tool(name),
+      input,
+      { workspace, env: { GITHUB_TOKEN: 'ghp-offered' }, executor: sandbox.executor },
+      new AbortController().signal,
+    );
+
+  it('says it does not confine files or network', () => {
+    expect(sandbox.backend.kind).toBe('process');
+    expect(sandbox.backend.warnings.join(' ')).toContain('does not confine their files or network');
+  });
+
+  it('still applies the minimal environment, the timeout, the file-size limit and the shell rules', async () => {
+    const env = await run('sys/exec', { command: 'env' });
+    expect(env.content).toContain(`HOME=${workspace}`);
+    expect(env.content).not.toContain('ghp-offered');
+    const slow = await run('sys/exec', { command: 'sleep', args: ['20'], timeout_ms: 300 });
+    expect(slow.content).toContain('-32014');
+    const big = await run('sys/exec', {
+      command: 'head -c 100000000 /dev/zero > big.bin',
+      shell: true,
+    });
+    expect(big.isError).toBe(true);
+    expect((await stat(path.join(workspace, 'big.bin'))).size).toBeLessThanOrEqual(1024 * 1024);
+    const sudo = await run('sys/exec', { command: 'sudo id', shell: true });
+    expect(sudo.content).toContain('sandbox_denied');
+  });
+
+  it('runs JS tools in a worker that still refuses paths outside the workspace', async () => {
+    expect((await run('fs/write', { path: 'ok.txt', content: 'fine' })).isError).toBeFalsy();
+    expect((await run('fs/read', { path: 'ok.txt' })).content).toBe('fine');
+    expect((await run('fs/read', { path: '/etc/passwd' })).isError).toBe(true);
+  });
+});
+
+describe('pincer doctor', () => {
+  it('names the active backend and why', async () => {
+    const check = await checkSandbox();
+    const backend = await detectBackend();
+    expect(check.details?.backend).toBe(backend.kind);
+    expect(check.summary).toContain(`${backend.kind}: ${backend.reason}`);
+  });
+});
