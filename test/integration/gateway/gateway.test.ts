@@ -125,6 +125,19 @@ describe('gateway WebSocket transport', () => {
     ws.close();
   });
 
+  it('pushes nothing to a connection that has not said hello', async () => {
+    const stranger = await open();
+    const { ws, next } = await authenticated();
+    ws.send(JSON.stringify({ type: 'call', id: 1, channel: 'chat.send', request: { text: 'hi' } }));
+    for (;;) {
+      const frame = (await next()) as { event?: { topic: string; event?: { type: string } } };
+      if (frame.event?.topic === 'run' && frame.event.event?.type === 'run.finished') break;
+    }
+    expect(stranger.frames).toEqual([]);
+    stranger.ws.close();
+    ws.close();
+  });
+
   it('closes on a wrong token, and on a call before hello', async () => {
     const wrong = await open();
     wrong.ws.send(JSON.stringify({ type: 'hello', token: 'test-token-124' }));

@@ -1,0 +1,203 @@
+/**
+ * The headless assistant the UI talks to, driven directly: real SQLite, policy, approvals,
+ * audit and runtime, with the scripted model. What the UI relies on, stated as behaviour.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Assistant } from '../../../src/main/core/assistant/index.js';
+import { type AssistantEvent, AssistantEventSchema } from '../../../src/shared/ipc.js';
+import { buildTinyGguf } from '../../fixtures/tiny-gguf.js';
+import { type AssistantFixture, scriptedAssistant } from '../../support/assistant-harness.js';
+import { startSlowFileServer } from '../../support/slow-file-server.js';
+
+let fixture: AssistantFixture;
+let assistant: Assistant;
+let events: AssistantEvent[];
+beforeEach(async () => {
+  fixture = await scriptedAssistant({ delayMs: 1 });
+  assistant = fixture.assistant;
+  events = [];
+  assistant.subscribe((event) => events.push(event));
+});
+afterEach(() => fixture.close());
+
+/** Answers every approval the way `answer` says, as a UI would. */
+function answerApprovals(answer: 'approve' | 'deny', reason?: string) {
+  return assistant.subscribe((event) => {
+    if (event.topic === 'approval.requested')
+      queueMicrotask(() => assistant.resolveApproval(event.approval.id, answer, reason));
+  });
+}
+
+const runEvents = (runId: string) =>
+  events.flatMap((e) => (e.topic === 'run' && e.event.run_id === runId ? [e.event] : []));
+
+describe('chat', () => {
+  it('streams a run as events, then serves it as history', async () => {
+    const { runId, sessionId } = assistant.send({ text: 'hello' });
+    expect(assistant.listSessions().find((s) => s.id === sessionId)?.busy).toBe(true);
+    await assistant.finished(runId);
+    const types = runEvents(runId).map((e) => e.type);
+    expect(types[0]).toBe('run.started');
+    expect(types.at(-1)).toBe('run.finished');
+    expect(types.filter((t) => t === 'model.delta').length).toBe(6);
+    const history = assistant.history(sessionId);
+    expect(history.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(history.runs[0]).toMatchObject({ outcome: 'completed', live: false });
+    expect(history.session).toMatchObject({ title: 'hello', busy: false });
+    for (const event of events) expect(AssistantEventSchema.safeParse(event).success).toBe(true);
+  });
+
+  it('a denial with a reason reaches the model as the tool result', async () => {
+    answerApprovals('deny', 'not on Sundays');
+    const { runId, sessionId } = assistant.send({ text: 'write something' });
+    await assistant.finished(runId);
+    const history = assistant.history(sessionId);
+    const result = history.messages.flatMap((m) => m.blocks).find((b) => b.type === 'tool_result');
+    expect(result).toMatchObject({ isError: true });
+    expect(result?.type === 'tool_result' && result.content).toContain('ui: not on Sundays');
+    expect(history.toolCalls[0]).toMatchObject({
+      name: 'fs/write',
+      status: 'denied',
+      decision: 'ask',
+      rule: 'default/approve-filesystem-writes',
+      approvalBy: 'ui: not on Sundays',
+      tier: 'guarded',
+    });
+    expect(existsSync(path.join(fixture.dataDir, 'workspace/pincer/notes/hello.txt'))).toBe(false);
+  });
+
+  it('an approved call runs, and its card carries output and duration', async () => {
+    answerApprovals('approve');
+    const { runId } = assistant.send({ text: 'write something' });
+    await assistant.finished(runId);
+    const finished = runEvents(runId).find((e) => e.type === 'tool.finished');
+    expect(finished).toMatchObject({ status: 'ok', output: 'wrote 22 bytes to notes/hello.txt' });
+    const detail = assistant.run(runId);
+    expect(detail.toolCalls[0]).toMatchObject({ status: 'ok', approvalBy: 'ui' });
+    expect(detail.toolCalls[0]?.durationMs).toBeTypeOf('number');
+    expect(detail.steps.map((s) => s.kind)).toEqual(['model', 'tools', 'model']);
+    expect(detail.audit.map((a) => a.event)).toContain('approval_resolved');
+  });
+
+  it('cancel stops a streaming run; a second cancel finds nothing to stop', async () => {
+    const slow = await scriptedAssistant({ delayMs: 1 });
+    try {
+      const { runId, sessionId } = slow.assistant.send({ text: 'slow please' });
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(slow.assistant.cancel(runId)).toBe(true);
+      await slow.assistant.finished(runId);
+      expect(slow.assistant.cancel(runId)).toBe(false);
+      expect(slow.assistant.history(sessionId).runs[0]?.outcome).toBe('cancelled');
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('observer autonomy denies every tool, by the autonomy rule', async () => {
+    assistant.setAutonomy('observer');
+    const { runId } = assistant.send({ text: 'write something' });
+    await assistant.finished(runId);
+    expect(assistant.run(runId).toolCalls[0]).toMatchObject({
+      status: 'denied',
+      decision: 'deny',
+      rule: 'autonomy:observer',
+    });
+    expect(assistant.policies()).toMatchObject({
+      autonomy: 'observer',
+      manifestAutonomy: 'supervised',
+    });
+  });
+
+  it('refuses a message to a session that does not exist', () => {
+    expect(() => assistant.send({ sessionId: 'ses_missing', text: 'hi' })).toThrow('no session');
+  });
+});
+
+describe('sessions', () => {
+  it('rename, branch and delete; deleting erases words but keeps spending records', async () => {
+    const { runId, sessionId } = assistant.send({ text: 'hello' });
+    await assistant.finished(runId);
+    assistant.renameSession(sessionId, 'Greetings');
+    expect(assistant.listSessions()[0]?.title).toBe('Greetings');
+
+    const [question, answer] = assistant.history(sessionId).messages;
+    const copy = assistant.branchSession(sessionId, question?.id ?? '');
+    expect(copy.title).toBe('Greetings (branch)');
+    expect(assistant.history(copy.id).messages.map((m) => m.blocks)).toEqual([question?.blocks]);
+    expect(() => assistant.branchSession(copy.id, answer?.id ?? '')).toThrow('not part of session');
+
+    const spentBefore = assistant.run(runId).steps.reduce((n, s) => n + s.outputTokens, 0);
+    assistant.deleteSession(sessionId);
+    expect(assistant.listSessions().map((s) => s.id)).toEqual([copy.id]);
+    expect(() => assistant.history(sessionId)).toThrow('no session');
+    const after = assistant.run(runId);
+    expect(after.run.goal).toBe('');
+    expect(after.steps.reduce((n, s) => n + s.outputTokens, 0)).toBe(spentBefore);
+    expect(events.filter((e) => e.topic === 'sessions.changed').length).toBeGreaterThan(3);
+  });
+
+  it('settings persist in the profile database', async () => {
+    expect(assistant.settings()).toEqual({
+      theme: 'system',
+      showReasoning: true,
+      enterSends: true,
+    });
+    assistant.updateSettings({ theme: 'dark' });
+    expect(assistant.settings().theme).toBe('dark');
+    expect(events.at(-1)).toMatchObject({ topic: 'settings.changed', settings: { theme: 'dark' } });
+  });
+});
+
+describe('models', () => {
+  it('pulls a catalog model with progress events; names only, never paths', async () => {
+    const body = buildTinyGguf();
+    const files = await startSlowFileServer({ 'm.gguf': body }, { chunkBytes: 65_536, pauseMs: 5 });
+    const local = await scriptedAssistant({
+      catalog: {
+        version: 1,
+        defaultChat: 'm',
+        defaultEmbedding: 'm',
+        models: [
+          {
+            name: 'm',
+            displayName: 'M',
+            kind: 'chat',
+            url: files.url('m.gguf'),
+            fileName: 'm.gguf',
+            sizeBytes: body.length,
+            sha256: createHash('sha256').update(body).digest('hex'),
+            license: 'MIT',
+            ramBytes: 1_000_000,
+            contextLength: 512,
+          },
+        ],
+      },
+    });
+    try {
+      const pulls: AssistantEvent[] = [];
+      const done = new Promise<void>((resolve) =>
+        local.assistant.subscribe((event) => {
+          if (event.topic !== 'model.pull') return;
+          pulls.push(event);
+          if (event.pull.state !== 'running') resolve();
+        }),
+      );
+      expect(local.assistant.pullModel('m')).toEqual({ started: true });
+      expect(local.assistant.pullModel('m')).toEqual({ started: false });
+      await done;
+      expect(pulls.at(-1)).toMatchObject({ pull: { state: 'done', downloadedBytes: body.length } });
+      const state = await local.assistant.models();
+      expect(state.catalog[0]).toMatchObject({ name: 'm', installed: true });
+      expect(JSON.stringify(state)).not.toContain(local.dataDir);
+      expect(() => local.assistant.pullModel('nope')).toThrow('no model "nope"');
+      // A scripted assistant's model is fixed at launch: selecting is refused with a reason.
+      await expect(local.assistant.selectModel('m')).rejects.toThrow('fixed at launch');
+    } finally {
+      await local.close();
+      await files.close();
+    }
+  });
+});
