@@ -46,14 +46,14 @@ export function createPidsCgroup(root: string, maxProcesses: number): PidsCgroup
     dir,
     prefix: ['/bin/sh', '-c', script, 'pincer-cgroup', dir],
     async remove() {
-      for (let attempt = 0; attempt < 40; attempt++) {
+      for (let attempt = 0; attempt < 100; attempt++) {
         try {
           rmdirSync(dir);
           return;
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
           // Busy while the kernel reaps the last processes of the tree: try again shortly.
-          await new Promise((resolve) => setTimeout(resolve, 25));
+          await new Promise((resolve) => setTimeout(resolve, 10));
         }
       }
     },

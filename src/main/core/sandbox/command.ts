@@ -109,7 +109,9 @@ export function confinedCommandRunner(launcher: Launcher, commands: CommandCheck
       const finish = (output: ToolOutput) => {
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
-        void launch.cleanup().finally(() => resolve(output));
+        resolve(output);
+        // The cgroup goes once the kernel has reaped the tree; the caller need not wait.
+        void launch.cleanup();
       };
       child.on('error', (error) => finish({ content: error.message, isError: true }));
       child.on('close', (code, exitSignal) => {

@@ -17,6 +17,8 @@ export interface LaunchSpec {
   network: boolean;
   limits: ResourceLimits;
   worker?: boolean;
+  /** Files the process must see read-only besides the grants (a worker's tool modules). */
+  readOnly?: readonly string[];
 }
 
 export interface Launch {
@@ -66,13 +68,13 @@ export class Launcher {
     this.mounts = existingMounts(settings.filesystem.mounts);
   }
 
-  plan(cwd: string, network: boolean): ConfinementPlan {
+  plan(cwd: string, network: boolean, readOnly: readonly string[] = []): ConfinementPlan {
     const mode = this.settings.filesystem.mode;
     return {
       workspace: this.workspace,
       workspaceMode: mode === 'read-only' ? 'ro' : mode === 'deny' ? 'hidden' : 'rw',
       writableRoot: mode === 'full',
-      mounts: this.mounts,
+      mounts: [...this.mounts, ...existingMounts(readOnly.map((p) => ({ path: p, mode: 'ro' })))],
       denied: this.denied,
       network,
       cwd,
@@ -87,9 +89,14 @@ export class Launcher {
       : ['/bin/sh', '-c', ulimitScript(spec.limits, options), 'pincer-limits', ...spec.argv];
     let confined: string[];
     if (this.backend.kind === 'bwrap') {
-      confined = ['bwrap', ...bwrapArgs(this.plan(spec.cwd, spec.network)), '--', ...limited];
+      confined = [
+        'bwrap',
+        ...bwrapArgs(this.plan(spec.cwd, spec.network, spec.readOnly)),
+        '--',
+        ...limited,
+      ];
     } else if (this.backend.kind === 'seatbelt') {
-      const profile = seatbeltProfile(this.plan(spec.cwd, spec.network));
+      const profile = seatbeltProfile(this.plan(spec.cwd, spec.network, spec.readOnly));
       confined = ['/usr/bin/sandbox-exec', '-p', profile, ...limited];
     } else {
       confined = limited;

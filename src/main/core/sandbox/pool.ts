@@ -94,6 +94,7 @@ class Worker {
       ],
       cwd: settings.workspace,
       network: online,
+      readOnly: [entry.file, ...modules],
       // A worker lives across calls: CPU time is bounded per call by the deadline instead.
       limits: { ...settings.limits, cpuSeconds: Number.POSITIVE_INFINITY },
       worker: true,
