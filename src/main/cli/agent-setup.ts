@@ -11,6 +11,7 @@ import { noModelHelp, resolveChatModel } from '../core/local/model-manager.js';
 import { LocalModelProvider } from '../core/local/provider.js';
 import { localSetup } from '../core/local/setup.js';
 import { findEmbeddingModel } from '../core/memory/open.js';
+import { retentionFromManifest } from '../core/memory/retention.js';
 import { openSessionMemory } from '../core/memory/session.js';
 import { ModelError } from '../core/models/errors.js';
 import { routerFromManifest } from '../core/models/from-manifest.js';
@@ -286,6 +287,7 @@ export async function openRuntime(
     threads: options.threads,
     preamble: options.system ?? DEFAULT_SYSTEM,
     personality: claw.identity.spec.personality,
+    retention: retentionFromManifest(claw),
     isToolAllowed: (name) => registry.visible(allow).some((tool) => tool.name === name),
     contextWindow: options.contextSize,
   });

@@ -101,5 +101,16 @@ describe('pincer memory', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('nothing remembered');
     expect((await pincer('memory', 'add')).code).toBe(2);
+
+    expect((await pincer('memory', 'fact', 'set', 'timezone', 'Europe/Paris')).code).toBe(0);
+    await pincer('memory', 'fact', 'set', 'tone', 'brief', '--scope', 'channel:telegram');
+    expect((await pincer('memory', 'fact', 'list')).stdout).toBe(
+      'channel:telegram  tone = brief\nglobal  timezone = Europe/Paris\n',
+    );
+    const badScope = await pincer('memory', 'fact', 'list', '--scope', 'planet:mars');
+    expect(badScope.code).toBe(2);
+    expect(badScope.stderr).toContain('is not a scope');
+    expect((await pincer('memory', 'fact', 'delete', 'timezone')).code).toBe(0);
+    expect((await pincer('memory', 'fact', 'delete', 'timezone')).code).toBe(1);
   });
 });

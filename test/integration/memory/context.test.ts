@@ -39,6 +39,8 @@ beforeAll(async () => {
   memory = MemoryStore.open(db);
   skills = SkillRegistry.open(db);
   await memory.addNote('The passport expires in May 2027.');
+  memory.facts.set({ kind: 'global' }, 'home town', 'Lyon');
+  memory.facts.set({ kind: 'channel', id: 'telegram' }, 'tone', 'terse');
   for (const [name, tools] of [
     ['travel-prep', '[fs/read]'],
     ['travel-shell', '[sys/exec]'],
@@ -77,6 +79,7 @@ describe('ContextBuilder', () => {
       'preamble',
       'SOUL.md',
       'USER.md',
+      'facts',
       'threads/daily/2026-11-23.md',
       'threads/daily/2026-11-22.md',
       'threads/weekly/2026-W48.md',
@@ -84,6 +87,8 @@ describe('ContextBuilder', () => {
       expect.stringMatching(/^note:/),
     ]);
     expect(built.text).toContain('I am Pincer, calm and exact.');
+    expect(built.text).toContain('# Known facts\n- home town: Lyon');
+    expect(built.text).not.toContain('terse');
     expect(built.text).not.toContain('unused: SOUL.md wins');
     expect(built.text).not.toContain('Too old.');
     expect(built.text).toContain('Check expiry dates first.');
@@ -99,13 +104,14 @@ describe('ContextBuilder', () => {
   it('drops the least important sections first when over budget, and says why', async () => {
     const full = await builder(10_000).build({ text: 'passport travel' });
     const size = (name: string) => full.included.find((s) => s.name === name)?.tokens ?? 0;
-    const essentials = size('preamble') + size('SOUL.md') + size('USER.md');
+    const essentials = size('preamble') + size('SOUL.md') + size('USER.md') + size('facts');
     const budget = essentials + size('threads/daily/2026-11-23.md');
     const tight = await builder(budget).build({ text: 'passport travel' });
     expect(tight.included.map((s) => s.name)).toEqual([
       'preamble',
       'SOUL.md',
       'USER.md',
+      'facts',
       'threads/daily/2026-11-23.md',
     ]);
     expect(tight.tokens).toBeLessThanOrEqual(budget);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { MemoryError } from '../../core/memory/errors.js';
+import { parseScope, scopeKey } from '../../core/memory/facts.js';
 import {
   findEmbeddingModel,
   type OpenedMemory,
@@ -108,6 +109,49 @@ export function registerMemory(program: Command, ctx: CliContext, setExit: SetEx
           return ExitCode.failed;
         }
         ctx.stdout.write(`forgot ${source}\n`);
+        return ExitCode.ok;
+      })(),
+    );
+
+  const fact = memory
+    .command('fact')
+    .description(
+      'key-value facts, scoped global, identity:ID or channel:ID (global ones go into context)',
+    );
+  fact
+    .command('set')
+    .argument('<key>')
+    .argument('<value...>')
+    .option('--scope <scope>', 'global, identity:ID or channel:ID', 'global')
+    .action((key: string, value: string[], options: { scope: string }) =>
+      withMemory({}, async ({ store }) => {
+        store.facts.set(parseScope(options.scope), key, value.join(' '));
+        ctx.stdout.write(`set ${key} (${options.scope})\n`);
+        return ExitCode.ok;
+      })(),
+    );
+  fact
+    .command('list')
+    .option('--scope <scope>', 'only this scope')
+    .action((options: { scope?: string }) =>
+      withMemory({}, async ({ store }) => {
+        const facts = store.facts.list(options.scope ? [parseScope(options.scope)] : undefined);
+        if (facts.length === 0) ctx.stdout.write('no facts\n');
+        for (const f of facts) ctx.stdout.write(`${scopeKey(f.scope)}  ${f.key} = ${f.value}\n`);
+        return ExitCode.ok;
+      })(),
+    );
+  fact
+    .command('delete')
+    .argument('<key>')
+    .option('--scope <scope>', 'global, identity:ID or channel:ID', 'global')
+    .action((key: string, options: { scope: string }) =>
+      withMemory({}, async ({ store }) => {
+        if (!store.facts.delete(parseScope(options.scope), key)) {
+          ctx.stderr.write(`pincer memory: no fact ${key} in ${options.scope}\n`);
+          return ExitCode.failed;
+        }
+        ctx.stdout.write(`deleted ${key} (${options.scope})\n`);
         return ExitCode.ok;
       })(),
     );

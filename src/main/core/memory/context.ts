@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { renderSkill, type SkillRegistry } from '../skills/registry.js';
+import { GLOBAL } from './facts.js';
 import type { MemoryStore, SearchHit } from './store.js';
 import { readRecentThreads } from './threads.js';
 
@@ -120,6 +121,14 @@ export class ContextBuilder {
         add(threads.weekly.name, `# Weekly thread\n${threads.weekly.text}`, 5, 3 + days);
       else dropped.push({ name: 'weekly thread', reason: 'none for this week' });
     }
+    const facts = options.memory?.facts.list([GLOBAL]) ?? [];
+    if (facts.length > 0)
+      add(
+        'facts',
+        `# Known facts\n${facts.map((f) => `- ${f.key}: ${f.value}`).join('\n')}`,
+        1,
+        2.5,
+      );
     const threadFiles = new Set(
       [...threads.daily, ...(threads.weekly ? [threads.weekly] : [])].map((t) =>
         path.resolve(options.workspace, t.name),

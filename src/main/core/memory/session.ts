@@ -9,7 +9,7 @@ import type { Db } from '../storage/database.js';
 import type { ToolExecutor } from '../tools/types.js';
 import { inProcessExecutor } from '../tools/types.js';
 import { type BuiltContext, budgetFor, ContextBuilder, type ContextRequest } from './context.js';
-import { MemoryStore } from './store.js';
+import { MemoryStore, type Retention } from './store.js';
 import { memoryToolAccess, withMemory } from './tool-access.js';
 
 export interface SessionMemoryOptions {
@@ -25,6 +25,8 @@ export interface SessionMemoryOptions {
   contextWindow?: number;
   /** Wrapped so tools reach memory; in-process by default. */
   executor?: ToolExecutor;
+  /** CKP retention for notes, applied when the session opens. */
+  retention?: Retention;
   /** The clock of daily threads and notes (tests move it). */
   now?: () => Date;
   /** Told what each build left out and why. */
@@ -49,6 +51,7 @@ export async function openSessionMemory(options: SessionMemoryOptions): Promise<
   try {
     const store = MemoryStore.open(options.db, { embedder });
     const skills = SkillRegistry.open(options.db, { embedder });
+    if (options.retention) store.applyRetention(options.retention);
     const builder = new ContextBuilder({
       workspace: options.workspace,
       preamble: options.preamble,
