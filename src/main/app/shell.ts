@@ -131,8 +131,15 @@ export async function startDesktopShell(options: {
         summon();
       },
       showApprovals: summon,
+      toggleStartAtLogin: async () => {
+        const next = !settings.get().startAtLogin;
+        await applyStartAtLogin(next);
+        await settings.update({ startAtLogin: next });
+      },
       quit: () => app.quit(),
     },
+    startAtLogin: () => settings.get().startAtLogin,
+    onError: warn,
   });
   tray.start();
   stopTray = () => {

@@ -15,11 +15,14 @@ export function createTrayView(): TrayView & { destroy(): void } {
     setImage: (name) => tray.setImage(image(name)),
     setToolTip: (text) => tray.setToolTip(text),
     setMenu: (items, onAction) => {
-      const template: MenuItemConstructorOptions[] = items.map((item) =>
-        item.kind === 'separator'
-          ? { type: 'separator' }
-          : { label: item.label, enabled: item.enabled, click: () => onAction(item.action) },
-      );
+      const template = items.map((item): MenuItemConstructorOptions => {
+        if (item.kind === 'separator') return { type: 'separator' };
+        if (item.kind === 'checkbox') {
+          const { label, checked, action } = item;
+          return { type: 'checkbox', label, checked, click: () => onAction(action) };
+        }
+        return { label: item.label, enabled: item.enabled, click: () => onAction(item.action) };
+      });
       tray.setContextMenu(Menu.buildFromTemplate(template));
     },
     destroy: () => tray.destroy(),

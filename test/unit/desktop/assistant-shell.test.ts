@@ -37,7 +37,13 @@ async function shell() {
     view: { setImage: (name) => icons.push(name), setToolTip() {}, setMenu() {} },
     activity,
     approvals: core.approvals,
-    commands: { open() {}, newChat: core.newChat, showApprovals() {}, quit() {} },
+    commands: {
+      open() {},
+      newChat: core.newChat,
+      showApprovals() {},
+      toggleStartAtLogin: async () => {},
+      quit() {},
+    },
   });
   tray.start();
   return { assistant, activity, window, ui, icons };

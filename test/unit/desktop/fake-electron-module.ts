@@ -91,7 +91,13 @@ export class Tray {
   static current: Tray | null = null;
   image = '';
   tooltip = '';
-  menu: Array<{ label?: string; type?: string; enabled?: boolean; click?: () => void }> = [];
+  menu: Array<{
+    label?: string;
+    type?: string;
+    enabled?: boolean;
+    checked?: boolean;
+    click?: () => void;
+  }> = [];
   destroyed = false;
   constructor(image: { path: string }) {
     this.image = image.path;

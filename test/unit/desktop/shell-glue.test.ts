@@ -90,6 +90,7 @@ describe('the Electron glue (stand-in electron module, real assistant)', () => {
       'No approvals pending',
       'Pause the agent',
       '---',
+      'Start at login',
       'Quit Pincer',
     ]);
     expect([...electron.globalShortcut.registered.keys()]).toEqual([
@@ -142,6 +143,23 @@ describe('the Electron glue (stand-in electron module, real assistant)', () => {
     window().hide();
     electron.globalShortcut.registered.get('CommandOrControl+Shift+Space')?.();
     expect(window().visible).toBe(true);
+  });
+
+  it('start at login from the tray: an XDG autostart entry that starts hidden, remembered', async () => {
+    const entry = path.join(xdg, 'autostart', 'pincer.desktop');
+    tray().click('Start at login');
+    await expect.poll(() => readFile(entry, 'utf8').catch(() => '')).toContain('--hidden');
+    await expect
+      .poll(async () =>
+        JSON.parse(await readFile(path.join(fixture.dataDir, 'desktop.json'), 'utf8')),
+      )
+      .toMatchObject({ startAtLogin: true });
+    expect(tray().menu.find((item) => item.label === 'Start at login')).toMatchObject({
+      type: 'checkbox',
+      checked: true,
+    });
+    tray().click('Start at login');
+    await expect.poll(() => readFile(entry, 'utf8').catch(() => 'gone')).toBe('gone');
   });
 
   it('quit is held while runs drain; a run past the deadline is cancelled; then everything is released', async () => {

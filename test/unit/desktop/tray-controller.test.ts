@@ -25,8 +25,10 @@ class FakeTray implements TrayView {
     this.onAction = onAction;
   }
   click(action: TrayAction) {
-    const item = this.menu.find((entry) => entry.kind === 'action' && entry.action === action);
-    if (item?.kind !== 'action' || !item.enabled) throw new Error(`${action} not clickable`);
+    const item = this.menu.find((entry) => entry.kind !== 'separator' && entry.action === action);
+    if (!item || item.kind === 'separator' || (item.kind === 'action' && !item.enabled)) {
+      throw new Error(`${action} not clickable`);
+    }
     this.onAction(action);
   }
 }
@@ -37,6 +39,7 @@ function setup() {
   const broker = new ApprovalBroker();
   const commands: string[] = [];
   const cancelled: string[] = [];
+  const preferences = { startAtLogin: false };
   const controller = new TrayController({
     view: tray,
     activity,
@@ -45,12 +48,16 @@ function setup() {
       open: () => commands.push('open'),
       newChat: () => commands.push('new-chat'),
       showApprovals: () => commands.push('show-approvals'),
+      toggleStartAtLogin: async () => {
+        preferences.startAtLogin = !preferences.startAtLogin;
+      },
       quit: () => commands.push('quit'),
     },
+    startAtLogin: () => preferences.startAtLogin,
   });
   controller.start();
   const runs = new RunEventTracker(activity, (id) => cancelled.push(id));
-  return { tray, activity, broker, commands, runs, cancelled };
+  return { tray, activity, broker, commands, runs, cancelled, preferences };
 }
 
 const approval = (broker: ApprovalBroker, id: string) =>
@@ -97,6 +104,15 @@ describe('tray controller', () => {
     expect(commands).toEqual(['show-approvals', 'open', 'new-chat', 'quit']);
     broker.resolve('a1', 'deny', 'ui');
     await answer;
+  });
+
+  it('start at login toggles from the menu, and the checkbox follows', async () => {
+    const { tray, preferences } = setup();
+    const checkbox = () => tray.menu.find((item) => item.kind === 'checkbox');
+    expect(checkbox()).toMatchObject({ label: 'Start at login', checked: false });
+    tray.click('toggle-start-at-login');
+    await expect.poll(() => checkbox()).toMatchObject({ checked: true });
+    expect(preferences.startAtLogin).toBe(true);
   });
 
   it('does not rebuild the native menu when nothing visible changed', () => {

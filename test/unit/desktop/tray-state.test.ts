@@ -27,13 +27,14 @@ describe('tray state', () => {
     expect(trayTooltip(idle)).toBe('Pincer: idle');
   });
 
-  it('menu: open, new chat, approvals count, pause/resume, quit', () => {
-    const labels = (snapshot: typeof idle) =>
-      trayMenu(snapshot).map((item) =>
-        item.kind === 'separator'
-          ? '---'
-          : `${item.action}:${item.label}${item.enabled ? '' : ' (off)'}`,
-      );
+  it('menu: open, new chat, approvals count, pause/resume, start at login, quit', () => {
+    const labels = (snapshot: typeof idle, startAtLogin = false) =>
+      trayMenu(snapshot, { startAtLogin }).map((item) => {
+        if (item.kind === 'separator') return '---';
+        if (item.kind === 'checkbox')
+          return `${item.action}:${item.label} [${item.checked ? 'x' : ' '}]`;
+        return `${item.action}:${item.label}${item.enabled ? '' : ' (off)'}`;
+      });
     expect(labels(idle)).toEqual([
       'open:Open Pincer',
       'new-chat:New chat',
@@ -41,15 +42,17 @@ describe('tray state', () => {
       'show-approvals:No approvals pending (off)',
       'pause:Pause the agent',
       '---',
+      'toggle-start-at-login:Start at login [ ]',
       'quit:Quit Pincer',
     ]);
-    expect(labels({ ...idle, paused: true, pendingApprovals: 2 })).toEqual([
+    expect(labels({ ...idle, paused: true, pendingApprovals: 2 }, true)).toEqual([
       'open:Open Pincer',
       'new-chat:New chat',
       '---',
       'show-approvals:2 approvals pending…',
       'resume:Resume the agent',
       '---',
+      'toggle-start-at-login:Start at login [x]',
       'quit:Quit Pincer',
     ]);
   });

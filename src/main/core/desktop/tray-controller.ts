@@ -25,6 +25,8 @@ export interface TrayCommands {
   open(): void;
   newChat(): void;
   showApprovals(): void;
+  /** Flips start at login (persisted by the shell); the controller re-renders after. */
+  toggleStartAtLogin(): Promise<void>;
   quit(): void;
 }
 
@@ -38,6 +40,8 @@ export class TrayController {
       activity: AgentActivity;
       approvals: Pick<ApprovalSource, 'onRequest' | 'onResolved' | 'pending'>;
       commands: TrayCommands;
+      startAtLogin?: () => boolean;
+      onError?: (error: unknown) => void;
     },
   ) {}
 
@@ -71,6 +75,12 @@ export class TrayController {
       'show-approvals': () => commands.showApprovals(),
       pause: () => activity.setPaused(true),
       resume: () => activity.setPaused(false),
+      'toggle-start-at-login': () => {
+        commands
+          .toggleStartAtLogin()
+          .catch((error: unknown) => this.deps.onError?.(error))
+          .finally(() => this.render());
+      },
       quit: () => commands.quit(),
     };
     handlers[action]();
@@ -79,12 +89,13 @@ export class TrayController {
   /** Only when something visible changed: rebuilding a native menu on every event flickers. */
   private render(): void {
     const snapshot = this.snapshot();
-    const key = JSON.stringify(snapshot);
+    const preferences = { startAtLogin: this.deps.startAtLogin?.() ?? false };
+    const key = JSON.stringify([snapshot, preferences]);
     if (key === this.lastRendered) return;
     this.lastRendered = key;
     const { view } = this.deps;
     view.setImage(trayIconName(trayStatus(snapshot)));
     view.setToolTip(trayTooltip(snapshot));
-    view.setMenu(trayMenu(snapshot), (action) => this.handle(action));
+    view.setMenu(trayMenu(snapshot, preferences), (action) => this.handle(action));
   }
 }

@@ -39,13 +39,29 @@ export function trayIconName(status: TrayStatus): string {
   return `tray-${status}.png`;
 }
 
-export type TrayAction = 'open' | 'new-chat' | 'pause' | 'resume' | 'show-approvals' | 'quit';
+export type TrayAction =
+  | 'open'
+  | 'new-chat'
+  | 'pause'
+  | 'resume'
+  | 'show-approvals'
+  | 'toggle-start-at-login'
+  | 'quit';
 
 export type TrayMenuItem =
   | { kind: 'action'; action: TrayAction; label: string; enabled: boolean }
+  | { kind: 'checkbox'; action: TrayAction; label: string; checked: boolean }
   | { kind: 'separator' };
 
-export function trayMenu(snapshot: AgentSnapshot): TrayMenuItem[] {
+/** Preferences the menu shows next to the agent's state. */
+export interface TrayPreferences {
+  startAtLogin: boolean;
+}
+
+export function trayMenu(
+  snapshot: AgentSnapshot,
+  preferences: TrayPreferences = { startAtLogin: false },
+): TrayMenuItem[] {
   const pending = snapshot.pendingApprovals;
   return [
     { kind: 'action', action: 'open', label: 'Open Pincer', enabled: true },
@@ -61,6 +77,12 @@ export function trayMenu(snapshot: AgentSnapshot): TrayMenuItem[] {
       ? { kind: 'action', action: 'resume', label: 'Resume the agent', enabled: true }
       : { kind: 'action', action: 'pause', label: 'Pause the agent', enabled: true },
     { kind: 'separator' },
+    {
+      kind: 'checkbox',
+      action: 'toggle-start-at-login',
+      label: 'Start at login',
+      checked: preferences.startAtLogin,
+    },
     { kind: 'action', action: 'quit', label: 'Quit Pincer', enabled: true },
   ];
 }
