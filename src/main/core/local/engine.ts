@@ -303,7 +303,9 @@ export class LocalEngine {
         // can pass one and fail the other. Sampling again is cheap next to failing the turn.
         for (let attempt = 1; ; attempt++) {
           try {
-            response = await chat.generateResponse(history, options);
+            // A seeded request would sample the same call again: move the seed along.
+            const seed = sampling.seed === undefined ? undefined : sampling.seed + attempt - 1;
+            response = await chat.generateResponse(history, { ...options, seed });
             break;
           } catch (error) {
             const recheck = error instanceof LlamaJsonSchemaValidationError;
