@@ -33,10 +33,11 @@ function skipReason(): string | null {
 const reason = skipReason();
 if (reason) console.warn(`[e2e] skipping the Electron suite: ${reason}`);
 
-async function launch(main: string, home: string): Promise<ElectronApplication> {
+/** `entry`: an app directory (its package.json names the main) or a main script. */
+async function launch(entry: string, home: string): Promise<ElectronApplication> {
   return electron.launch({
     executablePath: binary ?? '',
-    args: [main, ...(process.env.CI ? ['--no-sandbox'] : [])],
+    args: [entry, ...(process.env.CI ? ['--no-sandbox'] : [])],
     env: { ...process.env, PINCER_HOME: home, PINCER_KEYCHAIN: 'off' },
   });
 }
@@ -62,7 +63,9 @@ describe.skipIf(reason !== null)('desktop app in Electron', () => {
   });
 
   it('opens one hardened window that reaches the core through the preload', async () => {
-    const app = await launch(builtMain, path.join(home, 'real'));
+    // The repository as the app (package.json's main): app.getAppPath() is then the repo root,
+    // where resources/ and models/catalog.json are, as inside a packaged app.asar.
+    const app = await launch(repoRoot, path.join(home, 'real'));
     try {
       const window = await app.firstWindow();
       await expect.poll(() => window.getByTestId('connection').textContent()).toMatch(/^connected/);
