@@ -56,4 +56,20 @@ export const MEMORY_MIGRATIONS: readonly Migration[] = [
     description: 'FTS5 vocabulary view: document frequency per term',
     up: `create virtual table memory_fts_terms using fts5vocab(memory_fts, 'row');`,
   },
+  {
+    version: 4,
+    description: 'conversation summaries (compaction), one per session epoch',
+    // The summarized messages stay in the runs store: a summary only says where it stands in.
+    up: `
+      create table memory_summaries (
+        session_id text not null,
+        epoch integer not null,
+        covers_until text not null,
+        covered integer not null,
+        summary text not null,
+        created_at text not null,
+        primary key (session_id, epoch)
+      );
+    `,
+  },
 ];

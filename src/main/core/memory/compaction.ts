@@ -1,0 +1,182 @@
+/**
+ * Compaction (#10, seed 004 "rolling summarization with race protection"): when a session's
+ * history passes a share of the context window (85% by default), the older turns are summarized
+ * with the current model, in the background. Each summary is a new epoch of the session; a
+ * summary started at epoch N is written only if the session is still at epoch N when it
+ * finishes, so a slow, stale summary never overwrites a newer one. Nothing is deleted: the
+ * summarized messages stay in the runs store, and `view` shows where the summary stands in.
+ */
+import { type Message, textOf, userText } from '../../../shared/messages.js';
+import type { ModelAccess } from '../runtime/hooks.js';
+import type { Db } from '../storage/database.js';
+import { estimateTokens } from './context.js';
+
+export interface HistoryEntry {
+  id: string;
+  message: Message;
+}
+
+export interface Summary {
+  sessionId: string;
+  epoch: number;
+  /** The last message the summary covers (inclusive). */
+  coversUntil: string;
+  covered: number;
+  summary: string;
+  createdAt: string;
+}
+
+export type CompactionOutcome =
+  | { status: 'not_needed'; tokens: number; threshold: number }
+  | { status: 'compacted'; summary: Summary }
+  /** Another compaction committed first; this one's work was dropped. */
+  | { status: 'stale'; startedAt: number; now: number };
+
+export interface CompactorOptions {
+  /** Turns messages (after an earlier summary, if any) into a summary. */
+  summarize: (messages: readonly Message[], previous?: string) => Promise<string>;
+  countTokens?: (text: string) => number;
+  /** Share of the window that triggers compaction. */
+  threshold?: number;
+  /** Newest messages always kept verbatim. */
+  keepRecent?: number;
+  now?: () => Date;
+}
+
+export class Compactor {
+  private readonly count: (text: string) => number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: CompactorOptions,
+  ) {
+    this.count = options.countTokens ?? estimateTokens;
+  }
+
+  /** The session's current epoch (0: never compacted). */
+  epoch(sessionId: string): number {
+    return (
+      (
+        this.db
+          .prepare('select max(epoch) as e from memory_summaries where session_id = ?')
+          .get(sessionId) as { e: number | null }
+      ).e ?? 0
+    );
+  }
+
+  latest(sessionId: string): Summary | undefined {
+    const row = this.db
+      .prepare('select * from memory_summaries where session_id = ? order by epoch desc limit 1')
+      .get(sessionId) as
+      | {
+          session_id: string;
+          epoch: number;
+          covers_until: string;
+          covered: number;
+          summary: string;
+          created_at: string;
+        }
+      | undefined;
+    return row
+      ? {
+          sessionId: row.session_id,
+          epoch: row.epoch,
+          coversUntil: row.covers_until,
+          covered: row.covered,
+          summary: row.summary,
+          createdAt: row.created_at,
+        }
+      : undefined;
+  }
+
+  /** What a model should see: the latest summary, then the messages it does not cover. */
+  view(sessionId: string, history: readonly HistoryEntry[]): Message[] {
+    const summary = this.latest(sessionId);
+    const at = summary ? history.findIndex((h) => h.id === summary.coversUntil) : -1;
+    if (!summary || at < 0) return history.map((h) => h.message);
+    return [
+      userText(`[Summary of the earlier conversation]\n${summary.summary}`),
+      ...history.slice(at + 1).map((h) => h.message),
+    ];
+  }
+
+  tokens(messages: readonly Message[]): number {
+    return messages.reduce((n, m) => n + this.count(JSON.stringify(m.content)), 0);
+  }
+
+  /** Summarizes the older turns if the history's view is over the threshold. */
+  async maybeCompact(
+    sessionId: string,
+    history: readonly HistoryEntry[],
+    contextWindow: number,
+  ): Promise<CompactionOutcome> {
+    const threshold = Math.floor(contextWindow * (this.options.threshold ?? 0.85));
+    const tokens = this.tokens(this.view(sessionId, history));
+    if (tokens <= threshold) return { status: 'not_needed', tokens, threshold };
+    const startedAt = this.epoch(sessionId);
+    const previous = this.latest(sessionId);
+    const from = previous ? history.findIndex((h) => h.id === previous.coversUntil) + 1 : 0;
+    const keep = this.options.keepRecent ?? 4;
+    const older = history.slice(from, Math.max(from, history.length - keep));
+    if (older.length === 0) return { status: 'not_needed', tokens, threshold };
+    const text = await this.options.summarize(
+      older.map((h) => h.message),
+      previous?.summary,
+    );
+    const last = older.at(-1) as HistoryEntry;
+    const summary: Summary = {
+      sessionId,
+      epoch: startedAt + 1,
+      coversUntil: last.id,
+      covered: (previous?.covered ?? 0) + older.length,
+      summary: text,
+      createdAt: (this.options.now ?? (() => new Date()))().toISOString(),
+    };
+    // The epoch check and the write are one transaction: nothing can slip in between.
+    const written = this.db.transaction(() => {
+      const now = this.epoch(sessionId);
+      if (now !== startedAt) return { status: 'stale' as const, startedAt, now };
+      this.db
+        .prepare(
+          `insert into memory_summaries (session_id, epoch, covers_until, covered, summary, created_at)
+           values (?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          sessionId,
+          summary.epoch,
+          summary.coversUntil,
+          summary.covered,
+          summary.summary,
+          summary.createdAt,
+        );
+      return { status: 'compacted' as const, summary };
+    })();
+    return written;
+  }
+}
+
+/** A summarizer that asks the session's own model. */
+export function summarizeWith(model: ModelAccess, maxTokens = 512): CompactorOptions['summarize'] {
+  return async (messages, previous) => {
+    const transcript = messages
+      .map((m) => `${m.role}: ${textOf(m) || JSON.stringify(m.content)}`)
+      .join('\n');
+    const turn = model.turn({
+      system:
+        'Summarize the conversation below for your own later use: facts, decisions, open tasks. Be brief.',
+      messages: [
+        userText(
+          `${previous ? `Summary so far:\n${previous}\n\n` : ''}Conversation:\n${transcript}`,
+        ),
+      ],
+      maxTokens,
+      temperature: 0,
+    });
+    let text = '';
+    for await (const event of turn.events) {
+      if (event.type === 'text_delta') text += event.text;
+      if (event.type === 'connection_lost') throw event.error;
+    }
+    return text.trim();
+  };
+}

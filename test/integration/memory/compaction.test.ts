@@ -1,0 +1,88 @@
+/** Compaction on a real database: threshold, epochs, a stale summary never wins, originals kept. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  Compactor,
+  type HistoryEntry,
+  summarizeWith,
+} from '../../../src/main/core/memory/compaction.js';
+import { MemoryStore } from '../../../src/main/core/memory/store.js';
+import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
+import { viaProvider } from '../../../src/main/core/runtime/hooks.js';
+import { openDatabase } from '../../../src/main/core/storage/database.js';
+import { textOf, userText } from '../../../src/shared/messages.js';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+async function db() {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'pincer-compact-'));
+  dirs.push(dir);
+  const database = openDatabase(path.join(dir, 'pincer.db'));
+  MemoryStore.open(database); // applies the memory migrations
+  return database;
+}
+
+const history = (n: number): HistoryEntry[] =>
+  Array.from({ length: n }, (_, i) => ({
+    id: `m${i + 1}`,
+    message: userText(`turn ${i + 1} ${'x'.repeat(200)}`),
+  }));
+
+describe('Compactor', () => {
+  it('summarizes older turns with the model past 85% of the window, keeping the recent ones', async () => {
+    const database = await db();
+    const provider = new ScriptedProvider([{ text: 'Ana wants a trip to Lyon.' }]);
+    const compactor = new Compactor(database, {
+      summarize: summarizeWith(viaProvider(provider, 'm')),
+      keepRecent: 2,
+    });
+    const turns = history(10); // about 10 x 60 tokens
+    expect(await compactor.maybeCompact('s1', turns, 4096)).toMatchObject({ status: 'not_needed' });
+    const outcome = await compactor.maybeCompact('s1', turns, 600);
+    expect(outcome).toMatchObject({
+      status: 'compacted',
+      summary: { epoch: 1, coversUntil: 'm8', covered: 8, summary: 'Ana wants a trip to Lyon.' },
+    });
+    expect(textOf(provider.requests[0]?.messages[0] ?? userText(''))).toContain('turn 1 ');
+    const view = compactor.view('s1', turns);
+    expect(view).toHaveLength(3);
+    expect(textOf(view[0] ?? userText(''))).toContain('Ana wants a trip to Lyon.');
+    expect(view.slice(1)).toEqual(turns.slice(8).map((t) => t.message));
+    // The originals are untouched and still retrievable from the history itself.
+    expect(turns).toHaveLength(10);
+    database.close();
+  });
+
+  it('a summary started before another one committed is dropped as stale', async () => {
+    const database = await db();
+    let release: () => void = () => {};
+    const slowGate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = new Compactor(database, {
+      summarize: async () => {
+        await slowGate;
+        return 'stale summary';
+      },
+      keepRecent: 2,
+    });
+    const fast = new Compactor(database, { summarize: async () => 'fresh summary', keepRecent: 2 });
+    const turns = history(10);
+    const pending = slow.maybeCompact('s2', turns, 600);
+    const newer = [...turns, ...history(14).slice(10)];
+    expect(await fast.maybeCompact('s2', newer, 600)).toMatchObject({
+      status: 'compacted',
+      summary: { epoch: 1, coversUntil: 'm12' },
+    });
+    release();
+    expect(await pending).toEqual({ status: 'stale', startedAt: 0, now: 1 });
+    expect(fast.latest('s2')?.summary).toBe('fresh summary');
+    expect(slow.epoch('s2')).toBe(1);
+    database.close();
+  });
+});
