@@ -22,8 +22,6 @@ import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 import { toolCallsOf } from '../../../src/shared/messages.js';
 
-const NO_SECRETS = { resolve: async () => undefined };
-
 import { writeTinyGguf } from '../../fixtures/tiny-gguf.js';
 import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
@@ -39,6 +37,18 @@ afterAll(async () => {
   await server.close();
   await rm(dir, { recursive: true, force: true });
 });
+
+/** An OpenAI-compatible server's model, with tool calls written as text. */
+const plainTextProvider = () =>
+  withTextToolCalls(
+    new HttpProvider({
+      id: providerId('plain'),
+      protocol: 'openai-compatible',
+      endpoint: server.url,
+      auth: 'none',
+      secrets: { resolve: async () => undefined },
+    }),
+  );
 
 function registry() {
   const tools = new ToolRegistry();
@@ -56,15 +66,7 @@ describe('text tool calls over a text-only provider', () => {
       },
       { kind: 'sse', frames: openaiFrames({ text: ['You need milk.'] }) },
     );
-    const provider = withTextToolCalls(
-      new HttpProvider({
-        id: providerId('plain'),
-        protocol: 'openai-compatible',
-        endpoint: server.url,
-        auth: 'none',
-        secrets: NO_SECRETS,
-      }),
-    );
+    const provider = plainTextProvider();
     const db = openDatabase(path.join(dir, 'a.db'), { vectors: false });
     const runtime = new AgentRuntime({
       store: new RunStore(db),
@@ -98,15 +100,7 @@ describe('text tool calls over a text-only provider', () => {
 
   it('a line that opens like a call but does not parse runs nothing and is shown as text', async () => {
     server.reply({ kind: 'sse', frames: openaiFrames({ text: ['@fs/read{path=}\n'] }) });
-    const provider = withTextToolCalls(
-      new HttpProvider({
-        id: providerId('plain'),
-        protocol: 'openai-compatible',
-        endpoint: server.url,
-        auth: 'none',
-        secrets: NO_SECRETS,
-      }),
-    );
+    const provider = plainTextProvider();
     const events: ModelEvent[] = [];
     for await (const event of provider.stream('m', {
       messages: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }],
