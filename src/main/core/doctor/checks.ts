@@ -135,7 +135,7 @@ export async function checkSandbox(): Promise<DoctorCheck> {
       backend: backend.kind,
       reason: backend.reason,
       warnings: backend.warnings,
-      limits: backend.prlimit ? 'prlimit' : 'ulimit',
+      limits: backend.limiter,
       ...(backend.pidsCgroupRoot ? { pidsCgroup: backend.pidsCgroupRoot } : {}),
     },
   };

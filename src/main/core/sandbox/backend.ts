@@ -23,8 +23,8 @@ export interface BackendInfo {
   /** What this backend does not enforce here. */
   warnings: string[];
   asRoot: boolean;
-  /** prlimit(1) is available for resource limits (else the shell's ulimit is used). */
-  prlimit: boolean;
+  /** How resource limits are set: prlimit(1), the shell's ulimit, or not at all (Windows). */
+  limiter: 'prlimit' | 'ulimit' | 'none';
   /** Where per-call pids cgroups go (root only: RLIMIT_NPROC never binds the host's root). */
   pidsCgroupRoot?: string;
 }
@@ -70,7 +70,10 @@ export async function detectBackend(options: DetectOptions = {}): Promise<Backen
   const platform = options.platform ?? process.platform;
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const prlimit = platform === 'linux' && (await works('prlimit', ['--version'])) === undefined;
+  const limiter = prlimit ? 'prlimit' : platform === 'win32' ? 'none' : 'ulimit';
   const warnings: string[] = [];
+  if (limiter === 'none')
+    warnings.push('no resource limits on this platform (timeouts still apply)');
   let fallbackWhy = `no OS sandbox on ${platform}`;
 
   if (options.forceProcess) {
@@ -89,7 +92,7 @@ export async function detectBackend(options: DetectOptions = {}): Promise<Backen
         reason: `bubblewrap works (read-only root, private /tmp, PID and network namespaces${asRoot ? ', capabilities dropped' : ', user namespace'})`,
         warnings,
         asRoot,
-        prlimit,
+        limiter,
         pidsCgroupRoot,
       };
     }
@@ -108,7 +111,7 @@ export async function detectBackend(options: DetectOptions = {}): Promise<Backen
           'sandbox-exec (Seatbelt) profiles: reads of denied paths, writes outside the workspace and network refused',
         warnings: ['no PID namespace on macOS: a tool sees other processes of the user'],
         asRoot,
-        prlimit: false,
+        limiter,
       };
     }
     fallbackWhy = '/usr/bin/sandbox-exec not found';
@@ -121,7 +124,7 @@ export async function detectBackend(options: DetectOptions = {}): Promise<Backen
     reason: fallbackWhy,
     warnings,
     asRoot,
-    prlimit,
+    limiter,
     pidsCgroupRoot: asRoot && platform === 'linux' ? findPidsCgroupRoot() : undefined,
   };
 }

@@ -56,6 +56,7 @@ export function confinedCommandRunner(launcher: Launcher, commands: CommandCheck
       offered: request.env,
       granted: settings.passEnv,
       source: process.env,
+      path: process.env.PATH,
     });
     const argv = request.shell
       ? ['/bin/sh', '-c', request.command]

@@ -5,6 +5,8 @@
  */
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE)/i;
 
+export const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
+
 export interface EnvironmentOptions {
   /** The workspace: HOME and the working directory of commands. */
   home: string;
@@ -14,6 +16,8 @@ export interface EnvironmentOptions {
   granted?: readonly string[];
   /** Where the granted names are looked up when `offered` lacks them. */
   source?: NodeJS.ProcessEnv;
+  /** The program search path (not a secret; the host's, so tools find what the user has). */
+  path?: string;
 }
 
 export function isSecretName(name: string): boolean {
@@ -22,7 +26,7 @@ export function isSecretName(name: string): boolean {
 
 export function minimalEnvironment(options: EnvironmentOptions): Record<string, string> {
   const env: Record<string, string> = {
-    PATH: '/usr/local/bin:/usr/bin:/bin',
+    PATH: options.path ?? DEFAULT_PATH,
     HOME: options.home,
     TMPDIR: '/tmp',
     LANG: 'C.UTF-8',

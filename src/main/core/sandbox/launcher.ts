@@ -84,9 +84,13 @@ export class Launcher {
 
   launch(spec: LaunchSpec): Launch {
     const options: LimitOptions = { worker: spec.worker };
-    const limited = this.backend.prlimit
-      ? ['prlimit', ...prlimitArgs(spec.limits, options), ...spec.argv]
-      : ['/bin/sh', '-c', ulimitScript(spec.limits, options), 'pincer-limits', ...spec.argv];
+    const limiter = this.backend.limiter;
+    const limited =
+      limiter === 'prlimit'
+        ? ['prlimit', ...prlimitArgs(spec.limits, options), ...spec.argv]
+        : limiter === 'ulimit'
+          ? ['/bin/sh', '-c', ulimitScript(spec.limits, options), 'pincer-limits', ...spec.argv]
+          : [...spec.argv];
     let confined: string[];
     if (this.backend.kind === 'bwrap') {
       confined = [

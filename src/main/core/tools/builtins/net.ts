@@ -63,7 +63,8 @@ export async function checkHop(
     if (internal)
       throw new ToolError(`${host} resolves to an internal address (${internal}); refused`);
   }
-  const address = addresses[0] as string;
+  // IPv4 first: a host with an AAAA record is not always reachable over IPv6 from here.
+  const address = addresses.find((a) => isIP(a) === 4) ?? (addresses[0] as string);
   return { address, family: isIP(address) === 6 ? 6 : 4 };
 }
 
