@@ -149,6 +149,20 @@ describe('MemoryStore with the tiny GGUF embedder', () => {
     db2.close();
   });
 
+  it('leaves words found in over a tenth of the chunks out of keyword search', async () => {
+    const { db } = await fresh();
+    const store = MemoryStore.open(db);
+    for (let i = 0; i < 1200; i++) {
+      const text = `weather report ${i}${i % 500 === 0 ? ' tornado' : ''}`;
+      await store.addNote(text, { source: `note:${i}` });
+    }
+    expect(store.stats().notes).toBe(1200);
+    const hits = (await store.search('weather tornado', { limit: 10 })).hits;
+    // Only the three tornado notes match: "weather" (in every chunk) was not searched.
+    expect(hits.map((h) => h.source).sort()).toEqual(['note:0', 'note:1000', 'note:500']);
+    db.close();
+  });
+
   it('facts are scoped global, per identity and per channel', async () => {
     const { db } = await fresh();
     const store = MemoryStore.open(db);

@@ -51,6 +51,10 @@ describe('hybrid helpers', () => {
       '"where" OR "is" OR "the" OR "near" OR "cat"',
     );
     expect(ftsQuery('?!')).toBeUndefined();
+    const common = (term: string) => term === 'the' || term === 'is';
+    expect(ftsQuery('where is the cat', common)).toBe('"where" OR "cat"');
+    // Nothing but common words: they are kept rather than searching for nothing.
+    expect(ftsQuery('the is', common)).toBe('"the" OR "is"');
   });
 
   it('reciprocal rank fusion favours what both lists found', () => {
