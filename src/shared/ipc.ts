@@ -142,7 +142,14 @@ export const ipcContract = {
   'skills.list': {
     request: Empty,
     response: FeatureStatusSchema.extend({
-      skills: z.array(z.object({ name: z.string(), description: z.string() })),
+      skills: z.array(
+        z.object({
+          name: z.string(),
+          description: z.string(),
+          enabled: z.boolean(),
+          trust: z.string(),
+        }),
+      ),
     }),
   },
   'memory.search': {

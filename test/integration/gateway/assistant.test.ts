@@ -7,6 +7,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Assistant } from '../../../src/main/core/assistant/index.js';
+import { MemoryStore } from '../../../src/main/core/memory/store.js';
+import { openDatabase, profileDatabasePath } from '../../../src/main/core/storage/database.js';
 import { type AssistantEvent, AssistantEventSchema } from '../../../src/shared/ipc.js';
 import { buildTinyGguf } from '../../fixtures/tiny-gguf.js';
 import { type AssistantFixture, scriptedAssistant } from '../../support/assistant-harness.js';
@@ -148,6 +150,21 @@ describe('sessions', () => {
     assistant.updateSettings({ theme: 'dark' });
     expect(assistant.settings().theme).toBe('dark');
     expect(events.at(-1)).toMatchObject({ topic: 'settings.changed', settings: { theme: 'dark' } });
+  });
+});
+
+describe('memory and skills', () => {
+  it('searches what memory holds (written by another connection to the profile database)', async () => {
+    const db = openDatabase(profileDatabasePath(fixture.dataDir));
+    try {
+      await MemoryStore.open(db).addNote('The user keeps bees on the roof of the garage.');
+    } finally {
+      db.close();
+    }
+    const found = await assistant.searchMemory('bees garage');
+    expect(found.hits[0]?.text).toContain('keeps bees');
+    expect((await assistant.searchMemory('submarine periscope')).hits).toEqual([]);
+    expect(assistant.skills()).toEqual([]);
   });
 });
 

@@ -39,6 +39,8 @@ import {
 import type { ModelCatalog } from '../local/catalog.js';
 import { listInstalled, pullModel } from '../local/model-manager.js';
 import { localSetup } from '../local/setup.js';
+import { findEmbeddingModel } from '../memory/open.js';
+import { openSessionMemory } from '../memory/session.js';
 import type { ApprovalBroker, PendingApproval, Verdict } from '../policy/broker.js';
 import { PolicyEngine } from '../policy/engine.js';
 import {
@@ -53,9 +55,11 @@ import type { PolicyHook } from '../runtime/hooks.js';
 import { AgentRuntime, type RunHandle } from '../runtime/runtime.js';
 import { RunStore } from '../runtime/store.js';
 import type { MessageId, RunId, SessionId } from '../runtime/terms.js';
+import { createSandbox, settingsFromManifest } from '../sandbox/index.js';
 import { createSecretStore, type SecretStore } from '../secrets/index.js';
 import { openDatabase, profileDatabasePath } from '../storage/database.js';
 import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
+import { memoryNote } from '../tools/builtins/memory-note.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { type ModelChoice, ModelSlot } from './model-slot.js';
 import { SessionBook } from './sessions.js';
@@ -134,6 +138,12 @@ export interface Assistant {
   settings(): Settings;
   updateSettings(patch: Partial<Settings>): Settings;
 
+  skills(): Array<{ name: string; description: string; enabled: boolean; trust: string }>;
+  searchMemory(query: string): Promise<{
+    hits: Array<{ text: string; score: number; source: string }>;
+    notice: string | null;
+  }>;
+
   /** What answers chat now (for app info and the status bar). */
   modelLabel(): string;
   close(): Promise<void>;
@@ -170,6 +180,7 @@ async function assemble(
   const store = new RunStore(db);
   const registry = new ToolRegistry();
   for (const tool of BUILTIN_TOOLS) registry.register(tool);
+  registry.register(memoryNote);
   registry.registerManifestTools(claw);
   const declared = manifestToolFacts(claw);
   const facts = (name: string) => registry.facts(name) ?? declared.get(name);
@@ -216,11 +227,34 @@ async function assemble(
   };
 
   const localModel = slot.kind === 'local';
+  const allow = (options.tools ?? DEFAULT_ASSISTANT_TOOLS)
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  // The same parts `pincer run` wires: tools confined by the sandbox (#8), and memory, skills
+  // and the context builder (#10) on the profile database.
+  const sandbox = await createSandbox({
+    settings: settingsFromManifest(claw, {
+      workspace: governance.workspace,
+      dataDir: options.dataDir,
+    }),
+  });
+  const system = options.system ?? DEFAULT_ASSISTANT_SYSTEM;
+  const memory = await openSessionMemory({
+    executor: sandbox.executor,
+    db,
+    workspace: governance.workspace,
+    embeddingModel: await findEmbeddingModel(options.dataDir, options.appDir, { env: process.env }),
+    preamble: system,
+    personality: claw.identity.spec.personality,
+    isToolAllowed: (name) => registry.visible(allow).some((tool) => tool.name === name),
+  }).catch(async (error: unknown) => {
+    await sandbox.close();
+    throw error;
+  });
   const tools = registry.host({
-    allow: (options.tools ?? DEFAULT_ASSISTANT_TOOLS)
-      .split(',')
-      .map((p) => p.trim())
-      .filter(Boolean),
+    allow,
+    executor: memory.executor,
     workspace: governance.workspace,
     // The local engine decodes tool calls under a grammar: narrowed schemas (as `pincer run`).
     grammar: localModel ? {} : undefined,
@@ -243,7 +277,6 @@ async function assemble(
     if (event.type === 'run.finished') sessionOfRun.delete(event.run_id);
   };
 
-  const system = options.system ?? DEFAULT_ASSISTANT_SYSTEM;
   const runtime = new AgentRuntime({
     store,
     model: slot.access,
@@ -253,7 +286,7 @@ async function assemble(
     redact: (value) => governance.scanner.redactValue(value),
     onEvent: onRunEvent,
     caps: governance.caps,
-    system: () => system,
+    system: (request) => memory.system(request),
     generation: options.generation,
     guards: options.guards,
   });
@@ -541,6 +574,25 @@ async function assemble(
       return next;
     },
 
+    skills: () =>
+      memory.skills.list().map((skill) => ({
+        name: skill.name,
+        description: skill.description,
+        enabled: skill.enabled,
+        trust: skill.trust,
+      })),
+    async searchMemory(query) {
+      const found = await memory.store.search(query, { limit: 10 });
+      return {
+        hits: found.hits.map((hit) => ({
+          text: clip(hit.text, 2000),
+          score: hit.score,
+          source: hit.source,
+        })),
+        notice: found.notice ?? null,
+      };
+    },
+
     modelLabel: () => slot.label(),
     async close() {
       stopRequests();
@@ -549,6 +601,8 @@ async function assemble(
       await Promise.allSettled([...live.values()].map((handle) => handle.done));
       listeners.clear();
       await slot.dispose();
+      await memory.close();
+      await sandbox.close();
       db.close();
     },
   };

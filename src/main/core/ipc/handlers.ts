@@ -62,9 +62,11 @@ export function createCoreHandlers({
     'policies.get': () => a.policies(),
     'policies.setAutonomy': ({ autonomy }) => a.setAutonomy(autonomy),
 
-    // Skills and memory arrive with #10; the channels exist so the UI and contract are stable.
-    'skills.list': () => ({ available: false, note: 'skills arrive with #10', skills: [] }),
-    'memory.search': () => ({ available: false, note: 'memory arrives with #10', hits: [] }),
+    'skills.list': () => ({ available: true, note: null, skills: a.skills() }),
+    'memory.search': async ({ query }) => {
+      const found = await a.searchMemory(query);
+      return { available: true, note: found.notice, hits: found.hits };
+    },
 
     'settings.get': () => a.settings(),
     'settings.set': (patch) => a.updateSettings(patch),
