@@ -7,7 +7,8 @@
 import { app, type BrowserWindow } from 'electron';
 import { EVENT_CHANNEL } from '../../shared/ipc.js';
 import { createAssistant, type ModelChoice } from '../core/assistant/index.js';
-import { shellCoreFromAssistant } from '../core/desktop/assistant-core.js';
+import { AgentActivity } from '../core/desktop/activity.js';
+import { admittingAssistant, shellCoreFromAssistant } from '../core/desktop/assistant-core.js';
 import { claimSingleInstance } from '../core/desktop/window-control.js';
 import { createCoreHandlers } from '../core/ipc/handlers.js';
 import { resolveDataDir } from '../core/paths.js';
@@ -44,7 +45,13 @@ export function bootDesktop(options: BootOptions): void {
       // Keychain first; without one, a vault encrypted by the OS through safeStorage.
       secrets: createSecretStore({ dataDir, encryptor: safeStorageEncryptor() }),
     });
-    registerIpc(createCoreHandlers({ assistant, electronVersion: process.versions.electron }));
+    const activity = new AgentActivity();
+    registerIpc(
+      createCoreHandlers({
+        assistant: admittingAssistant(assistant, activity),
+        electronVersion: process.versions.electron,
+      }),
+    );
     let window: BrowserWindow | null = null;
     assistant.subscribe((event) => {
       if (window && !window.isDestroyed()) window.webContents.send(EVENT_CHANNEL, event);
@@ -52,6 +59,7 @@ export function bootDesktop(options: BootOptions): void {
     shell = await startDesktopShell({
       dataDir,
       core: shellCoreFromAssistant(assistant),
+      activity,
       onWindowCreated: (created) => {
         window = created;
       },

@@ -42,13 +42,15 @@ export async function startDesktopShell(options: {
   onWindowCreated?: (window: BrowserWindow) => void;
   /** How long runs may finish on quit before they are cancelled. */
   drainTimeoutMs?: number;
+  /** Shared with whatever admits new runs (the IPC handlers); a new one otherwise. */
+  activity?: AgentActivity;
 }): Promise<DesktopShell> {
   const { core } = options;
   const settings = new DesktopSettingsStore(desktopSettingsPath(options.dataDir));
   await settings.load();
   if (settings.problem) warn(settings.problem);
 
-  const activity = new AgentActivity();
+  const activity = options.activity ?? new AgentActivity();
   const tracker = new RunEventTracker(activity, (runId) => core.cancelRun(runId));
   core.onRunEvent((event) => tracker.onEvent(event));
 

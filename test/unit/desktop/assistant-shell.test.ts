@@ -5,9 +5,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentActivity } from '../../../src/main/core/desktop/activity.js';
 import { ApprovalRouter } from '../../../src/main/core/desktop/approval-router.js';
-import { shellCoreFromAssistant } from '../../../src/main/core/desktop/assistant-core.js';
+import {
+  admittingAssistant,
+  shellCoreFromAssistant,
+} from '../../../src/main/core/desktop/assistant-core.js';
 import { RunEventTracker } from '../../../src/main/core/desktop/run-events.js';
 import { TrayController } from '../../../src/main/core/desktop/tray-controller.js';
+import { dispatch } from '../../../src/main/core/ipc/dispatch.js';
+import { createCoreHandlers } from '../../../src/main/core/ipc/handlers.js';
 import { type AssistantFixture, scriptedAssistant } from '../../support/assistant-harness.js';
 import { FakeNativeUi, FakeWindow } from './fake-electron.js';
 
@@ -95,5 +100,25 @@ describe('desktop shell over the real assistant', () => {
     expect(report).toEqual({ drained: false, finished: 0, cancelled: 1 });
     await assistant.finished(runId);
     expect(assistant.run(runId).run.outcome).toBe('cancelled');
+  });
+
+  it('once quitting began, chat.send over IPC is refused with a clear error and starts no run', async () => {
+    const { assistant, activity } = await shell();
+    const handlers = createCoreHandlers({
+      assistant: admittingAssistant(assistant, activity),
+      electronVersion: '45.4.1',
+    });
+    const before = await dispatch(handlers, 'chat.send', { text: 'hello' });
+    expect(before).toMatchObject({ ok: true });
+    await expect.poll(() => activity.activeRuns).toBe(0);
+    const runsBefore = assistant.listRuns().length;
+    const draining = activity.drain(1_000);
+    const refused = await dispatch(handlers, 'chat.send', { text: 'one more' });
+    expect(refused).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining('Pincer is quitting') },
+    });
+    expect(assistant.listRuns()).toHaveLength(runsBefore);
+    await draining;
   });
 });

@@ -4,6 +4,7 @@
  * own resolveApproval, so the UI, the CLI and the dialog share one broker entry.
  */
 import type { Assistant } from '../assistant/index.js';
+import type { AgentActivity } from './activity.js';
 import type { RoutedApproval } from './approval-dialog.js';
 import type { ApprovalSource } from './approval-router.js';
 import type { RunLifecycleEvent } from './run-events.js';
@@ -47,5 +48,23 @@ export function shellCoreFromAssistant(assistant: AssistantForShell): ShellCoreP
       assistant.createSession();
     },
     close: () => assistant.close(),
+  };
+}
+
+/**
+ * The assistant as the IPC handlers see it in the desktop app: a message sent while the app is
+ * quitting is refused (AgentUnavailableError, a coded IPC error) instead of starting a run the
+ * drain would only cancel. Everything else passes through unchanged.
+ */
+export function admittingAssistant<A extends Pick<Assistant, 'send'>>(
+  assistant: A,
+  activity: AgentActivity,
+): A {
+  return {
+    ...assistant,
+    send: (options: Parameters<Assistant['send']>[0]) => {
+      activity.admit('user');
+      return assistant.send(options);
+    },
   };
 }
