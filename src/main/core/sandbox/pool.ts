@@ -119,8 +119,10 @@ class Worker {
         reject(new Error(`tool worker did not start in ${startTimeoutMs} ms: ${this.stderr}`));
         this.kill();
       }, startTimeoutMs);
-      this.child.on('message', (message: FromWorker) => {
+      this.child.on('message', (message: FromWorker | null) => {
+        if (typeof message !== 'object' || message === null) return;
         if (message.type === 'ready') {
+          if (!Array.isArray(message.tools)) return;
           clearTimeout(timer);
           this.started = true;
           resolve(message.tools);
@@ -130,27 +132,37 @@ class Worker {
         if (!pending) return;
         this.pending.delete(message.id);
         if (this.pending.size === 0) this.child.channel?.unref();
+        // The worker is not trusted to send well-formed results: only strings get through.
         pending.resolve(
           message.type === 'result'
-            ? { content: message.output.content, isError: message.output.isError }
-            : { content: message.message, isError: true },
+            ? {
+                content: String(message.output?.content ?? ''),
+                isError: message.output?.isError === true ? true : undefined,
+              }
+            : { content: String(message.message), isError: true },
         );
       });
-      this.child.on('exit', (code, signal) => {
+      const gone = (why: string) => {
+        if (this.dead) return;
         clearTimeout(timer);
         this.dead = true;
-        const why = signal ? `signal ${signal}` : `exit code ${code}`;
         reject(new Error(`tool worker exited before it was ready (${why}): ${this.stderr.trim()}`));
+        const last = this.stderr.trim().split('\n').slice(-3).join(' ');
         for (const [id, pending] of this.pending) {
           this.pending.delete(id);
           pending.resolve({
-            content: `the tool worker stopped (${why}) while running this call; it was replaced${this.stderr ? `: ${this.stderr.trim().split('\n').slice(-3).join(' ')}` : ''}`,
+            content: `the tool worker stopped (${why}) while running this call; it was replaced${last ? `: ${last}` : ''}`,
             isError: true,
           });
         }
         void this.launch.cleanup();
         onExit(this);
-      });
+      };
+      this.child.on('exit', (code, signal) =>
+        gone(signal ? `signal ${signal}` : `exit code ${code}`),
+      );
+      // Spawning itself failed (the backend binary vanished): no exit event follows.
+      this.child.on('error', (error) => gone(error.message));
     });
     // Start-up failures are reported through `ready` to whoever awaits it.
     this.ready.catch(() => undefined);
