@@ -10,7 +10,7 @@ import { LocalEngine } from '../core/local/engine.js';
 import { noModelHelp, resolveChatModel } from '../core/local/model-manager.js';
 import { LocalModelProvider } from '../core/local/provider.js';
 import { localSetup } from '../core/local/setup.js';
-import { findEmbeddingModel } from '../core/memory/open.js';
+import { findEmbeddingModel, findLocalChatModel } from '../core/memory/open.js';
 import { retentionFromManifest } from '../core/memory/retention.js';
 import { openSessionMemory } from '../core/memory/session.js';
 import { ModelError } from '../core/models/errors.js';
@@ -290,6 +290,10 @@ export async function openRuntime(
     retention: retentionFromManifest(claw),
     isToolAllowed: (name) => registry.visible(allow).some((tool) => tool.name === name),
     contextWindow: options.contextSize,
+    tokenizerModel:
+      !options.provider && (PROTOCOL_NAMES[options.protocol ?? 'local'] ?? 'local') === 'local'
+        ? await findLocalChatModel(ctx.dataDir, ctx.appDir, options.modelPath)
+        : undefined,
   });
   const tools = registry.host({
     allow,

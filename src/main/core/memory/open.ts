@@ -6,6 +6,7 @@ import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { findEntry } from '../local/catalog.js';
 import { LocalEmbedder } from '../local/embeddings.js';
+import { resolveChatModel } from '../local/model-manager.js';
 import { localSetup } from '../local/setup.js';
 import { type Db, openDatabase, profileDatabasePath, StorageError } from '../storage/database.js';
 import { MemoryError } from './errors.js';
@@ -88,4 +89,17 @@ export async function findEmbeddingModel(
     () => file,
     () => undefined,
   );
+}
+
+/** The GGUF the local engine will chat with (same search as `pincer run`), if there is one. */
+export async function findLocalChatModel(
+  dataDir: string,
+  appDir: string,
+  modelPath?: string,
+): Promise<string | undefined> {
+  const { catalog, locations } = await localSetup(appDir, dataDir);
+  const found = await resolveChatModel(catalog, locations, { modelPath, env: process.env }).catch(
+    () => undefined,
+  );
+  return found?.path;
 }

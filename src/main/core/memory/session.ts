@@ -10,6 +10,7 @@ import type { ToolExecutor } from '../tools/types.js';
 import { inProcessExecutor } from '../tools/types.js';
 import { type BuiltContext, budgetFor, ContextBuilder, type ContextRequest } from './context.js';
 import { MemoryStore, type Retention } from './store.js';
+import { localTokenCounter, type TokenCounter } from './tokens.js';
 import { memoryToolAccess, withMemory } from './tool-access.js';
 
 export interface SessionMemoryOptions {
@@ -25,6 +26,8 @@ export interface SessionMemoryOptions {
   contextWindow?: number;
   /** Wrapped so tools reach memory; in-process by default. */
   executor?: ToolExecutor;
+  /** The local chat model's GGUF: its tokenizer measures the context (else an estimate). */
+  tokenizerModel?: string;
   /** CKP retention for notes, applied when the session opens. */
   retention?: Retention;
   /** The clock of daily threads and notes (tests move it). */
@@ -48,7 +51,12 @@ export async function openSessionMemory(options: SessionMemoryOptions): Promise<
         runtime: { threads: options.threads },
       })
     : undefined;
+  let tokens: TokenCounter | undefined;
   try {
+    // A tokenizer that cannot open only costs precision: fall back to the estimate.
+    tokens = options.tokenizerModel
+      ? await localTokenCounter(options.tokenizerModel).catch(() => undefined)
+      : undefined;
     const store = MemoryStore.open(options.db, { embedder });
     const skills = SkillRegistry.open(options.db, { embedder });
     if (options.retention) store.applyRetention(options.retention);
@@ -60,6 +68,7 @@ export async function openSessionMemory(options: SessionMemoryOptions): Promise<
       skills,
       isToolAllowed: options.isToolAllowed,
       budgetTokens: budgetFor(options.contextWindow ?? 8192),
+      countTokens: tokens?.count,
       now: options.now,
     });
     return {
@@ -76,10 +85,12 @@ export async function openSessionMemory(options: SessionMemoryOptions): Promise<
       },
       close: async () => {
         await embedder?.dispose();
+        await tokens?.dispose();
       },
     };
   } catch (error) {
     await embedder?.dispose();
+    await tokens?.dispose();
     throw error;
   }
 }
