@@ -121,6 +121,8 @@ beforeAll(async () => {
       home,
       // Code gets no network; net/fetch gets public hosts plus the one private host granted.
       network: { mode: 'deny', allowedHosts: [`127.0.0.1:${redirectorPort}`] },
+      // A denied folder around the data dir, as `~/.config` is in the default manifest.
+      filesystem: { denied: [root] },
       shell: { blockedPatterns: ['\\bsudo\\b'], blockedCommands: ['curl * | sh'] },
       limits: {
         timeoutMs: 10_000,

@@ -54,6 +54,24 @@ describe('bwrap arguments', () => {
     expect(readOnly).toBeGreaterThan(bind);
   });
 
+  it('masks only the outermost of nested denied folders (~/.config around the data dir)', () => {
+    const args = bwrapArgs({
+      ...plan,
+      denied: [
+        { path: '/home/u/.config', kind: 'dir' },
+        { path: '/home/u/.config/Pincer', kind: 'dir' },
+        { path: '/home/u/.config/Pincer/secret.json', kind: 'file' },
+      ],
+      workspace: '/home/u/.config/Pincer/workspace/me',
+    });
+    expect(indexOfPair(args, '--tmpfs', '/home/u/.config')).toBeGreaterThan(0);
+    expect(args).not.toContain('/home/u/.config/Pincer');
+    expect(args).not.toContain('/home/u/.config/Pincer/secret.json');
+    expect(indexOfPair(args, '--remount-ro', '/home/u/.config')).toBeGreaterThan(
+      indexOfPair(args, '--bind', '/home/u/.config/Pincer/workspace/me'),
+    );
+  });
+
   it('binds ro grants read-only and masks a denied path inside a grant after the grant', () => {
     const args = bwrapArgs(plan);
     expect(indexOfPair(args, '--ro-bind', '/srv/docs')).toBeGreaterThan(0);

@@ -56,6 +56,15 @@ export function bwrapArgs(plan: ConfinementPlan): string[] {
   if (plan.asRoot) args.push('--cap-drop', 'ALL');
   else args.push('--unshare-user');
 
+  // A denied folder inside another is already hidden by the outer mask; masking it again
+  // would stack a tmpfs on a read-only tmpfs, which the kernel refuses to remount.
+  const denied = plan.denied.filter(
+    (entry) =>
+      !plan.denied.some(
+        (outer) =>
+          outer.kind === 'dir' && outer.path !== entry.path && inside(outer.path, entry.path),
+      ),
+  );
   const binds: Mount[] = [];
   if (plan.workspaceMode !== 'hidden')
     binds.push({ path: plan.workspace, mode: plan.workspaceMode });
@@ -65,13 +74,12 @@ export function bwrapArgs(plan: ConfinementPlan): string[] {
   // A denied folder around a grant (the data dir around the workspace) is masked first and the
   // grant bound back into it; a denied path inside a grant is masked after the grant.
   const within = (entry: DeniedEntry) => binds.some((bind) => inside(bind.path, entry.path));
-  for (const entry of plan.denied.filter((e) => !within(e))) args.push(...mask(entry));
+  for (const entry of denied.filter((e) => !within(e))) args.push(...mask(entry));
   for (const bind of binds)
     args.push(bind.mode === 'rw' ? '--bind' : '--ro-bind', bind.path, bind.path);
-  for (const entry of plan.denied.filter(within)) args.push(...mask(entry));
+  for (const entry of denied.filter(within)) args.push(...mask(entry));
   // Empty masks turn read-only last: a grant inside one needed its mount point made first.
-  for (const entry of plan.denied.filter((e) => e.kind === 'dir'))
-    args.push('--remount-ro', entry.path);
+  for (const entry of denied.filter((e) => e.kind === 'dir')) args.push('--remount-ro', entry.path);
   args.push('--chdir', plan.cwd);
   return args;
 }
