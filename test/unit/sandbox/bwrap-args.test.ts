@@ -72,6 +72,12 @@ describe('bwrap arguments', () => {
     );
   });
 
+  it('an explicit grant of a denied path wins, as it does for the file tools', () => {
+    const args = bwrapArgs({ ...plan, denied: [{ path: '/srv/docs', kind: 'dir' }] });
+    expect(indexOfPair(args, '--tmpfs', '/srv/docs')).toBe(-1);
+    expect(indexOfPair(args, '--ro-bind', '/srv/docs')).toBeGreaterThan(0);
+  });
+
   it('binds ro grants read-only and masks a denied path inside a grant after the grant', () => {
     const args = bwrapArgs(plan);
     expect(indexOfPair(args, '--ro-bind', '/srv/docs')).toBeGreaterThan(0);

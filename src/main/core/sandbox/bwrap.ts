@@ -58,8 +58,12 @@ export function bwrapArgs(plan: ConfinementPlan): string[] {
 
   // A denied folder inside another is already hidden by the outer mask; masking it again
   // would stack a tmpfs on a read-only tmpfs, which the kernel refuses to remount.
+  // A path granted explicitly (a mount equal to a denied path) is the user's choice: the grant
+  // wins, as it does for the file tools.
+  const granted = new Set([plan.workspace, ...plan.mounts.map((m) => m.path)]);
   const denied = plan.denied.filter(
     (entry) =>
+      !granted.has(entry.path) &&
       !plan.denied.some(
         (outer) =>
           outer.kind === 'dir' && outer.path !== entry.path && inside(outer.path, entry.path),
