@@ -55,6 +55,7 @@ export function registerGateway(program: Command, ctx: CliContext, setExit: SetE
         model: await modelChoice(ctx, options),
         manifest: options.manifest,
         tools: options.tools,
+        maxArgLength: options.maxArgLength,
         system: options.system,
         generation: { maxTokens: options.maxTokens, temperature: options.temperature },
       });

@@ -80,6 +80,8 @@ export interface AssistantOptions {
   manifest?: string;
   /** Tools the model may see (globs, comma-separated); the policy still decides every call. */
   tools?: string;
+  /** Longest string argument the local engine's tool grammar lets the model write. */
+  maxArgLength?: number;
   system?: string;
   generation?: { maxTokens?: number; temperature?: number };
   guards?: Partial<Guards>;
@@ -257,7 +259,7 @@ async function assemble(
     executor: memory.executor,
     workspace: governance.workspace,
     // The local engine decodes tool calls under a grammar: narrowed schemas (as `pincer run`).
-    grammar: localModel ? {} : undefined,
+    grammar: localModel ? { maxString: options.maxArgLength } : undefined,
   });
 
   const toolOutput = (runId: string, callId: string): string | undefined => {

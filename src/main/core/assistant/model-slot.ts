@@ -56,7 +56,7 @@ export class ModelSlot {
     this.access =
       choice.kind === 'fixed'
         ? choice.access
-        : { turn: (request) => viaProvider(local, this.label()).turn(request) };
+        : { turn: (request) => viaProvider(local, this.selectedFile ?? 'none').turn(request) };
   }
 
   get kind(): 'local' | 'remote' | 'scripted' {

@@ -354,17 +354,31 @@ export function ChatView({
     [history],
   );
 
+  // Latency of the last run stays on the status bar after it ends.
+  const lastLatency = useRef<Pick<ChatStats, 'model' | 'firstTokenMs' | 'lastTurnMs'>>({
+    model: null,
+    firstTokenMs: null,
+    lastTurnMs: null,
+  });
+  if (live && (live.firstTokenMs !== null || live.lastTurnMs !== null)) {
+    lastLatency.current = {
+      model: live.model ?? lastLatency.current.model,
+      firstTokenMs: live.firstTokenMs ?? lastLatency.current.firstTokenMs,
+      lastTurnMs: live.lastTurnMs ?? lastLatency.current.lastTurnMs,
+    };
+  }
+
   // Status bar figures: the session's stored totals plus the run streaming now.
   useEffect(() => {
     const runs = history?.runs ?? [];
     const stored = runs.filter((run) => !live || run.id !== live.runId);
     onStats({
-      model: live?.model ?? null,
+      model: lastLatency.current.model,
       inputTokens: stored.reduce((n, r) => n + r.inputTokens, 0) + (live?.inputTokens ?? 0),
       outputTokens: stored.reduce((n, r) => n + r.outputTokens, 0) + (live?.outputTokens ?? 0),
       costUsd: stored.reduce((n, r) => n + r.costUsd, 0) + (live?.costUsd ?? 0),
-      firstTokenMs: live?.firstTokenMs ?? null,
-      lastTurnMs: live?.lastTurnMs ?? null,
+      firstTokenMs: lastLatency.current.firstTokenMs,
+      lastTurnMs: lastLatency.current.lastTurnMs,
       busy: live !== null && !live.finished,
     });
   }, [history, live, onStats]);

@@ -20,9 +20,8 @@ export function StatusBar({
         {connected ? `connected · ${transport}` : 'not connected'}
       </span>
       <span className="sep" aria-hidden="true" />
-      <span title="Model answering">
-        <span className="label">model</span>{' '}
-        <span data-testid="status-model">{stats.model ?? model}</span>
+      <span title={stats.model ? `last reply served by ${stats.model}` : 'the model answering'}>
+        <span className="label">model</span> <span data-testid="status-model">{model}</span>
       </span>
       <span>
         <span className="label">tokens</span>{' '}
