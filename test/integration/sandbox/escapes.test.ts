@@ -561,6 +561,16 @@ describe('JS tool workers are confined by the OS, not by their own checks', () =
   });
 });
 
+describe('the worker channel', () => {
+  it('46b. malformed and forged IPC messages from a worker do not crash Pincer', async () => {
+    const result = await call('hostile/garble', {});
+    // A forged result may answer the worker's own call, but only as a string.
+    expect(typeof result.content).toBe('string');
+    expect(process.kill(process.pid, 0)).toBe(true);
+    await stillWorks();
+  });
+});
+
 describe('after the attacks', () => {
   it('nothing was planted outside and the secrets are intact', async () => {
     expect(await readFile(path.join(outside, 'secret.txt'), 'utf8')).toBe(OUTSIDE_SECRET);
