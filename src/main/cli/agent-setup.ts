@@ -10,6 +10,7 @@ import { LocalEngine } from '../core/local/engine.js';
 import { noModelHelp, resolveChatModel } from '../core/local/model-manager.js';
 import { LocalModelProvider } from '../core/local/provider.js';
 import { localSetup } from '../core/local/setup.js';
+import { describeContext } from '../core/memory/context.js';
 import { findEmbeddingModel, findLocalChatModel } from '../core/memory/open.js';
 import { retentionFromManifest } from '../core/memory/retention.js';
 import { openSessionMemory } from '../core/memory/session.js';
@@ -294,6 +295,9 @@ export async function openRuntime(
       !options.provider && (PROTOCOL_NAMES[options.protocol ?? 'local'] ?? 'local') === 'local'
         ? await findLocalChatModel(ctx.dataDir, ctx.appDir, options.modelPath)
         : undefined,
+    onContext: process.env.PINCER_SHOW_CONTEXT
+      ? (built) => ctx.stderr.write(describeContext(built))
+      : undefined,
   });
   const tools = registry.host({
     allow,

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContextBuilder } from '../../../src/main/core/memory/context.js';
+import { ContextBuilder, describeContext } from '../../../src/main/core/memory/context.js';
 import { MemoryStore } from '../../../src/main/core/memory/store.js';
 import { SkillRegistry } from '../../../src/main/core/skills/registry.js';
 import { type Db, openDatabase } from '../../../src/main/core/storage/database.js';
@@ -121,5 +121,9 @@ describe('ContextBuilder', () => {
     );
     expect(reasons['threads/weekly/2026-W48.md']).toMatch(/over the token budget/);
     expect(Object.keys(reasons).some((name) => name.startsWith('note:'))).toBe(true);
+    const described = describeContext(tight);
+    expect(described).toMatch(new RegExp(`^context: ${tight.tokens} of ${budget} tokens\n`));
+    expect(described).toContain('  + SOUL.md (');
+    expect(described).toMatch(/ {2}- skill travel-prep: over the token budget/);
   });
 });

@@ -210,3 +210,11 @@ function memoryName(hit: SearchHit): string {
 async function readOptional(file: string): Promise<string | undefined> {
   return readFile(file, 'utf8').catch(() => undefined);
 }
+
+/** One line per section, for a human: what went in and what was left out and why. */
+export function describeContext(built: BuiltContext): string {
+  const lines = [`context: ${built.tokens} of ${built.budget} tokens`];
+  for (const s of built.included) lines.push(`  + ${s.name} (${s.tokens})`);
+  for (const d of built.dropped) lines.push(`  - ${d.name}: ${d.reason}`);
+  return `${lines.join('\n')}\n`;
+}
