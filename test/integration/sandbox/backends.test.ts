@@ -60,6 +60,20 @@ describe('levels that cannot be enforced fail loudly', () => {
   });
 });
 
+describe('workers that cannot start', () => {
+  it('stop the sandbox from opening (CKP -32010) instead of running tools elsewhere', async () => {
+    await expect(
+      createSandbox({
+        settings: sandboxSettings({ workspace }),
+        pool: { size: 1, onlineSize: 0, entry: { file: '/nonexistent/worker.js', execArgv: [] } },
+      }),
+    ).rejects.toMatchObject({
+      code: SANDBOX_DENIED,
+      message: expect.stringContaining('could not start'),
+    });
+  });
+});
+
 describe('the process-level backend', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {

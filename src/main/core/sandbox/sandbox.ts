@@ -7,6 +7,7 @@ import type { Tool, ToolContext, ToolExecutor, ToolOutput } from '../tools/types
 import { assertLevel, type BackendInfo, detectBackend } from './backend.js';
 import { confinedCommandRunner } from './command.js';
 import { commandCheck } from './command-policy.js';
+import { SANDBOX_DENIED, SandboxError } from './errors.js';
 import { Launcher } from './launcher.js';
 import { needsNetwork, WorkerPool, type WorkerPoolOptions } from './pool.js';
 import { filesystemScope, networkScope } from './scope.js';
@@ -40,7 +41,15 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const fetchNetwork =
     network.mode === 'deny' ? { ...network, mode: 'allow-all' as const } : network;
   const pool = options.pool === false ? undefined : new WorkerPool({ ...options.pool, launcher });
-  await pool?.ready();
+  try {
+    await pool?.ready();
+  } catch (error) {
+    await pool?.close();
+    throw new SandboxError(
+      SANDBOX_DENIED,
+      `the tool workers could not start in the sandbox: ${(error as Error).message}`,
+    );
+  }
 
   const executor: ToolExecutor = {
     run(tool: Tool, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> {
