@@ -1,8 +1,7 @@
 /**
  * `npm run dist:check`: everything `npm run dist` depends on, checked without downloading
- * anything (electron-builder would fetch Electron's binary first). It loads electron-builder.yml
- * the way electron-builder does and validates it against electron-builder's own schema, then
- * checks targets, icons, native modules unpacked from ASAR, the bundled-model extra resources,
+ * anything (electron-builder would fetch Electron's binary first). It validates
+ * electron-builder.yml with electron-builder's own schema validator, then checks targets, icons, native modules unpacked from ASAR, the bundled-model extra resources,
  * the fuses of the afterPack hook, the updater being off by default, and that every package the
  * built main process imports ships as a production dependency. It lists what would be packaged.
  *
