@@ -1,9 +1,10 @@
 /**
  * `npm run dist:check`: everything `npm run dist` depends on, checked without downloading
  * anything (electron-builder would fetch Electron's binary first). It validates
- * electron-builder.yml with electron-builder's own schema validator, then checks targets, icons, native modules unpacked from ASAR, the bundled-model extra resources,
- * the fuses of the afterPack hook, the updater being off by default, and that every package the
- * built main process imports ships as a production dependency. It lists what would be packaged.
+ * electron-builder.yml with electron-builder's own schema validator, then checks targets,
+ * icons, native modules unpacked from ASAR, the bundled-model extra resources, the fuses of the
+ * afterPack hook, the updater being off by default, and that every package the built main
+ * process imports ships as a production dependency. It lists what would be packaged.
  *
  *   tsx scripts/dist-check.ts [--json] [--project DIR] [--no-build]
  * Exit code 0 when there is no error.
