@@ -193,10 +193,10 @@ describe.skipIf(skipReason !== null)('the UI in Chromium through pincer gateway'
     await expect.poll(() => lastAssistant().textContent()).toContain('word2');
     await page.keyboard.press('Escape');
     await expect.poll(() => page.getByTestId('run-notice').last().textContent()).toBe('Stopped');
-    const stopped = await lastAssistant().textContent();
+    const stopped = await lastAssistant().locator('.markdown').textContent();
     expect(stopped).not.toContain('word199');
     await page.waitForTimeout(400);
-    expect(await lastAssistant().textContent()).toBe(stopped);
+    expect(await lastAssistant().locator('.markdown').textContent()).toBe(stopped);
     expect(await page.getByRole('button', { name: 'Send' }).isVisible()).toBe(true);
   });
 
@@ -370,5 +370,14 @@ describe.skipIf(skipReason !== null)('the UI in Chromium through pincer gateway'
     expect(ran).toBe(false);
     await expect.poll(() => violations.length).toBeGreaterThan(0);
     await other.close();
+  });
+  // Last: it stops the gateway.
+  it('says so when the core goes away', async () => {
+    await gateway.close();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'connection to the Pincer core was lost' })
+      .waitFor();
+    expect(await page.getByTestId('connection').textContent()).toBe('not connected');
   });
 });

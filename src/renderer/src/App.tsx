@@ -6,6 +6,7 @@ import type {
   SessionSummary,
   Settings,
 } from '../../shared/ipc';
+import { DISCONNECTED_EVENT } from './bridge';
 import type { Verdict } from './components/ApprovalCard';
 import { ApprovalsPanel } from './components/ApprovalsPanel';
 import { type ChatStats, ChatView } from './components/ChatView';
@@ -66,6 +67,13 @@ function Workspace() {
   const [stats, setStats] = useState<ChatStats>(NO_STATS);
   const [error, setError] = useState<string | null>(null);
   const [chatKey, setChatKey] = useState(0);
+  const [connected, setConnected] = useState(true);
+
+  useEffect(() => {
+    const lost = () => setConnected(false);
+    window.addEventListener(DISCONNECTED_EVENT, lost);
+    return () => window.removeEventListener(DISCONNECTED_EVENT, lost);
+  }, []);
 
   const loadSessions = useCallback(() => {
     bridge
@@ -125,6 +133,16 @@ function Workspace() {
           'approvals.resolve',
           reason ? { approvalId: id, verdict, reason } : { approvalId: id, verdict },
         )
+        .then(({ result }) => {
+          if (result === 'resolved' || result === 'already_resolved') return;
+          // Refused (e.g. not approvable for the session): show it again, and say why.
+          setError(
+            result === 'not_session_approvable'
+              ? 'This tool cannot be approved for the whole session; approve it once or deny it.'
+              : 'That approval is no longer waiting.',
+          );
+          return bridge.invoke('approvals.list', {}).then(setApprovals);
+        })
         .catch((cause: unknown) => setError(errorText(cause)));
     },
     [bridge],
@@ -201,6 +219,12 @@ function Workspace() {
         }}
       />
       <main className="main">
+        {!connected && (
+          <div className="error-banner top" role="alert">
+            The connection to the Pincer core was lost. Start <code>pincer gateway</code> again and
+            open the address it prints.
+          </div>
+        )}
         {error && (
           <div className="error-banner top" role="alert">
             {error}
@@ -243,7 +267,12 @@ function Workspace() {
           }}
         />
       )}
-      <StatusBar connected transport={info?.transport ?? '…'} model={model} stats={stats} />
+      <StatusBar
+        connected={connected}
+        transport={info?.transport ?? '…'}
+        model={model}
+        stats={stats}
+      />
     </div>
   );
 }

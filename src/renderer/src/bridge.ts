@@ -17,6 +17,9 @@ declare global {
 
 const TOKEN_KEY = 'pincer.gateway.token';
 
+/** Fired on `window` when an established gateway connection closes. */
+export const DISCONNECTED_EVENT = 'pincer:disconnected';
+
 /**
  * The transport to the core: Electron's preload when present; otherwise the gateway's WebSocket,
  * authenticated by the token `pincer gateway` printed (it arrives in the URL fragment, is kept
@@ -49,7 +52,9 @@ export function connectGateway(url: string, token: string): Promise<PincerApi> {
     const send = (frame: ClientFrame) => socket.send(JSON.stringify(frame));
 
     socket.addEventListener('open', () => send({ type: 'hello', token }));
+    let welcomed = false;
     socket.addEventListener('close', (event) => {
+      if (welcomed) window.dispatchEvent(new Event(DISCONNECTED_EVENT));
       const failure = {
         ok: false as const,
         error: { code: 'internal' as const, message: `gateway closed (${event.code})` },
@@ -61,6 +66,7 @@ export function connectGateway(url: string, token: string): Promise<PincerApi> {
     socket.addEventListener('message', (event) => {
       const frame = JSON.parse(String(event.data)) as ServerFrame;
       if (frame.type === 'welcome') {
+        welcomed = true;
         resolve({
           invoke<C extends ChannelName>(channel: C, request: RequestOf<C>): Promise<ResponseOf<C>> {
             const id = nextId++;

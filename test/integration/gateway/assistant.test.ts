@@ -113,6 +113,12 @@ describe('chat', () => {
     });
   });
 
+  it('scrubs the data directory and home folder out of error text', () => {
+    expect(assistant.scrub(`cannot open ${fixture.dataDir}/models/x.gguf`)).toBe(
+      'cannot open <data dir>/models/x.gguf',
+    );
+  });
+
   it('refuses a message to a session that does not exist', () => {
     expect(() => assistant.send({ sessionId: 'ses_missing', text: 'hi' })).toThrow('no session');
   });

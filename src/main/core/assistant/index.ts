@@ -148,6 +148,8 @@ export interface Assistant {
 
   /** What answers chat now (for app info and the status bar). */
   modelLabel(): string;
+  /** Error text with the data directory and home folder replaced by placeholders. */
+  scrub(text: string): string;
   close(): Promise<void>;
 }
 
@@ -312,6 +314,13 @@ async function assemble(
   );
 
   const pulls = new Map<string, PullState>();
+  // Longest first: the data dir usually lies inside the home folder.
+  const hidden: Array<[string, string]> = [
+    [options.dataDir, '<data dir>'],
+    [os.homedir(), '~'],
+  ];
+  const scrub = (text: string) =>
+    hidden.reduce((out, [place, name]) => (place ? out.split(place).join(name) : out), text);
   const liveRun = (id: string) => runtime.isLive(id as RunId);
 
   const modelsState = async (): Promise<ModelsState> => {
@@ -412,7 +421,6 @@ async function assemble(
 
     send({ sessionId, text, fromMessageId }) {
       if (sessionId) requireSession(sessionId);
-      const isNew = !sessionId;
       const handle = runtime.start({
         text,
         sessionId: sessionId as SessionId | undefined,
@@ -420,11 +428,12 @@ async function assemble(
       });
       live.set(handle.runId, handle);
       sessionOfRun.set(handle.runId, handle.sessionId);
+      // Every send changes a session's busy state (and a new one appears).
+      emit({ topic: 'sessions.changed' });
       void handle.done.finally(() => {
         live.delete(handle.runId);
         emit({ topic: 'sessions.changed' });
       });
-      if (isNew) emit({ topic: 'sessions.changed' });
       return { runId: handle.runId, sessionId: handle.sessionId };
     },
     cancel(runId) {
@@ -509,7 +518,7 @@ async function assemble(
         (error: unknown) =>
           publish({
             state: 'failed',
-            error: error instanceof Error ? error.message : String(error),
+            error: scrub(error instanceof Error ? error.message : String(error)),
           }),
       );
       return { started: true };
@@ -596,6 +605,7 @@ async function assemble(
     },
 
     modelLabel: () => slot.label(),
+    scrub,
     async close() {
       stopRequests();
       stopResolved();

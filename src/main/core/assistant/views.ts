@@ -77,6 +77,16 @@ export function runSummary(run: RunRow, live: boolean): RunSummary {
   };
 }
 
+/**
+ * The audit detail a UI may see: timings, ids and flags. A grant's resolved paths point into
+ * the data directory (a path the user never chose), so grants stay in the audit log.
+ */
+function auditDetail(detail: unknown): unknown {
+  if (typeof detail !== 'object' || detail === null) return null;
+  const { granted: _granted, ...rest } = detail as Record<string, unknown>;
+  return Object.keys(rest).length ? rest : null;
+}
+
 export function auditEntry(row: AuditRow): AuditEntry {
   return {
     id: row.id,
@@ -91,7 +101,7 @@ export function auditEntry(row: AuditRow): AuditEntry {
     reason: row.reason,
     approvalBy: row.approvalBy,
     status: row.status,
-    detail: row.detail,
+    detail: auditDetail(row.detail),
   };
 }
 

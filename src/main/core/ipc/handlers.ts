@@ -23,7 +23,7 @@ export function createCoreHandlers({
     electron: electronVersion,
     transport: electronVersion === null ? 'gateway' : 'electron',
   };
-  return {
+  return scrubbed(a, {
     'app.getInfo': () => info,
 
     'sessions.list': () => a.listSessions(),
@@ -70,5 +70,21 @@ export function createCoreHandlers({
 
     'settings.get': () => a.settings(),
     'settings.set': (patch) => a.updateSettings(patch),
-  };
+  });
+}
+
+/** Every handler's error message leaves without the data directory or home folder in it. */
+function scrubbed(assistant: Assistant, handlers: IpcHandlers): IpcHandlers {
+  const wrapped: Record<string, (request: never) => unknown> = {};
+  for (const [channel, handler] of Object.entries(handlers)) {
+    wrapped[channel] = async (request: never) => {
+      try {
+        return await (handler as (request: never) => unknown)(request);
+      } catch (error) {
+        if (error instanceof Error) error.message = assistant.scrub(error.message);
+        throw error;
+      }
+    };
+  }
+  return wrapped as IpcHandlers;
 }
