@@ -126,4 +126,29 @@ describe('ContextBuilder', () => {
     expect(described).toContain('  + SOUL.md (');
     expect(described).toMatch(/ {2}- skill travel-prep: over the token budget/);
   });
+
+  it('a memory search that fails costs the turn its memories, not the turn', async () => {
+    const other = openDatabase(path.join(dir, 'broken-embedder.db'));
+    const failing = MemoryStore.open(other, {
+      embedder: {
+        id: 'always-fails',
+        dimensions: 8,
+        embed: async () => {
+          throw new Error('model crashed');
+        },
+      },
+    });
+    const built = await new ContextBuilder({
+      workspace,
+      memory: failing,
+      budgetTokens: 10_000,
+      now: () => today,
+    }).build({ text: 'passport' });
+    expect(built.included.map((s) => s.name)).toContain('SOUL.md');
+    expect(built.dropped).toContainEqual({
+      name: 'memories',
+      reason: 'search failed: embedding with always-fails failed: model crashed',
+    });
+    other.close();
+  });
 });

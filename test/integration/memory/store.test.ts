@@ -181,6 +181,28 @@ describe('MemoryStore with the tiny GGUF embedder', () => {
 });
 
 describe('bad input: clear errors, nothing lost', () => {
+  it('a chunk longer than the embedding window is embedded by its head, kept whole in FTS5', async () => {
+    const narrow = await LocalEmbedder.open({
+      modelPath: path.join(dir, 'embed.gguf'),
+      runtime: { gpu: false, threads: 2 },
+      contextSize: 64,
+    });
+    try {
+      const { db } = await fresh();
+      const store = MemoryStore.open(db, { embedder: narrow });
+      const long = `${'lorem ipsum dolor sit amet '.repeat(40)}zebra`;
+      await expect(narrow.embed([long])).rejects.toThrow();
+      await store.addNote(long);
+      expect(store.stats()).toMatchObject({ chunks: 1, embedded: 1 });
+      const hit = (await store.search('zebra')).hits[0];
+      expect(hit?.text).toBe(long);
+      expect(hit?.ranks.fts).toBe(1);
+      db.close();
+    } finally {
+      await narrow.dispose();
+    }
+  });
+
   it('refuses a 50 MB file and a binary file without touching what is indexed', async () => {
     const { db, docs } = await fresh();
     const store = MemoryStore.open(db, { embedder });

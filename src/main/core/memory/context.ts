@@ -146,8 +146,20 @@ export class ContextBuilder {
       });
     }
 
-    if (options.memory && text) {
-      const result = await options.memory.search(text, { limit: options.maxMemories ?? 5 });
+    const result =
+      options.memory && text
+        ? await options.memory
+            .search(text, { limit: options.maxMemories ?? 5 })
+            .catch((error: unknown) => {
+              // A failed search costs this turn its memories, not the turn itself.
+              dropped.push({
+                name: 'memories',
+                reason: `search failed: ${(error as Error).message}`,
+              });
+              return undefined;
+            })
+        : undefined;
+    if (result) {
       if (result.notice) dropped.push({ name: 'vector search', reason: result.notice });
       const fresh: SearchHit[] = [];
       for (const hit of result.hits) {

@@ -382,7 +382,7 @@ export class MemoryStore {
     const embedder = this.options.embedder;
     if (!embedder || texts.length === 0) return [];
     try {
-      const out = await embedder.embed(texts);
+      const out = await embedder.embed(texts).catch(() => this.embedOneByOne(embedder, texts));
       if (out.length !== texts.length)
         throw new Error(`${out.length} vectors for ${texts.length} texts`);
       return out;
@@ -393,6 +393,30 @@ export class MemoryStore {
         { cause: error },
       );
     }
+  }
+
+  /**
+   * After a failed batch: each text alone, and a text the model refuses (longer than its window:
+   * bge-small takes 512 tokens, and CJK or code packs many tokens into 1,200 characters) is
+   * embedded by its first half, then quarter, ... The chunk keeps its full text in FTS5.
+   */
+  private async embedOneByOne(embedder: Embedder, texts: string[]): Promise<Float32Array[]> {
+    const out: Float32Array[] = [];
+    for (const text of texts) {
+      let part = text;
+      for (;;) {
+        try {
+          const [vector] = await embedder.embed([part]);
+          if (!vector) throw new Error('no vector returned');
+          out.push(vector);
+          break;
+        } catch (error) {
+          if (part.length < 64) throw error;
+          part = part.slice(0, Math.floor(part.length / 2));
+        }
+      }
+    }
+    return out;
   }
 
   private documentBySource(source: string): { id: number; content_hash: string } | undefined {

@@ -269,7 +269,9 @@ export class SkillRegistry {
   private async similarities(message: string, skills: Skill[]): Promise<Map<string, number>> {
     const out = new Map<string, number>();
     if (!this.embedder) return out;
-    const [query] = await this.embedder.embed([message.slice(0, 2000)]);
+    // Similarity is a bonus on top of keyword overlap: a message the model cannot embed (longer
+    // than its window) is matched by keywords alone.
+    const [query] = await this.embedder.embed([message.slice(0, 2000)]).catch(() => []);
     if (!query) return out;
     for (const skill of skills) {
       const row = this.row(skill.name);
