@@ -79,6 +79,13 @@ describe('path resolution', () => {
     );
   });
 
+  it('filesystem mode deny refuses every path', async () => {
+    await refused(
+      confine(workspace, 'x.md', 'path', { scope: { ...scope, none: true } }),
+      /no file access/,
+    );
+  });
+
   it('refuses files with more than one hard link', async () => {
     await expect(refuseHardLinks(path.join(workspace, 'hard'), 'hard')).rejects.toThrow(
       /hard links/,

@@ -6,7 +6,8 @@ export function filesystemScope(settings: SandboxSettings): FilesystemScope {
   return {
     mounts: settings.filesystem.mounts.map((m) => ({ path: m.path, mode: m.mode })),
     denied: [...settings.filesystem.denied],
-    readOnly: settings.filesystem.mode === 'read-only' || settings.filesystem.mode === 'deny',
+    readOnly: settings.filesystem.mode === 'read-only',
+    none: settings.filesystem.mode === 'deny',
   };
 }
 

@@ -70,6 +70,8 @@ export interface FilesystemScope {
   denied: readonly string[];
   /** The workspace is readable only (filesystem mode read-only). */
   readOnly?: boolean;
+  /** No file access at all (filesystem mode deny). */
+  none?: boolean;
 }
 
 export interface NetworkScope {

@@ -37,6 +37,7 @@ export async function confine(
   const relative = (input as string | undefined) ?? '.';
   if (relative.includes('\u0000')) throw new ToolError(`${name} contains a null byte`);
   const scope = options.scope;
+  if (scope?.none) throw new ToolError('the sandbox grants no file access (filesystem mode deny)');
   const roots: Root[] = [
     { real: await realpath(workspace), mode: scope?.readOnly ? 'ro' : 'rw' },
     ...(await Promise.all(
