@@ -187,6 +187,19 @@ describe.skipIf(skipReason !== null)('the UI in Chromium through pincer gateway'
     await expect.poll(() => lastAssistant().textContent()).toContain('the tool said wrote');
   });
 
+  it('a reload while a call waits for approval comes back to the same run', async () => {
+    await newChat();
+    await send('write after a reload');
+    await page.locator('.tool-card [data-testid="approval-card"]').waitFor();
+    await page.reload();
+    // The live run is rebuilt from its events, and the approval is still waiting.
+    const inline = page.locator('.tool-card [data-testid="approval-card"]');
+    await inline.waitFor();
+    expect(await page.getByTestId('user-message').last().textContent()).toBe('write after a reload');
+    await inline.getByRole('button', { name: /^Approve/ }).first().click();
+    await expect.poll(() => lastAssistant().textContent()).toContain('the tool said wrote');
+  });
+
   it('Escape cancels a reply mid-stream', async () => {
     await newChat();
     await send('slow story please');
