@@ -195,8 +195,13 @@ describe.skipIf(skipReason !== null)('the UI in Chromium through pincer gateway'
     // The live run is rebuilt from its events, and the approval is still waiting.
     const inline = page.locator('.tool-card [data-testid="approval-card"]');
     await inline.waitFor();
-    expect(await page.getByTestId('user-message').last().textContent()).toBe('write after a reload');
-    await inline.getByRole('button', { name: /^Approve/ }).first().click();
+    expect(await page.getByTestId('user-message').last().textContent()).toBe(
+      'write after a reload',
+    );
+    await inline
+      .getByRole('button', { name: /^Approve/ })
+      .first()
+      .click();
     await expect.poll(() => lastAssistant().textContent()).toContain('the tool said wrote');
   });
 
