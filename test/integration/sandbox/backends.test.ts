@@ -74,6 +74,41 @@ describe('workers that cannot start', () => {
   });
 });
 
+describe('filesystem modes under bwrap', () => {
+  it('read-only: commands cannot write the workspace; deny: no file access at all', async () => {
+    const readOnly = await createSandbox({
+      settings: sandboxSettings({ workspace, filesystem: { mode: 'read-only' } }),
+      pool: false,
+    });
+    const touch = await runTool(
+      tool('sys/exec'),
+      { command: 'touch ro.txt', shell: true },
+      { workspace, executor: readOnly.executor },
+      new AbortController().signal,
+    );
+    expect(touch.content).toContain('Read-only file system');
+    await readOnly.close();
+    // The workers start with the workspace hidden from them, and every file tool is refused.
+    const denied = await createSandbox({
+      settings: sandboxSettings({ workspace, filesystem: { mode: 'deny' } }),
+      pool: { size: 1, onlineSize: 0 },
+    });
+    for (const [name, input] of [
+      ['fs/list', {}],
+      ['sys/exec', { command: 'ls' }],
+    ] as const) {
+      const result = await runTool(
+        tool(name),
+        input,
+        { workspace, executor: denied.executor },
+        new AbortController().signal,
+      );
+      expect(result.content, name).toContain('no file access');
+    }
+    await denied.close();
+  });
+});
+
 describe('the process-level backend', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {

@@ -77,7 +77,8 @@ export class Launcher {
       mounts: [...this.mounts, ...existingMounts(readOnly.map((p) => ({ path: p, mode: 'ro' })))],
       denied: this.denied,
       network,
-      cwd,
+      // A hidden workspace cannot be the working directory: the private /tmp is.
+      cwd: mode === 'deny' ? '/tmp' : cwd,
       asRoot: this.backend.asRoot,
     };
   }
