@@ -15,16 +15,9 @@ import type {
   ModelsState,
   PendingApprovalView,
   PoliciesView,
-  ProviderView,
-  PullState,
   RiskTier,
-  RunDetail,
   RunEventView,
-  RunSummary,
   SecretsView,
-  SessionHistory,
-  SessionSummary,
-  Settings,
   StepView,
 } from '../../../shared/ipc-schemas.js';
 import { AssistantEventSchema } from '../../../shared/ipc-schemas.js';
@@ -37,11 +30,11 @@ import {
   resourcesDirOf,
 } from '../ckp/index.js';
 import type { ModelCatalog } from '../local/catalog.js';
-import { listInstalled, pullModel } from '../local/model-manager.js';
+import { listInstalled } from '../local/model-manager.js';
 import { localSetup } from '../local/setup.js';
 import { findEmbeddingModel } from '../memory/open.js';
 import { openSessionMemory } from '../memory/session.js';
-import type { ApprovalBroker, PendingApproval, Verdict } from '../policy/broker.js';
+import type { PendingApproval } from '../policy/broker.js';
 import { PolicyEngine } from '../policy/engine.js';
 import {
   type Governance,
@@ -50,113 +43,30 @@ import {
 } from '../policy/from-manifest.js';
 import { screenedTools } from '../policy/screened-tools.js';
 import type { RunEvent } from '../runtime/events.js';
-import type { Guards } from '../runtime/guards.js';
-import type { PolicyHook } from '../runtime/hooks.js';
 import { AgentRuntime, type RunHandle } from '../runtime/runtime.js';
 import { RunStore } from '../runtime/store.js';
 import type { MessageId, RunId, SessionId } from '../runtime/terms.js';
 import { createSandbox, settingsFromManifest } from '../sandbox/index.js';
-import { createSecretStore, type SecretStore } from '../secrets/index.js';
+import { createSecretStore } from '../secrets/index.js';
 import { openDatabase, profileDatabasePath } from '../storage/database.js';
 import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
 import { memoryNote } from '../tools/builtins/memory-note.js';
 import { ToolRegistry } from '../tools/registry.js';
-import { type ModelChoice, ModelSlot } from './model-slot.js';
+import { AutonomySwitch } from './autonomy.js';
+import { ModelDownloads } from './downloads.js';
+import { ModelSlot } from './model-slot.js';
 import { SessionBook } from './sessions.js';
+import {
+  type Assistant,
+  type AssistantOptions,
+  DEFAULT_ASSISTANT_SYSTEM,
+  DEFAULT_ASSISTANT_TOOLS,
+  NotFound,
+} from './types.js';
 import { auditEntry, clip, messageView, runSummary, toolCallViews } from './views.js';
 
 export type { ModelChoice } from './model-slot.js';
-
-export const DEFAULT_ASSISTANT_TOOLS = 'fs/*,sys/exec,net/fetch';
-export const DEFAULT_ASSISTANT_SYSTEM =
-  'You are Pincer, a helpful assistant running locally. Answer concisely.';
-
-export interface AssistantOptions {
-  dataDir: string;
-  /** The installation: its models/catalog.json and resources/claw.yaml. */
-  appDir: string;
-  model: ModelChoice;
-  /** An explicit claw.yaml; else the user's, else the shipped default. */
-  manifest?: string;
-  /** Tools the model may see (globs, comma-separated); the policy still decides every call. */
-  tools?: string;
-  /** Longest string argument the local engine's tool grammar lets the model write. */
-  maxArgLength?: number;
-  system?: string;
-  generation?: { maxTokens?: number; temperature?: number };
-  guards?: Partial<Guards>;
-  /** Overrides the shipped model catalog (tests point it at a local file server). */
-  catalog?: ModelCatalog;
-  /** Overrides the secrets chain (tests use a vault in a temp dir). */
-  secrets?: SecretStore;
-}
-
-export interface SendOptions {
-  sessionId?: string;
-  text: string;
-  fromMessageId?: string;
-}
-
-export interface Assistant {
-  /** Everything pushed to a UI; returns the unsubscribe function. */
-  subscribe(listener: (event: AssistantEvent) => void): () => void;
-
-  listSessions(): SessionSummary[];
-  createSession(title?: string): SessionSummary;
-  renameSession(id: string, title: string): SessionSummary;
-  deleteSession(id: string): void;
-  branchSession(id: string, messageId: string): SessionSummary;
-  history(id: string): SessionHistory;
-
-  send(options: SendOptions): { runId: string; sessionId: string };
-  cancel(runId: string): boolean;
-  /** Resolves when the run ends (tests and the CLI wait on it). */
-  finished(runId: string): Promise<void>;
-  liveEvents(runId: string): RunEventView[];
-  listRuns(filter?: { sessionId?: string; limit?: number }): RunSummary[];
-  run(runId: string): RunDetail;
-
-  pendingApprovals(): PendingApprovalView[];
-  resolveApproval(
-    id: string,
-    verdict: Verdict,
-    reason?: string,
-  ): ReturnType<ApprovalBroker['resolve']>;
-
-  models(): Promise<ModelsState>;
-  pullModel(name: string): { started: boolean };
-  selectModel(name: string): Promise<ModelsState>;
-  loadModel(): Promise<ModelsState>;
-  unloadModel(): Promise<ModelsState>;
-  providers(): Promise<{ providers: ProviderView[]; routing: string }>;
-
-  secrets(): Promise<SecretsView>;
-  setSecret(name: string, value: string): Promise<SecretsView>;
-  deleteSecret(name: string): Promise<SecretsView>;
-
-  policies(): PoliciesView;
-  setAutonomy(level: Autonomy): PoliciesView;
-
-  settings(): Settings;
-  updateSettings(patch: Partial<Settings>): Settings;
-
-  skills(): Array<{ name: string; description: string; enabled: boolean; trust: string }>;
-  searchMemory(query: string): Promise<{
-    hits: Array<{ text: string; score: number; source: string }>;
-    notice: string | null;
-  }>;
-
-  /** What answers chat now (for app info and the status bar). */
-  modelLabel(): string;
-  /** Error text with the data directory and home folder replaced by placeholders. */
-  scrub(text: string): string;
-  close(): Promise<void>;
-}
-
-/** A session id that must exist and not be deleted. */
-class NotFound extends Error {
-  readonly code = 'not_found';
-}
+export * from './types.js';
 
 export async function createAssistant(options: AssistantOptions): Promise<Assistant> {
   const { claw } = await loadActiveClaw(
@@ -212,23 +122,18 @@ async function assemble(
   const tierOf = (name: string): RiskTier => facts(name)?.tier ?? 'unsafe';
 
   // Autonomy: the manifest's level unless the UI overrides it for this process.
-  const manifestAutonomy = autonomyOf(claw) as Autonomy;
-  let autonomy: Autonomy = manifestAutonomy;
-  const engines = new Map<Autonomy, PolicyHook>([[manifestAutonomy, governance.policy]]);
-  const policyFor = (level: Autonomy): PolicyHook => {
-    let engine = engines.get(level);
-    if (!engine) {
-      engine = new PolicyEngine({
+  const autonomy = new AutonomySwitch(
+    autonomyOf(claw) as Autonomy,
+    governance.policy,
+    (level) =>
+      new PolicyEngine({
         rules: policyRules(claw),
         autonomy: level,
         facts,
         context: { workspace: governance.workspace, home: os.homedir() },
         broker: governance.broker,
-      });
-      engines.set(level, engine);
-    }
-    return engine;
-  };
+      }),
+  );
 
   const localModel = slot.kind === 'local';
   const allow = (options.tools ?? DEFAULT_ASSISTANT_TOOLS)
@@ -285,7 +190,7 @@ async function assemble(
     store,
     model: slot.access,
     tools: screenedTools(tools, governance.scanner),
-    policy: { decide: (call, context) => policyFor(autonomy).decide(call, context) },
+    policy: autonomy,
     approvals: governance.broker,
     redact: (value) => governance.scanner.redactValue(value),
     onEvent: onRunEvent,
@@ -313,7 +218,11 @@ async function assemble(
     emit({ topic: 'approval.resolved', id, approved: answer.approved, by: answer.by }),
   );
 
-  const pulls = new Map<string, PullState>();
+  const downloads = new ModelDownloads(catalog, locations.modelsDir, {
+    onProgress: (pull) => emit({ topic: 'model.pull', pull }),
+    onInstalled: () => emit({ topic: 'models.changed' }),
+    scrub: (text) => scrub(text),
+  });
   // Longest first: the data dir usually lies inside the home folder.
   const hidden: Array<[string, string]> = [
     [options.dataDir, '<data dir>'],
@@ -338,7 +247,7 @@ async function assemble(
         license: entry.license,
         installed: files.has(entry.fileName),
         selected: slot.kind === 'local' && slot.selectedFile === entry.fileName,
-        pull: pulls.get(entry.name) ?? null,
+        pull: downloads.state(entry.name),
       })),
       otherFiles: installed.filter((m) => !m.entry).map((m) => m.fileName),
     };
@@ -358,8 +267,8 @@ async function assemble(
   };
 
   const policiesView = (): PoliciesView => ({
-    autonomy,
-    manifestAutonomy,
+    autonomy: autonomy.level,
+    manifestAutonomy: autonomy.manifestLevel,
     rules: policyRules(claw).map((rule) => ({
       policy: rule.policy,
       id: rule.id,
@@ -484,45 +393,7 @@ async function assemble(
     },
 
     models: modelsState,
-    pullModel(name) {
-      const entry = catalog.models.find((m) => m.name === name);
-      if (!entry) throw new NotFound(`the catalog has no model "${name}"`);
-      if (pulls.get(name)?.state === 'running') return { started: false };
-      const state: PullState = {
-        name,
-        state: 'running',
-        downloadedBytes: 0,
-        totalBytes: entry.sizeBytes,
-        error: null,
-      };
-      const publish = (next: Partial<PullState>) => {
-        Object.assign(state, next);
-        pulls.set(name, { ...state });
-        emit({ topic: 'model.pull', pull: { ...state } });
-      };
-      publish({});
-      let lastSent = 0;
-      void pullModel(entry, locations.modelsDir, {
-        onProgress: ({ downloadedBytes, totalBytes }) => {
-          // At most ~10 progress events a second: a browser does not need every chunk.
-          const now = Date.now();
-          if (now - lastSent < 100) return;
-          lastSent = now;
-          publish({ downloadedBytes, totalBytes: totalBytes || state.totalBytes });
-        },
-      }).then(
-        (result) => {
-          publish({ state: 'done', downloadedBytes: result.bytes, totalBytes: result.bytes });
-          emit({ topic: 'models.changed' });
-        },
-        (error: unknown) =>
-          publish({
-            state: 'failed',
-            error: scrub(error instanceof Error ? error.message : String(error)),
-          }),
-      );
-      return { started: true };
-    },
+    pullModel: (name) => downloads.start(name),
     async selectModel(name) {
       if (runtime.activeRuns > 0) throw new Error('a run is in progress: wait or cancel it first');
       const installed = await listInstalled(catalog, locations.modelsDir);
@@ -574,7 +445,7 @@ async function assemble(
 
     policies: policiesView,
     setAutonomy(level) {
-      autonomy = level;
+      autonomy.set(level);
       return policiesView();
     },
 

@@ -1,0 +1,112 @@
+/** What the assistant is given and what it offers: the surface both transports build on. */
+import type {
+  AssistantEvent,
+  Autonomy,
+  ModelsState,
+  PendingApprovalView,
+  PoliciesView,
+  ProviderView,
+  RunDetail,
+  RunEventView,
+  RunSummary,
+  SecretsView,
+  SessionHistory,
+  SessionSummary,
+  Settings,
+} from '../../../shared/ipc-schemas.js';
+import type { ModelCatalog } from '../local/catalog.js';
+import type { ApprovalBroker, Verdict } from '../policy/broker.js';
+import type { Guards } from '../runtime/guards.js';
+import type { SecretStore } from '../secrets/index.js';
+import type { ModelChoice } from './model-slot.js';
+
+export const DEFAULT_ASSISTANT_TOOLS = 'fs/*,sys/exec,net/fetch';
+export const DEFAULT_ASSISTANT_SYSTEM =
+  'You are Pincer, a helpful assistant running locally. Answer concisely.';
+
+export interface AssistantOptions {
+  dataDir: string;
+  /** The installation: its models/catalog.json and resources/claw.yaml. */
+  appDir: string;
+  model: ModelChoice;
+  /** An explicit claw.yaml; else the user's, else the shipped default. */
+  manifest?: string;
+  /** Tools the model may see (globs, comma-separated); the policy still decides every call. */
+  tools?: string;
+  /** Longest string argument the local engine's tool grammar lets the model write. */
+  maxArgLength?: number;
+  system?: string;
+  generation?: { maxTokens?: number; temperature?: number };
+  guards?: Partial<Guards>;
+  /** Overrides the shipped model catalog (tests point it at a local file server). */
+  catalog?: ModelCatalog;
+  /** Overrides the secrets chain (tests use a vault in a temp dir). */
+  secrets?: SecretStore;
+}
+
+export interface SendOptions {
+  sessionId?: string;
+  text: string;
+  fromMessageId?: string;
+}
+
+export interface Assistant {
+  /** Everything pushed to a UI; returns the unsubscribe function. */
+  subscribe(listener: (event: AssistantEvent) => void): () => void;
+
+  listSessions(): SessionSummary[];
+  createSession(title?: string): SessionSummary;
+  renameSession(id: string, title: string): SessionSummary;
+  deleteSession(id: string): void;
+  branchSession(id: string, messageId: string): SessionSummary;
+  history(id: string): SessionHistory;
+
+  send(options: SendOptions): { runId: string; sessionId: string };
+  cancel(runId: string): boolean;
+  /** Resolves when the run ends (tests and the CLI wait on it). */
+  finished(runId: string): Promise<void>;
+  liveEvents(runId: string): RunEventView[];
+  listRuns(filter?: { sessionId?: string; limit?: number }): RunSummary[];
+  run(runId: string): RunDetail;
+
+  pendingApprovals(): PendingApprovalView[];
+  resolveApproval(
+    id: string,
+    verdict: Verdict,
+    reason?: string,
+  ): ReturnType<ApprovalBroker['resolve']>;
+
+  models(): Promise<ModelsState>;
+  pullModel(name: string): { started: boolean };
+  selectModel(name: string): Promise<ModelsState>;
+  loadModel(): Promise<ModelsState>;
+  unloadModel(): Promise<ModelsState>;
+  providers(): Promise<{ providers: ProviderView[]; routing: string }>;
+
+  secrets(): Promise<SecretsView>;
+  setSecret(name: string, value: string): Promise<SecretsView>;
+  deleteSecret(name: string): Promise<SecretsView>;
+
+  policies(): PoliciesView;
+  setAutonomy(level: Autonomy): PoliciesView;
+
+  settings(): Settings;
+  updateSettings(patch: Partial<Settings>): Settings;
+
+  skills(): Array<{ name: string; description: string; enabled: boolean; trust: string }>;
+  searchMemory(query: string): Promise<{
+    hits: Array<{ text: string; score: number; source: string }>;
+    notice: string | null;
+  }>;
+
+  /** What answers chat now (for app info and the status bar). */
+  modelLabel(): string;
+  /** Error text with the data directory and home folder replaced by placeholders. */
+  scrub(text: string): string;
+  close(): Promise<void>;
+}
+
+/** Something the caller named does not exist (a session, a run, a model): IPC `not_found`. */
+export class NotFound extends Error {
+  readonly code = 'not_found';
+}

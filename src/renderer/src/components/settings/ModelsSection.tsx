@@ -1,0 +1,183 @@
+/** Models: what answers now, the catalog with downloads (progress bar), select, load, unload. */
+import { useCallback, useState } from 'react';
+import type { ModelsState } from '../../../../shared/ipc';
+import { useBridge, useCoreEvents } from '../../lib/bridge-context';
+import { errorText, formatBytes } from '../../lib/format';
+import { useLoad } from './use-load';
+
+export function ModelsSection() {
+  const bridge = useBridge();
+  const [state, error, reload, setState] = useLoad(
+    useCallback(() => bridge.invoke('models.list', {}), [bridge]),
+  );
+  const [busy, setBusy] = useState<string | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
+  useCoreEvents((event) => {
+    if (event.topic === 'models.changed') reload();
+    if (event.topic === 'model.pull')
+      setState(
+        (state
+          ? {
+              ...state,
+              catalog: state.catalog.map((m) =>
+                m.name === event.pull.name ? { ...m, pull: event.pull } : m,
+              ),
+            }
+          : state) as ModelsState,
+      );
+  });
+  async function act(label: string, call: () => Promise<ModelsState | { started: boolean }>) {
+    setBusy(label);
+    setActionError(null);
+    try {
+      const next = await call();
+      if ('catalog' in next) setState(next);
+    } catch (cause) {
+      setActionError(errorText(cause));
+    } finally {
+      setBusy(null);
+    }
+  }
+  if (error) return <p className="error-banner">{error}</p>;
+  if (!state) return <p className="muted">Loading models…</p>;
+  return (
+    <div className="settings-section">
+      <div className="card active-model">
+        <div>
+          <div className="label">Answering now</div>
+          <div className="big" data-testid="active-model">
+            {state.active}
+          </div>
+          <div className="muted">
+            {state.kind === 'local'
+              ? state.loaded
+                ? 'Loaded in memory'
+                : 'Not loaded (loads on the first message)'
+              : state.kind === 'scripted'
+                ? 'A scripted test model'
+                : 'A remote provider chosen at launch'}
+          </div>
+        </div>
+        {state.kind === 'local' && (
+          <div className="row">
+            <button
+              type="button"
+              disabled={busy !== null || state.loaded}
+              onClick={() => act('load', () => bridge.invoke('models.load', {}))}
+            >
+              {busy === 'load' ? 'Loading…' : 'Load'}
+            </button>
+            <button
+              type="button"
+              disabled={busy !== null || !state.loaded}
+              onClick={() => act('unload', () => bridge.invoke('models.unload', {}))}
+            >
+              Unload
+            </button>
+          </div>
+        )}
+      </div>
+      {actionError && (
+        <p className="error-banner" role="alert">
+          {actionError}
+        </p>
+      )}
+      <h3>Catalog</h3>
+      <ul className="model-list">
+        {state.catalog.map((model) => {
+          const pull = model.pull;
+          const pulling = pull?.state === 'running';
+          return (
+            <li key={model.name} className="card model-row" data-testid={`model-${model.name}`}>
+              <div className="model-info">
+                <div className="model-name">
+                  {model.displayName}
+                  {model.selected && <span className="badge outcome-completed">selected</span>}
+                  {model.installed && !model.selected && <span className="badge">installed</span>}
+                </div>
+                <div className="muted">
+                  {model.name} · {model.kind} · {formatBytes(model.sizeBytes)}
+                  {model.license ? ` · ${model.license}` : ''}
+                </div>
+                {pull && pull.state !== 'done' && (
+                  <div className="pull">
+                    <progress
+                      max={pull.totalBytes || 1}
+                      value={pull.downloadedBytes}
+                      aria-label={`Download of ${model.name}`}
+                    />
+                    <span className="muted" data-testid="pull-status">
+                      {pull.state === 'failed'
+                        ? `Failed: ${pull.error}`
+                        : `${formatBytes(pull.downloadedBytes)} of ${formatBytes(pull.totalBytes)} (${Math.floor((pull.downloadedBytes / Math.max(1, pull.totalBytes)) * 100)}%)`}
+                    </span>
+                  </div>
+                )}
+                {pull?.state === 'done' && (
+                  <div className="muted" data-testid="pull-status">
+                    Downloaded and verified
+                  </div>
+                )}
+              </div>
+              <div className="row">
+                {!model.installed && (
+                  <button
+                    type="button"
+                    disabled={pulling}
+                    onClick={() =>
+                      act(`pull ${model.name}`, () =>
+                        bridge.invoke('models.pull', { name: model.name }),
+                      )
+                    }
+                  >
+                    {pulling ? 'Downloading…' : 'Download'}
+                  </button>
+                )}
+                {model.installed &&
+                  model.kind === 'chat' &&
+                  state.kind === 'local' &&
+                  !model.selected && (
+                    <button
+                      type="button"
+                      disabled={busy !== null}
+                      onClick={() =>
+                        act(`select ${model.name}`, () =>
+                          bridge.invoke('models.select', { name: model.name }),
+                        )
+                      }
+                    >
+                      Use
+                    </button>
+                  )}
+              </div>
+            </li>
+          );
+        })}
+      </ul>
+      {state.otherFiles.length > 0 && (
+        <>
+          <h3>Other model files</h3>
+          <ul className="model-list">
+            {state.otherFiles.map((file) => (
+              <li key={file} className="card model-row">
+                <div className="model-info">
+                  <div className="model-name">{file}</div>
+                </div>
+                {state.kind === 'local' && (
+                  <button
+                    type="button"
+                    onClick={() =>
+                      act(`select ${file}`, () => bridge.invoke('models.select', { name: file }))
+                    }
+                  >
+                    Use
+                  </button>
+                )}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </div>
+  );
+}
