@@ -137,6 +137,23 @@ describe.skipIf(skipReason !== null)('the UI in Chromium through pincer gateway'
     await shot('chat');
   });
 
+  it('shows markup in a reply as text: no element, no script, no javascript: link, no image', async () => {
+    await newChat();
+    await send('html please');
+    const reply = lastAssistant();
+    await expect.poll(() => reply.textContent()).toContain('[image: pic]');
+    const markdown = reply.locator('.markdown');
+    expect(await markdown.locator('img, script').count()).toBe(0);
+    expect(await markdown.textContent()).toContain('<img src=x onerror="window.__pwned=1">');
+    expect(await markdown.locator('a').count()).toBe(1);
+    expect(await markdown.locator('a').getAttribute('href')).toBe('https://example.org/docs');
+    expect(await markdown.locator('a').getAttribute('rel')).toBe('noreferrer noopener');
+    expect(await markdown.getByText('click me').evaluate((el) => el.tagName)).toBe('SPAN');
+    expect(
+      await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned),
+    ).toBeUndefined();
+  });
+
   it('a guarded tool asks; approving in the panel runs it and the model sees the result', async () => {
     await newChat();
     await send('write a note');

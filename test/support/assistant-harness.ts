@@ -59,6 +59,17 @@ export function conversationScript(delayMs = 40) {
         delayMs,
       };
     }
+    if (text.startsWith('html')) {
+      // What a hostile page quoted by the model could carry: markup, script, a javascript: link.
+      return {
+        text: [
+          'Look: <img src=x onerror="window.__pwned=1"> and ',
+          '<script>window.__pwned=2</script> and [click me](javascript:window.__pwned=3) ',
+          'and ![pic](http://127.0.0.1:1/tracker.png) and [docs](https://example.org/docs)',
+        ],
+        delayMs,
+      };
+    }
     if (text.startsWith('slow')) {
       return { text: Array.from({ length: 200 }, (_, i) => `word${i} `), delayMs: 150 };
     }
