@@ -73,6 +73,9 @@ export function bwrapArgs(plan: ConfinementPlan): string[] {
   if (plan.workspaceMode !== 'hidden')
     binds.push({ path: plan.workspace, mode: plan.workspaceMode });
   binds.push(...plan.mounts);
+  // Outer folders first: a later bind of a parent would cover an inner one already made (the
+  // read-only installation around a workspace, say).
+  binds.sort((a, b) => a.path.length - b.path.length);
   const mask = (entry: DeniedEntry) =>
     entry.kind === 'dir' ? ['--tmpfs', entry.path] : ['--ro-bind', '/dev/null', entry.path];
   // A denied folder around a grant (the data dir around the workspace) is masked first and the

@@ -61,6 +61,18 @@ export function needsNetwork(tool: Tool): boolean {
 
 const MAX_FAILED_STARTS = 3;
 
+/**
+ * The installation a worker script belongs to: the nearest folder holding node_modules (the
+ * worker imports its tools and their packages from there), else the script's own folder. It is
+ * bound read-only: an installation under /tmp would otherwise vanish behind the private /tmp.
+ */
+export function installationOf(file: string): string {
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'node_modules'))) return dir;
+    if (path.dirname(dir) === dir) return path.dirname(file);
+  }
+}
+
 interface Pending {
   resolve(output: ToolOutput): void;
 }
@@ -94,7 +106,7 @@ class Worker {
       ],
       cwd: settings.workspace,
       network: online,
-      readOnly: [entry.file, ...modules],
+      readOnly: [installationOf(entry.file), ...modules],
       // A worker lives across calls: CPU time is bounded per call by the deadline instead.
       limits: { ...settings.limits, cpuSeconds: Number.POSITIVE_INFINITY },
       worker: true,
