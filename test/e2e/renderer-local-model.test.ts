@@ -112,4 +112,10 @@ describe.skipIf(skipReason !== null)('pincer gateway on the tiny GGUF, in Chromi
     await expect.poll(() => page.locator('.run-row').first().textContent()).toContain('completed');
     await page.close();
   }, 90_000);
+  it('stops on SIGINT: the socket closes and the process exits with code 0', async () => {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    await expect(fetch(openUrl.split('#')[0] ?? '')).rejects.toThrow();
+  }, 30_000);
 });

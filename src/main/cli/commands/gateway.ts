@@ -66,7 +66,18 @@ export function registerGateway(program: Command, ctx: CliContext, setExit: SetE
       setExit(ExitCode.failed);
       return;
     }
-    const gateway = await startAssistantGateway({ assistant, rendererDir, port });
+    let gateway: Awaited<ReturnType<typeof startAssistantGateway>>;
+    try {
+      gateway = await startAssistantGateway({ assistant, rendererDir, port });
+    } catch (error) {
+      // A port in use, for instance: say so, and release what the assistant opened.
+      ctx.stderr.write(
+        `pincer gateway: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+      await assistant.close();
+      setExit(ExitCode.failed);
+      return;
+    }
     // The token is printed once, inside the URL fragment, and never logged anywhere else.
     ctx.stdout.write(
       `Pincer gateway on ${gateway.origin} (loopback only), model: ${assistant.modelLabel()}\nOpen: ${gateway.openUrl}\nCtrl+C stops it.\n`,
