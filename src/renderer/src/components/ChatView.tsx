@@ -309,6 +309,7 @@ export function ChatView({
         )}
       </div>
       <Composer
+        key={sessionId ?? 'new'}
         busy={live !== null && !live.finished}
         disabled={false}
         enterSends={settings.enterSends}

@@ -17,6 +17,11 @@ export function Composer({
   const [draft, setDraft] = useState('');
   const box = useRef<HTMLTextAreaElement>(null);
 
+  // Keyboard first: a new or opened conversation is ready to type into.
+  useEffect(() => {
+    box.current?.focus();
+  }, []);
+
   // biome-ignore lint/correctness/useExhaustiveDependencies: the height follows the text
   useEffect(() => {
     const area = box.current;
