@@ -196,9 +196,11 @@ describe.skipIf(skipReason !== null)('the UI in Chromium through pincer gateway'
     );
   });
 
-  it('Alt+A approves the waiting call from the keyboard', async () => {
-    await newChat();
-    await send('write by keyboard');
+  it('keyboard only: Alt+N, type, Enter, then Alt+A approves the waiting call', async () => {
+    await page.keyboard.press('Alt+N');
+    await expect.poll(() => page.getByTestId('assistant-message').count()).toBe(0);
+    await page.keyboard.type('write by keyboard');
+    await page.keyboard.press('Enter');
     await page.getByRole('complementary', { name: 'Approvals' }).waitFor();
     await page.keyboard.press('Alt+A');
     await expect.poll(() => lastAssistant().textContent()).toContain('the tool said wrote');
