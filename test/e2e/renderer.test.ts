@@ -256,6 +256,32 @@ describe.skipIf(skipReason !== null)('the UI in Chromium through pincer gateway'
     expect(await page.getByTestId('tool-status').first().textContent()).toBe('Done');
   });
 
+  it('sessions: branch from a reply, rename, delete', async () => {
+    await page.getByRole('button', { name: /^hello there/ }).click();
+    await lastAssistant().hover();
+    await lastAssistant().getByRole('button', { name: 'Branch from here' }).click();
+    await expect
+      .poll(() => page.locator('.session-row.active').textContent())
+      .toContain('hello there (branch)');
+    await expect
+      .poll(() => lastAssistant().locator('figure.code-block code').textContent())
+      .toContain('const answer');
+
+    await page.getByRole('button', { name: 'Rename hello there (branch)' }).click();
+    await page.getByLabel('Session title').fill('A copy');
+    await page.getByLabel('Session title').press('Enter');
+    await expect.poll(() => page.locator('.session-row.active').textContent()).toContain('A copy');
+
+    await page.getByRole('button', { name: 'Delete A copy' }).click();
+    await page
+      .locator('.session-row', { hasText: 'A copy' })
+      .getByRole('button', { name: 'Delete' })
+      .click();
+    await expect.poll(() => page.locator('.session-row', { hasText: 'A copy' }).count()).toBe(0);
+    expect(fixture.assistant.listSessions().some((s) => s.title === 'A copy')).toBe(false);
+    await expect.poll(() => page.getByRole('heading', { name: 'How can I help?' }).count()).toBe(1);
+  });
+
   it('the runs view shows a trace: steps, tool calls and the audit', async () => {
     await page.getByRole('tab', { name: 'Runs' }).click();
     await page.locator('.run-row', { hasText: 'write a note' }).click();
@@ -315,7 +341,7 @@ describe.skipIf(skipReason !== null)('the UI in Chromium through pincer gateway'
     await page.getByRole('radio', { name: 'dark' }).click();
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
     await page.getByRole('tab', { name: 'Chat' }).click();
-    await page.getByRole('button', { name: /^hello there/ }).click();
+    await page.locator('.session-open[title="hello there"]').click();
     await lastAssistant().locator('figure.code-block').waitFor();
     await shot('chat-dark');
     await page.getByRole('tab', { name: 'Settings' }).click();
