@@ -52,6 +52,16 @@ describe('chat', () => {
     for (const event of events) expect(AssistantEventSchema.safeParse(event).success).toBe(true);
   });
 
+  it('a failing listener (a surface gone away) breaks neither the run nor the others', async () => {
+    assistant.subscribe(() => {
+      throw new Error('socket closed');
+    });
+    const { runId, sessionId } = assistant.send({ text: 'hello' });
+    await assistant.finished(runId);
+    expect(assistant.history(sessionId).runs[0]?.outcome).toBe('completed');
+    expect(runEvents(runId).at(-1)?.type).toBe('run.finished');
+  });
+
   it('a denial with a reason reaches the model as the tool result', async () => {
     answerApprovals('deny', 'not on Sundays');
     const { runId, sessionId } = assistant.send({ text: 'write something' });

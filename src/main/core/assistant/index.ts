@@ -124,9 +124,18 @@ async function assemble(
 
   const listeners = new Set<(event: AssistantEvent) => void>();
   const emit = (event: AssistantEvent) => {
-    // Parsed on the way out: only the contract's fields reach a UI.
-    const checked = AssistantEventSchema.parse(event);
-    for (const listener of listeners) listener(checked);
+    // Parsed on the way out: only the contract's fields reach a UI. An event the contract does
+    // not know (a runtime newer than the contract) is not shown rather than breaking the run
+    // that emitted it; so is a listener's failure (a socket closing mid-send).
+    const checked = AssistantEventSchema.safeParse(event);
+    if (!checked.success) return;
+    for (const listener of listeners) {
+      try {
+        listener(checked.data);
+      } catch {
+        // One surface failing must not stop the others or the run.
+      }
+    }
   };
 
   const live = new Map<string, RunHandle>();
