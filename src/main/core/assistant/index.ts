@@ -177,6 +177,8 @@ async function assemble(
     db,
     workspace: governance.workspace,
     embeddingModel: await findEmbeddingModel(options.dataDir, options.appDir, { env: process.env }),
+    threads: options.model.kind === 'local' ? options.model.threads : undefined,
+    contextWindow: options.model.kind === 'local' ? options.model.contextSize : undefined,
     preamble: system,
     personality: claw.identity.spec.personality,
     isToolAllowed: (name) => registry.visible(allow).some((tool) => tool.name === name),
