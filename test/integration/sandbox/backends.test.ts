@@ -3,6 +3,8 @@
  * CKP -32010 before any tool runs; the process-level backend says what it lacks and still
  * applies limits, the minimal environment, the timeout and the shell rules.
  */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -159,6 +161,42 @@ describe('the process-level backend', () => {
     expect((await run('fs/write', { path: 'ok.txt', content: 'fine' })).isError).toBeFalsy();
     expect((await run('fs/read', { path: 'ok.txt' })).content).toBe('fine');
     expect((await run('fs/read', { path: '/etc/passwd' })).isError).toBe(true);
+  });
+});
+
+describe('pids cgroups (root only: the kernel never applies RLIMIT_NPROC to root)', () => {
+  it('a start removes the cgroups of Pincer processes that are gone', async () => {
+    const backend = await detectBackend();
+    if (!backend.pidsCgroupRoot) {
+      // Not root, or no writable pids cgroup: then RLIMIT_NPROC (root: a warning) covers it.
+      expect(!backend.asRoot || backend.warnings.join(' ').includes('max processes')).toBe(true);
+      return;
+    }
+    const gone = spawnSync('true').pid as number;
+    const stale = path.join(backend.pidsCgroupRoot, `pincer-${gone}-1`);
+    mkdirSync(stale);
+    await detectBackend();
+    expect(existsSync(stale)).toBe(false);
+  });
+
+  it('closing a sandbox leaves no cgroup of its own behind', async () => {
+    const sandbox = await createSandbox({
+      settings: sandboxSettings({ workspace }),
+      pool: { size: 1, onlineSize: 0 },
+    });
+    const root = sandbox.backend.pidsCgroupRoot;
+    await runTool(
+      tool('sys/exec'),
+      { command: 'true' },
+      { workspace, executor: sandbox.executor },
+      new AbortController().signal,
+    );
+    await sandbox.close();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const mine = root
+      ? readdirSync(root).filter((name) => name.startsWith(`pincer-${process.pid}-`))
+      : [];
+    expect(mine).toEqual([]);
   });
 });
 

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { constants as fsConstants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { findPidsCgroupRoot } from './cgroup.js';
+import { findPidsCgroupRoot, sweepStaleCgroups } from './cgroup.js';
 import { SANDBOX_DENIED, SandboxError } from './errors.js';
 import type { SandboxLevel } from './settings.js';
 
@@ -82,6 +82,7 @@ export async function detectBackend(options: DetectOptions = {}): Promise<Backen
     const failure = await works('bwrap', bwrapProbeArgs(asRoot));
     if (failure === undefined) {
       const pidsCgroupRoot = asRoot ? findPidsCgroupRoot() : undefined;
+      if (pidsCgroupRoot) sweepStaleCgroups(pidsCgroupRoot);
       if (!prlimit) warnings.push('prlimit not found: limits are set with the shell ulimit');
       if (asRoot && !pidsCgroupRoot)
         warnings.push(

@@ -3,7 +3,7 @@
  * applies RLIMIT_NPROC to the host's root user, so a fork bomb is stopped by `pids.max` instead.
  * Works with a writable cgroup v1 `pids` hierarchy or a cgroup v2 tree with the pids controller.
  */
-import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 let counter = 0;
@@ -27,6 +27,35 @@ export function findPidsCgroupRoot(): string | undefined {
     }
   }
   return undefined;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the cgroups of Pincer processes that are gone. A process killed outright (or one that
+ * exits while its workers are still being reaped) cannot remove its own; the next start does.
+ * rmdir only succeeds on an empty cgroup, so a tree still running is never touched.
+ */
+export function sweepStaleCgroups(root: string): number {
+  let removed = 0;
+  for (const name of readdirSync(root)) {
+    const owner = /^pincer-(?:probe-)?(\d+)(?:-\d+)?$/.exec(name);
+    if (!owner || alive(Number(owner[1]))) continue;
+    try {
+      rmdirSync(path.join(root, name));
+      removed += 1;
+    } catch {
+      // Still has processes, or not ours to remove.
+    }
+  }
+  return removed;
 }
 
 export interface PidsCgroup {

@@ -83,6 +83,8 @@ class Worker {
   busy = false;
   dead = false;
   started = false;
+  /** Settles when what the launch made (a pids cgroup) is released after the worker is gone. */
+  cleaned: Promise<void> = Promise.resolve();
   private readonly launch: Launch;
   private readonly pending = new Map<number, Pending>();
   private stderr = '';
@@ -167,7 +169,7 @@ class Worker {
             isError: true,
           });
         }
-        void this.launch.cleanup();
+        this.cleaned = this.launch.cleanup();
         onExit(this);
       };
       this.child.on('exit', (code, signal) =>
@@ -294,8 +296,10 @@ export class WorkerPool {
           else worker.child.once('exit', () => resolve());
         }),
     );
-    for (const worker of this.workers) worker.kill();
+    const all = [...this.workers];
+    for (const worker of all) worker.kill();
     await Promise.all(exits);
+    await Promise.all(all.map((worker) => worker.cleaned));
   }
 
   private start(online: boolean): Worker {
