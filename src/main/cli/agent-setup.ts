@@ -291,6 +291,7 @@ export async function openRuntime(
     retention: retentionFromManifest(claw),
     isToolAllowed: (name) => registry.visible(allow).some((tool) => tool.name === name),
     contextWindow: options.contextSize,
+    summarizer: access,
     tokenizerModel:
       !options.provider && (PROTOCOL_NAMES[options.protocol ?? 'local'] ?? 'local') === 'local'
         ? await findLocalChatModel(ctx.dataDir, ctx.appDir, options.modelPath)
@@ -323,6 +324,7 @@ export async function openRuntime(
     onEvent: governance.audit.record,
     caps: governance.caps,
     system: (request) => memory.system(request),
+    history: memory.history,
     generation: { maxTokens: options.maxTokens, temperature: options.temperature },
   });
   return {

@@ -5,12 +5,15 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   Compactor,
+  compactingHistory,
   type HistoryEntry,
   summarizeWith,
 } from '../../../src/main/core/memory/compaction.js';
 import { MemoryStore } from '../../../src/main/core/memory/store.js';
 import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import { viaProvider } from '../../../src/main/core/runtime/hooks.js';
+import { AgentRuntime } from '../../../src/main/core/runtime/runtime.js';
+import { RunStore } from '../../../src/main/core/runtime/store.js';
 import { openDatabase } from '../../../src/main/core/storage/database.js';
 import { textOf, userText } from '../../../src/shared/messages.js';
 
@@ -84,5 +87,47 @@ describe('Compactor', () => {
     expect(fast.latest('s2')?.summary).toBe('fresh summary');
     expect(slow.epoch('s2')).toBe(1);
     database.close();
+  });
+});
+
+describe('compaction in the agent runtime', () => {
+  it('summarizes in the background after a reply; the next run sees the summary, not the old turns', async () => {
+    const database = await db();
+    const summarizer = new ScriptedProvider([{ text: 'Ana plans a trip to Lyon in May.' }]);
+    const chat = new ScriptedProvider([{ text: 'Noted.' }, { text: 'Lyon, in May.' }]);
+    const outcomes: string[] = [];
+    const history = compactingHistory(
+      new Compactor(database, {
+        summarize: summarizeWith(viaProvider(summarizer, 's')),
+        keepRecent: 1,
+      }),
+      // A tiny window: the first exchange already passes 85% of it.
+      40,
+      (_session, outcome) => outcomes.push(outcome.status),
+    );
+    const runtime = new AgentRuntime({
+      store: new RunStore(database),
+      model: viaProvider(chat, 'm'),
+      history,
+    });
+    const first = runtime.start({
+      text: `I plan a trip to Lyon in May. ${'Details. '.repeat(20)}`,
+    });
+    await first.done;
+    await expect.poll(() => outcomes).toEqual(['compacted']);
+    const second = runtime.start({ text: 'Where am I going?', sessionId: first.sessionId });
+    await second.done;
+    const sent = chat.requests[1]?.messages ?? [];
+    expect(textOf(sent[0] as (typeof sent)[0])).toBe(
+      '[Summary of the earlier conversation]\nAna plans a trip to Lyon in May.',
+    );
+    // Only what the summary does not cover follows it; the store still has every message.
+    expect(sent.map((m) => textOf(m))).toEqual([
+      '[Summary of the earlier conversation]\nAna plans a trip to Lyon in May.',
+      'Noted.',
+      'Where am I going?',
+    ]);
+    const store = new RunStore(database);
+    expect(store.branch(store.latestMessage(first.sessionId)).length).toBe(4);
   });
 });

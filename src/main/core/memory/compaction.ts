@@ -7,14 +7,11 @@
  * summarized messages stay in the runs store, and `view` shows where the summary stands in.
  */
 import { type Message, textOf, userText } from '../../../shared/messages.js';
-import type { ModelAccess } from '../runtime/hooks.js';
+import type { HistoryEntry, HistoryShaper, ModelAccess } from '../runtime/hooks.js';
 import type { Db } from '../storage/database.js';
 import { estimateTokens } from './context.js';
 
-export interface HistoryEntry {
-  id: string;
-  message: Message;
-}
+export type { HistoryEntry } from '../runtime/hooks.js';
 
 export interface Summary {
   sessionId: string;
@@ -178,5 +175,37 @@ export function summarizeWith(model: ModelAccess, maxTokens = 512): CompactorOpt
       if (event.type === 'connection_lost') throw event.error;
     }
     return text.trim();
+  };
+}
+
+/**
+ * The runtime's history hook over a compactor: the model sees the latest summary in place of
+ * the turns it covers, and after each reply the session is compacted in the background when
+ * it has grown past the threshold (one compaction per session at a time; a failure only means
+ * the next reply tries again).
+ */
+export function compactingHistory(
+  compactor: Compactor,
+  contextWindow: number,
+  onOutcome?: (
+    sessionId: string,
+    outcome: CompactionOutcome | { status: 'failed'; error: string },
+  ) => void,
+): HistoryShaper {
+  const running = new Map<string, Promise<void>>();
+  return {
+    view: (sessionId, entries) => compactor.view(sessionId, entries),
+    afterTurn(sessionId, entries) {
+      if (running.has(sessionId)) return;
+      const work = compactor
+        .maybeCompact(sessionId, entries, contextWindow)
+        .then(
+          (outcome) => onOutcome?.(sessionId, outcome),
+          (error: unknown) =>
+            onOutcome?.(sessionId, { status: 'failed', error: (error as Error).message }),
+        )
+        .finally(() => running.delete(sessionId));
+      running.set(sessionId, work);
+    },
   };
 }

@@ -4,10 +4,12 @@
  * that hands memory to the memory tools.
  */
 import { LocalEmbedder } from '../local/embeddings.js';
+import type { HistoryShaper, ModelAccess } from '../runtime/hooks.js';
 import { SkillRegistry } from '../skills/registry.js';
 import type { Db } from '../storage/database.js';
 import type { ToolExecutor } from '../tools/types.js';
 import { inProcessExecutor } from '../tools/types.js';
+import { Compactor, compactingHistory, summarizeWith } from './compaction.js';
 import { type BuiltContext, budgetFor, ContextBuilder, type ContextRequest } from './context.js';
 import { MemoryStore, type Retention } from './store.js';
 import { localTokenCounter, type TokenCounter } from './tokens.js';
@@ -34,6 +36,8 @@ export interface SessionMemoryOptions {
   now?: () => Date;
   /** Told what each build left out and why. */
   onContext?: (built: BuiltContext) => void;
+  /** The session's model: it summarizes older turns once history passes 85% of the window. */
+  summarizer?: ModelAccess;
 }
 
 export interface SessionMemory {
@@ -41,6 +45,8 @@ export interface SessionMemory {
   skills: SkillRegistry;
   executor: ToolExecutor;
   system(request?: ContextRequest): Promise<string>;
+  /** The runtime's history hook (compaction), when a summarizer was given. */
+  history?: HistoryShaper;
   close(): Promise<void>;
 }
 
@@ -78,6 +84,15 @@ export async function openSessionMemory(options: SessionMemoryOptions): Promise<
         options.executor ?? inProcessExecutor,
         memoryToolAccess(store, options.now),
       ),
+      history: options.summarizer
+        ? compactingHistory(
+            new Compactor(options.db, {
+              summarize: summarizeWith(options.summarizer),
+              countTokens: tokens?.count,
+            }),
+            options.contextWindow ?? 8192,
+          )
+        : undefined,
       system: async (request = {}) => {
         const built = await builder.build(request);
         options.onContext?.(built);

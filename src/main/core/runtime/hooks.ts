@@ -2,7 +2,7 @@
  * What the loop needs from the rest of Pincer, as interfaces: the model (#3), the tools (#5),
  * the policy and approvals (#7). Each has a small default so the loop runs before they land.
  */
-import type { ToolCall, ToolDef, Usage } from '../../../shared/messages.js';
+import type { Message, ToolCall, ToolDef, Usage } from '../../../shared/messages.js';
 import type { ModelRouter, RouteOptions } from '../models/router.js';
 import type { ModelEvent, ModelPricing, ModelProvider, ModelRequest } from '../models/types.js';
 import type { CapabilityGrant, RunId, SessionId, StepId } from './terms.js';
@@ -148,3 +148,20 @@ export const ALLOW_ALL: PolicyHook = { decide: async () => ({ action: 'allow' })
 export const DENY_APPROVALS: ApprovalHook = {
   request: async () => ({ approved: false, by: 'no approval surface' }),
 };
+
+/** A stored message of the run's branch, as the history hook sees it. */
+export interface HistoryEntry {
+  id: string;
+  message: Message;
+}
+
+/**
+ * What the model sees of a session's history, and what happens after each reply: memory's
+ * compaction (#10) shows a summary in place of older turns and summarizes in the background.
+ * The stored history is never changed by it.
+ */
+export interface HistoryShaper {
+  view(sessionId: SessionId, entries: readonly HistoryEntry[]): Message[];
+  /** Called after each model reply; must not throw and must not hold the run up. */
+  afterTurn?(sessionId: SessionId, entries: readonly HistoryEntry[]): void;
+}

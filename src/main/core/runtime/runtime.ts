@@ -29,6 +29,8 @@ import {
   ALLOW_ALL,
   type ApprovalHook,
   DENY_APPROVALS,
+  type HistoryEntry,
+  type HistoryShaper,
   type ModelAccess,
   NO_TOOLS,
   type PolicyHook,
@@ -64,6 +66,8 @@ export interface RuntimeDeps {
   generation?: { maxTokens?: number; temperature?: number };
   /** Scrubs secrets from every event before anyone sees it (#7's scanner). */
   redact?: <T>(value: T) => T;
+  /** What the model sees of the history (compaction), and a background step after replies. */
+  history?: HistoryShaper;
   /** Called with every event of every run (audit, telemetry). */
   onEvent?: (event: RunEvent) => void;
   /** Spending caps across all runs (CKP policy `rate_limits`), checked before each model call. */
@@ -220,7 +224,7 @@ class RunLoop {
   private usage: Usage;
   private costUsd: number;
   private turns: number;
-  private history: Message[] = [];
+  private history: HistoryEntry[] = [];
   private lastMessageId: MessageId | null;
   private reply: Message | undefined;
   private lastSpend: { usage: Usage; costUsd: number } | undefined;
@@ -263,7 +267,7 @@ class RunLoop {
         // A run whose process died is still in an active state on disk: record that first.
         if (!isFinal(this.state)) this.go('fail');
         const stored = store.branch(this.lastMessageId);
-        this.history = stored.map((m) => m.message);
+        this.history = stored.map(({ id, message }) => ({ id, message }));
         this.go('start');
         // The repeat guard counts this run's calls only, not the session's earlier runs.
         for (const m of stored.filter((m) => m.runId === this.run.id)) {
@@ -274,7 +278,7 @@ class RunLoop {
         await this.finishInterruptedTools();
       } else {
         const parent = options.fromMessageId ?? store.latestMessage(this.run.sessionId);
-        this.history = store.branch(parent).map((m) => m.message);
+        this.history = store.branch(parent).map(({ id, message }) => ({ id, message }));
         this.go('start');
         this.append(userText(options.text), parent, true);
       }
@@ -296,7 +300,9 @@ class RunLoop {
       const request = {
         system: await this.deps.system?.({ sessionId: this.run.sessionId, text: this.run.goal }),
         // A copy: the provider may read it lazily while the loop appends to the history.
-        messages: [...this.history],
+        messages:
+          this.deps.history?.view(this.run.sessionId, this.history) ??
+          this.history.map((entry) => entry.message),
         tools: this.tools.definitions(),
         conversationId: this.run.sessionId,
         ...this.deps.generation,
@@ -306,6 +312,7 @@ class RunLoop {
       this.stepId = this.deps.store.startStep(this.run.id, 'model');
       const message = await this.callModel(request);
       this.deps.store.endStep(this.stepId, this.lastSpend);
+      this.deps.history?.afterTurn?.(this.run.sessionId, [...this.history]);
       const calls = toolCallsOf(message);
       if (calls.length === 0) {
         this.go('answered');
@@ -612,7 +619,7 @@ class RunLoop {
    * that was started but never recorded is NOT repeated: the model is told it was interrupted.
    */
   private async finishInterruptedTools(): Promise<void> {
-    const last = this.history.at(-1);
+    const last = this.history.at(-1)?.message;
     if (!last || last.role !== 'assistant') return;
     const calls = toolCallsOf(last);
     if (calls.length === 0) {
@@ -733,7 +740,7 @@ class RunLoop {
 
   private append(message: Message, parent: MessageId | null, isStart: boolean): void {
     const id = this.deps.store.addMessage(this.run.sessionId, parent, this.run.id, message);
-    this.history.push(message);
+    this.history.push({ id, message });
     this.lastMessageId = id;
     this.deps.store.updateRun(this.run.id, {
       lastMessageId: id,
