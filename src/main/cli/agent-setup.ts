@@ -57,7 +57,7 @@ export interface ModelChoiceOptions extends LocalModelOptions {
 }
 
 /** Tools a model sees unless --tools says otherwise; the policy still decides every call. */
-export const DEFAULT_TOOLS = 'fs/*,sys/exec,net/fetch';
+export const DEFAULT_TOOLS = 'fs/*,sys/exec,net/fetch,memory/*';
 
 export const DEFAULT_SYSTEM =
   'You are Pincer, a helpful assistant running locally. Answer concisely.';
