@@ -68,20 +68,6 @@ import { auditEntry, clip, messageView, runSummary, toolCallViews } from './view
 export type { ModelChoice } from './model-slot.js';
 export * from './types.js';
 
-/**
- * The sandbox's worker processes are unref'd: with nothing else pending, Node would exit (code
- * 0, or 13 under top-level await) before their exit events settle `close()`. A timer holds the
- * loop open meanwhile.
- */
-async function closeSandbox(sandbox: { close(): Promise<void> }): Promise<void> {
-  const keepAlive = setTimeout(() => undefined, 10_000);
-  try {
-    await sandbox.close();
-  } finally {
-    clearTimeout(keepAlive);
-  }
-}
-
 export async function createAssistant(options: AssistantOptions): Promise<Assistant> {
   const { claw } = await loadActiveClaw(
     { dataDir: options.dataDir, resourcesDir: resourcesDirOf(options.appDir) },
@@ -183,7 +169,7 @@ async function assemble(
     personality: claw.identity.spec.personality,
     isToolAllowed: (name) => registry.visible(allow).some((tool) => tool.name === name),
   }).catch(async (error: unknown) => {
-    await closeSandbox(sandbox);
+    await sandbox.close();
     throw error;
   });
   const tools = registry.host({
@@ -510,7 +496,7 @@ async function assemble(
       listeners.clear();
       await slot.dispose();
       await memory.close();
-      await closeSandbox(sandbox);
+      await sandbox.close();
       db.close();
     },
   };

@@ -297,9 +297,16 @@ export class WorkerPool {
         }),
     );
     const all = [...this.workers];
-    for (const worker of all) worker.kill();
-    await Promise.all(exits);
-    await Promise.all(all.map((worker) => worker.cleaned));
+    // Idle workers are unref'd so they never keep Pincer alive; while closing, though, Node must
+    // wait for their exits, or it quits mid-close with whatever exit code happens to be set.
+    const hold = setInterval(() => {}, 60_000);
+    try {
+      for (const worker of all) worker.kill();
+      await Promise.all(exits);
+      await Promise.all(all.map((worker) => worker.cleaned));
+    } finally {
+      clearInterval(hold);
+    }
   }
 
   private start(online: boolean): Worker {
