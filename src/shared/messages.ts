@@ -102,3 +102,11 @@ export function toolCallsOf(message: Message): ToolCall[] {
 export function userText(text: string): Message {
   return { role: 'user', content: [{ type: 'text', text }] };
 }
+
+/**
+ * How people read a tool's name, whichever spelling a model used: model APIs only accept
+ * `[a-zA-Z0-9_-]`, so `fs/read` travels as `fs__read`.
+ */
+export function toolDisplayName(name: string): string {
+  return name.replaceAll('__', '/');
+}

@@ -5,6 +5,10 @@
  */
 import { mkdir } from 'node:fs/promises';
 import type { Command } from 'commander';
+import {
+  DEFAULT_ASSISTANT_SYSTEM as DEFAULT_SYSTEM,
+  DEFAULT_ASSISTANT_TOOLS as DEFAULT_TOOLS,
+} from '../core/assistant/types.js';
 import { loadActiveClaw, type ResolvedClaw, resourcesDirOf } from '../core/ckp/index.js';
 import { LocalEngine } from '../core/local/engine.js';
 import { noModelHelp, resolveChatModel } from '../core/local/model-manager.js';
@@ -55,12 +59,6 @@ export interface ModelChoiceOptions extends LocalModelOptions {
   timeout: number;
   toolFormat?: string;
 }
-
-/** Tools a model sees unless --tools says otherwise; the policy still decides every call. */
-export const DEFAULT_TOOLS = 'fs/*,sys/exec,net/fetch,memory/*';
-
-export const DEFAULT_SYSTEM =
-  'You are Pincer, a helpful assistant running locally. Answer concisely.';
 
 export const PROTOCOL_NAMES: Record<string, HttpProtocol | 'local'> = {
   local: 'local',

@@ -3,7 +3,7 @@
  * audit and runtime, with the scripted model. What the UI relies on, stated as behaviour.
  */
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Assistant } from '../../../src/main/core/assistant/index.js';
@@ -131,6 +131,33 @@ describe('chat', () => {
 
   it('refuses a message to a session that does not exist', () => {
     expect(() => assistant.send({ sessionId: 'ses_missing', text: 'hi' })).toThrow('no session');
+  });
+});
+
+describe('typed tool calls', () => {
+  it('run directly under policy: the write asks, is approved in the UI, and no model is called', async () => {
+    answerApprovals('approve');
+    const { runId, sessionId } = assistant.send({
+      text: '@fs/write{path="typed.txt"; content="by hand"} -> @fs/read{path="typed.txt"}',
+    });
+    await assistant.finished(runId);
+    const file = path.join(fixture.dataDir, 'workspace', 'pincer', 'typed.txt');
+    expect(readFileSync(file, 'utf8')).toBe('by hand');
+    const history = assistant.history(sessionId);
+    expect(history.toolCalls.map((call) => [call.name, call.status])).toEqual([
+      ['fs/write', 'ok'],
+      ['fs/read', 'ok'],
+    ]);
+    expect(history.runs[0]?.outcome).toBe('completed');
+    expect(runEvents(runId).some((event) => event.type === 'model.delta')).toBe(false);
+  });
+
+  it('a malformed call is refused with its position and starts nothing', () => {
+    const before = assistant.listRuns().length;
+    expect(() => assistant.send({ text: '@fs/read{path=}' })).toThrow(
+      /^tool call, line 1, column 15: expected a value/,
+    );
+    expect(assistant.listRuns().length).toBe(before);
   });
 });
 

@@ -7,6 +7,7 @@
  * What leaves through this interface is shaped for the renderer: ids, names, text, numbers.
  * No secret value and no file path the user did not choose (a model is named by its file name).
  */
+
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import type {
@@ -21,6 +22,7 @@ import type {
   StepView,
 } from '../../../shared/ipc-schemas.js';
 import { AssistantEventSchema } from '../../../shared/ipc-schemas.js';
+import { toolDisplayName } from '../../../shared/messages.js';
 import {
   autonomyOf,
   loadActiveClaw,
@@ -33,6 +35,7 @@ import type { ModelCatalog } from '../local/catalog.js';
 import { listInstalled } from '../local/model-manager.js';
 import { localSetup } from '../local/setup.js';
 import { findEmbeddingModel } from '../memory/open.js';
+import { retentionFromManifest } from '../memory/retention.js';
 import { openSessionMemory } from '../memory/session.js';
 import type { PendingApproval } from '../policy/broker.js';
 import { PolicyEngine } from '../policy/engine.js';
@@ -47,8 +50,9 @@ import { AgentRuntime, type RunHandle } from '../runtime/runtime.js';
 import { RunStore } from '../runtime/store.js';
 import type { MessageId, RunId, SessionId } from '../runtime/terms.js';
 import { createSandbox, settingsFromManifest } from '../sandbox/index.js';
-import { createSecretStore } from '../secrets/index.js';
+import { createSecretStore, secretRedactor } from '../secrets/index.js';
 import { openDatabase, profileDatabasePath } from '../storage/database.js';
+import { directCallContext, readTypedInput } from '../toolcall/index.js';
 import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
 import { memoryNote } from '../tools/builtins/memory-note.js';
 import { ToolRegistry } from '../tools/registry.js';
@@ -61,6 +65,7 @@ import {
   type AssistantOptions,
   DEFAULT_ASSISTANT_SYSTEM,
   DEFAULT_ASSISTANT_TOOLS,
+  InvalidRequest,
   NotFound,
 } from './types.js';
 import { auditEntry, clip, messageView, runSummary, toolCallViews } from './views.js';
@@ -107,6 +112,11 @@ async function assemble(
   const slot = new ModelSlot(options.model, catalog, locations);
   await slot.resolveDefault();
   const secrets = options.secrets ?? createSecretStore({ dataDir: options.dataDir });
+  // Typed tool calls never resolve `$env` to a secret; names refresh whenever secrets change.
+  let knownSecretNames: string[] = await secrets
+    .list()
+    .then((entries) => entries.map((entry) => entry.name))
+    .catch(() => []);
 
   const listeners = new Set<(event: AssistantEvent) => void>();
   const emit = (event: AssistantEvent) => {
@@ -168,6 +178,9 @@ async function assemble(
     preamble: system,
     personality: claw.identity.spec.personality,
     isToolAllowed: (name) => registry.visible(allow).some((tool) => tool.name === name),
+    retention: retentionFromManifest(claw),
+    // Older turns are summarized with the session's own model past 85% of the window.
+    summarizer: slot.access,
   }).catch(async (error: unknown) => {
     await sandbox.close();
     throw error;
@@ -207,6 +220,7 @@ async function assemble(
     onEvent: onRunEvent,
     caps: governance.caps,
     system: (request) => memory.system(request),
+    history: memory.history,
     generation: options.generation,
     guards: options.guards,
   });
@@ -215,7 +229,10 @@ async function assemble(
     id: pending.id,
     runId: pending.runId,
     sessionId: pending.sessionId,
-    call: governance.scanner.redactValue(pending.call),
+    call: {
+      ...governance.scanner.redactValue(pending.call),
+      name: toolDisplayName(pending.call.name),
+    },
     reason: pending.reason,
     rule: pending.rule ?? null,
     tier: tierOf(pending.call.name),
@@ -266,6 +283,7 @@ async function assemble(
 
   const secretsView = async (): Promise<SecretsView> => {
     const [names, backends] = await Promise.all([secrets.list(), secrets.status()]);
+    knownSecretNames = names.map((n) => n.name);
     return {
       names: names.map((n) => ({ name: n.name, backend: n.backend, shadowed: n.shadowed })),
       backends: backends.map((b) => ({
@@ -341,10 +359,28 @@ async function assemble(
 
     send({ sessionId, text, fromMessageId }) {
       if (sessionId) requireSession(sessionId);
+      // `@fs/list{path="."}` typed in the chat runs the tools directly, still under policy.
+      const typed = readTypedInput(text);
+      if (typed.kind === 'invalid') {
+        const { line, column, detail } = typed.error;
+        throw new InvalidRequest(`tool call, line ${line}, column ${column}: ${detail}`);
+      }
       const handle = runtime.start({
         text,
         sessionId: sessionId as SessionId | undefined,
         fromMessageId: fromMessageId as MessageId | undefined,
+        ...(typed.kind === 'calls'
+          ? {
+              calls: {
+                program: typed.program,
+                context: directCallContext({
+                  secretNames: knownSecretNames,
+                  secretValues: secretRedactor.entries().map((entry) => entry.value),
+                  ctx: { today: new Date().toISOString().slice(0, 10) },
+                }),
+              },
+            }
+          : {}),
       });
       live.set(handle.runId, handle);
       sessionOfRun.set(handle.runId, handle.sessionId);

@@ -20,7 +20,8 @@ import type { Guards } from '../runtime/guards.js';
 import type { SecretStore } from '../secrets/index.js';
 import type { ModelChoice } from './model-slot.js';
 
-export const DEFAULT_ASSISTANT_TOOLS = 'fs/*,sys/exec,net/fetch';
+/** Tools a model sees unless told otherwise (CLI and app alike); the policy decides every call. */
+export const DEFAULT_ASSISTANT_TOOLS = 'fs/*,sys/exec,net/fetch,memory/*';
 export const DEFAULT_ASSISTANT_SYSTEM =
   'You are Pincer, a helpful assistant running locally. Answer concisely.';
 
@@ -109,4 +110,9 @@ export interface Assistant {
 /** Something the caller named does not exist (a session, a run, a model): IPC `not_found`. */
 export class NotFound extends Error {
   readonly code = 'not_found';
+}
+
+/** A request the contract accepts but the core cannot (a malformed typed tool call). */
+export class InvalidRequest extends Error {
+  readonly code = 'invalid_request';
 }

@@ -2,6 +2,7 @@
  * Rows of the run store and the audit trail turned into the contract's views. Pure functions:
  * the assistant fetches, these shape; nothing here reaches the file system.
  */
+
 import type {
   AuditEntry,
   ChatBlock,
@@ -10,7 +11,7 @@ import type {
   RunSummary,
   ToolCallView,
 } from '../../../shared/ipc-schemas.js';
-import type { ContentBlock } from '../../../shared/messages.js';
+import { type ContentBlock, toolDisplayName } from '../../../shared/messages.js';
 import type { AuditRow } from '../policy/audit.js';
 import type { RunRow, StoredMessage, ToolCallRow } from '../runtime/store.js';
 
@@ -29,7 +30,12 @@ export function blockView(block: ContentBlock): ChatBlock {
     case 'reasoning':
       return { type: block.type, text: block.text };
     case 'tool_use':
-      return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
+      return {
+        type: 'tool_use',
+        id: block.id,
+        name: toolDisplayName(block.name),
+        input: block.input,
+      };
     case 'tool_result':
       return {
         type: 'tool_result',
@@ -135,7 +141,7 @@ export function toolCallViews(
     return {
       callId: call.callId,
       runId,
-      name: call.name,
+      name: toolDisplayName(call.name),
       input: call.input,
       output: call.result === null ? null : clip(call.result),
       status,

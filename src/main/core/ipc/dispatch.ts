@@ -56,12 +56,9 @@ export async function dispatch(
     const value = await handler(parsed.data);
     return { ok: true, value: spec.response.parse(value) };
   } catch (error) {
-    const notFound =
-      typeof error === 'object' &&
-      error !== null &&
-      (error as { code?: unknown }).code === 'not_found';
+    const code = typeof error === 'object' && error !== null && (error as { code?: unknown }).code;
     return fail(
-      notFound ? 'not_found' : 'internal',
+      code === 'not_found' || code === 'invalid_request' ? code : 'internal',
       `${channel}: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
