@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { runCli } from '../../src/main/cli/program.js';
 
 export const repoRoot = path.resolve(import.meta.dirname, '../..');
 export const builtCli = path.join(repoRoot, 'dist/cli.js');
@@ -36,4 +38,28 @@ export function runBuiltCli(
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** Runs the real commander program in-process (source, not the build), capturing its output. */
+export async function runCliInProcess(
+  argv: string[],
+  places: { dataDir: string; appDir?: string },
+): Promise<CliResult> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk) => {
+    out += chunk;
+  });
+  stderr.on('data', (chunk) => {
+    err += chunk;
+  });
+  const code = await runCli(argv, {
+    dataDir: places.dataDir,
+    appDir: places.appDir ?? repoRoot,
+    stdout,
+    stderr,
+  });
+  return { code, stdout: out, stderr: err };
 }

@@ -2,11 +2,9 @@
 import { mkdir, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../../../src/main/cli/program.js';
 import { writeTinyGguf } from '../../fixtures/tiny-gguf.js';
-import { repoRoot } from '../../support/cli-run.js';
+import { repoRoot, runCliInProcess } from '../../support/cli-run.js';
 
 let dir = '';
 let dataDir = '';
@@ -24,20 +22,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function pincer(...argv: string[]) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk) => {
-    out += chunk;
-  });
-  stderr.on('data', (chunk) => {
-    err += chunk;
-  });
-  const code = await runCli(argv, { dataDir, appDir: repoRoot, stdout, stderr });
-  return { code, stdout: out, stderr: err };
-}
+const pincer = (...argv: string[]) => runCliInProcess(argv, { dataDir, appDir: repoRoot });
 
 describe('pincer memory', () => {
   it('add, search (hybrid and keyword-only), reindex, forget; bad files are refused', async () => {

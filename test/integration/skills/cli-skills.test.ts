@@ -2,10 +2,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../../../src/main/cli/program.js';
-import { repoRoot } from '../../support/cli-run.js';
+import { repoRoot, runCliInProcess } from '../../support/cli-run.js';
 
 let dir = '';
 let dataDir = '';
@@ -20,20 +18,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function pincer(...argv: string[]) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk) => {
-    out += chunk;
-  });
-  stderr.on('data', (chunk) => {
-    err += chunk;
-  });
-  const code = await runCli(argv, { dataDir, appDir: repoRoot, stdout, stderr });
-  return { code, stdout: out, stderr: err };
-}
+const pincer = (...argv: string[]) => runCliInProcess(argv, { dataDir, appDir: repoRoot });
 
 describe('pincer skills', () => {
   it('add (SKILL.md folder and CKP YAML), list, search, disable/enable; bad files refused', async () => {

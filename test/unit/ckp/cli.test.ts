@@ -2,11 +2,10 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { runCli } from '../../../src/main/cli/program.js';
+import { runCliInProcess } from '../../support/cli-run.js';
 import { fixture, REPO } from './fixtures.js';
 
 let dataDir = '';
@@ -15,21 +14,7 @@ beforeEach(async () => {
 });
 afterEach(async () => rm(dataDir, { recursive: true, force: true }));
 
-/** Runs the real commander program in-process with captured stdout/stderr. */
-async function pincer(...argv: string[]) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk) => {
-    out += chunk;
-  });
-  stderr.on('data', (chunk) => {
-    err += chunk;
-  });
-  const code = await runCli(argv, { dataDir, appDir: REPO, stdout, stderr });
-  return { code, stdout: out, stderr: err };
-}
+const pincer = (...argv: string[]) => runCliInProcess(argv, { dataDir, appDir: REPO });
 
 describe('pincer manifest', () => {
   it('validate accepts Appendix A with exit 0', async () => {
