@@ -371,6 +371,8 @@ export const AssistantEventSchema = z.discriminatedUnion('topic', [
     by: z.string(),
   }),
   z.object({ topic: z.literal('sessions.changed') }),
+  /** The desktop shell asks the UI to open a fresh conversation (tray "New chat"). */
+  z.object({ topic: z.literal('ui.newChat') }),
   z.object({ topic: z.literal('model.pull'), pull: PullStateSchema }),
   z.object({ topic: z.literal('models.changed') }),
   z.object({ topic: z.literal('settings.changed'), settings: SettingsSchema }),

@@ -256,6 +256,16 @@ describe.skipIf(skipReason !== null)('the UI in Chromium through pincer gateway'
     expect(await page.getByTestId('tool-status').first().textContent()).toBe('Done');
   });
 
+  it("the tray's New chat opens an empty conversation here without making a session", async () => {
+    await page.getByRole('button', { name: /^hello there/ }).click();
+    await expect.poll(() => page.getByTestId('user-message').count()).toBeGreaterThan(0);
+    const sessions = fixture.assistant.listSessions().length;
+    fixture.assistant.requestNewChat();
+    await page.getByRole('heading', { name: 'How can I help?' }).waitFor();
+    expect(await page.getByTestId('user-message').count()).toBe(0);
+    expect(fixture.assistant.listSessions().length).toBe(sessions);
+  });
+
   it('sessions: branch from a reply, rename, delete', async () => {
     await page.getByRole('button', { name: /^hello there/ }).click();
     await lastAssistant().hover();

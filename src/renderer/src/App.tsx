@@ -123,6 +123,7 @@ function Workspace() {
       setSettings(event.settings);
       applyTheme(event.settings.theme);
     } else if (event.topic === 'models.changed') loadModel();
+    else if (event.topic === 'ui.newChat') newChat();
   });
 
   const resolve = useCallback(

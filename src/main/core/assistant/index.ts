@@ -323,6 +323,9 @@ async function assemble(
       emit({ topic: 'sessions.changed' });
       return created;
     },
+    requestNewChat() {
+      emit({ topic: 'ui.newChat' });
+    },
     renameSession(id, title) {
       const renamed = book.rename(id, title);
       emit({ topic: 'sessions.changed' });

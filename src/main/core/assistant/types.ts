@@ -57,6 +57,8 @@ export interface Assistant {
 
   listSessions(): SessionSummary[];
   createSession(title?: string): SessionSummary;
+  /** Tells every UI to open a fresh conversation (the tray's "New chat"). */
+  requestNewChat(): void;
   renameSession(id: string, title: string): SessionSummary;
   deleteSession(id: string): void;
   branchSession(id: string, messageId: string): SessionSummary;

@@ -11,7 +11,7 @@ import type { RunLifecycleEvent } from './run-events.js';
 
 export type AssistantForShell = Pick<
   Assistant,
-  'subscribe' | 'pendingApprovals' | 'resolveApproval' | 'cancel' | 'createSession' | 'close'
+  'subscribe' | 'pendingApprovals' | 'resolveApproval' | 'cancel' | 'requestNewChat' | 'close'
 >;
 
 export interface ShellCoreParts {
@@ -44,9 +44,8 @@ export function shellCoreFromAssistant(assistant: AssistantForShell): ShellCoreP
     cancelRun: (runId) => {
       assistant.cancel(runId);
     },
-    newChat: () => {
-      assistant.createSession();
-    },
+    // The UI opens a draft; a session exists once the first message is sent, as with Alt+N.
+    newChat: () => assistant.requestNewChat(),
     close: () => assistant.close(),
   };
 }
