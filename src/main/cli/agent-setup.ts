@@ -1,40 +1,24 @@
-/**
- * What `pincer run` and `pincer chat` share: model options, which model a run talks to (the
- * local engine, one server, or the manifest's providers with fallback), and the runtime over
- * the profile database.
- */
-import { mkdir } from 'node:fs/promises';
 import type { Command } from 'commander';
-import {
-  DEFAULT_ASSISTANT_SYSTEM as DEFAULT_SYSTEM,
-  DEFAULT_ASSISTANT_TOOLS as DEFAULT_TOOLS,
-} from '../core/assistant/types.js';
+import { type AgentParts, openAgentParts } from '../core/assistant/agent-parts.js';
+import { DEFAULT_ASSISTANT_TOOLS as DEFAULT_TOOLS } from '../core/assistant/types.js';
 import { loadActiveClaw, type ResolvedClaw, resourcesDirOf } from '../core/ckp/index.js';
 import { LocalEngine } from '../core/local/engine.js';
 import { noModelHelp, resolveChatModel } from '../core/local/model-manager.js';
 import { LocalModelProvider } from '../core/local/provider.js';
 import { localSetup } from '../core/local/setup.js';
 import { describeContext } from '../core/memory/context.js';
-import { findEmbeddingModel, findLocalChatModel } from '../core/memory/open.js';
-import { retentionFromManifest } from '../core/memory/retention.js';
-import { openSessionMemory } from '../core/memory/session.js';
+import { findLocalChatModel } from '../core/memory/open.js';
 import { ModelError } from '../core/models/errors.js';
 import { routerFromManifest } from '../core/models/from-manifest.js';
 import { ADAPTERS, type HttpProtocol, HttpProvider } from '../core/models/http-provider.js';
 import { type ProviderId, providerId } from '../core/models/ids.js';
 import { withTextToolCalls } from '../core/models/text-tools.js';
 import type { ModelProvider } from '../core/models/types.js';
-import { governanceFromManifest } from '../core/policy/from-manifest.js';
-import { screenedTools } from '../core/policy/screened-tools.js';
 import { type ModelAccess, viaProvider, viaRouter } from '../core/runtime/hooks.js';
 import { AgentRuntime } from '../core/runtime/runtime.js';
 import { RunStore } from '../core/runtime/store.js';
-import { createSandbox, settingsFromManifest } from '../core/sandbox/index.js';
 import { createSecretStore } from '../core/secrets/index.js';
 import { openDatabase, profileDatabasePath } from '../core/storage/database.js';
-import { BUILTIN_TOOLS } from '../core/tools/builtins/index.js';
-import { memoryNote } from '../core/tools/builtins/memory-note.js';
-import { ToolRegistry } from '../core/tools/registry.js';
 import type { CliContext } from './context.js';
 import { terminalApprovals } from './terminal-approvals.js';
 
@@ -258,81 +242,49 @@ export async function openRuntime(
 ) {
   const claw = await manifestInForce(ctx, options.manifest);
   const db = openDatabase(profileDatabasePath(ctx.dataDir));
-  const store = new RunStore(db);
-  const registry = new ToolRegistry();
-  for (const tool of BUILTIN_TOOLS) registry.register(tool);
-  registry.register(memoryNote);
-  registry.registerManifestTools(claw);
-  const governance = governanceFromManifest(claw, {
-    db,
-    dataDir: ctx.dataDir,
-    facts: (name) => registry.facts(name),
-  });
-  await mkdir(governance.workspace, { recursive: true });
-  const allow = (options.tools ?? DEFAULT_TOOLS)
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean);
-  // Tools run confined (#8); a sandbox level this machine cannot enforce stops here (-32010).
-  const sandbox = await createSandbox({
-    settings: settingsFromManifest(claw, { workspace: governance.workspace, dataDir: ctx.dataDir }),
-  });
-  // Memory, skills and the context builder (#10) share the profile database.
-  const memory = await openSessionMemory({
-    executor: sandbox.executor,
-    db,
-    workspace: governance.workspace,
-    embeddingModel: await findEmbeddingModel(ctx.dataDir, ctx.appDir, { env: process.env }),
-    threads: options.threads,
-    preamble: options.system ?? DEFAULT_SYSTEM,
-    personality: claw.identity.spec.personality,
-    retention: retentionFromManifest(claw),
-    isToolAllowed: (name) => registry.visible(allow).some((tool) => tool.name === name),
-    contextWindow: options.contextSize,
-    summarizer: access,
-    tokenizerModel:
-      !options.provider && (PROTOCOL_NAMES[options.protocol ?? 'local'] ?? 'local') === 'local'
+  const local =
+    !options.provider && (PROTOCOL_NAMES[options.protocol ?? 'local'] ?? 'local') === 'local';
+  let parts: AgentParts;
+  try {
+    parts = await openAgentParts({
+      claw,
+      db,
+      dataDir: ctx.dataDir,
+      appDir: ctx.appDir,
+      model: access,
+      tools: options.tools,
+      system: options.system,
+      threads: options.threads,
+      contextWindow: options.contextSize,
+      tokenizerModel: local
         ? await findLocalChatModel(ctx.dataDir, ctx.appDir, options.modelPath)
         : undefined,
-    onContext: process.env.PINCER_SHOW_CONTEXT
-      ? (built) => ctx.stderr.write(describeContext(built))
-      : undefined,
-  });
-  const tools = registry.host({
-    allow,
-    executor: memory.executor,
-    workspace: governance.workspace,
-    // The local engine decodes tool calls under a grammar; narrowed schemas make every call it
-    // can emit pass validation (manifest routes may reach cloud models: schemas as declared).
-    grammar:
-      !options.provider &&
-      options.toolFormat !== 'text' &&
-      (PROTOCOL_NAMES[options.protocol ?? 'local'] ?? 'local') === 'local'
-        ? { maxString: options.maxArgLength }
+      // The local engine decodes tool calls under a grammar; narrowed schemas make every call
+      // it can emit pass validation (cloud models and the text format: schemas as declared).
+      grammar:
+        local && options.toolFormat !== 'text' ? { maxString: options.maxArgLength } : undefined,
+      onContext: process.env.PINCER_SHOW_CONTEXT
+        ? (built) => ctx.stderr.write(describeContext(built))
         : undefined,
-  });
+    });
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  const { governance, store } = parts;
   const stopApprovals = terminalApprovals(ctx, governance.broker, governance.scanner, readAnswer);
   const runtime = new AgentRuntime({
-    store,
-    model: access,
-    tools: screenedTools(tools, governance.scanner),
-    policy: governance.policy,
-    approvals: governance.broker,
-    redact: (value) => governance.scanner.redactValue(value),
+    ...parts.runtime,
     onEvent: governance.audit.record,
-    caps: governance.caps,
-    system: (request) => memory.system(request),
-    history: memory.history,
     generation: { maxTokens: options.maxTokens, temperature: options.temperature },
   });
   return {
     runtime,
     store,
     governance,
-    close: () => {
+    close: async () => {
       stopApprovals();
-      void memory.close();
-      void sandbox.close();
+      await parts.close();
       db.close();
     },
   };

@@ -125,6 +125,6 @@ async function repl(ctx: CliContext, model: ModelSetup, options: ChatOptions): P
   } finally {
     process.off('SIGINT', interrupt);
     rl.close();
-    close();
+    await close();
   }
 }

@@ -169,7 +169,7 @@ async function driveRun(
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
   let dispose = async () => {};
-  let close = () => {};
+  let close: () => void | Promise<void> = () => {};
   try {
     const model = await chooseModel(ctx, options);
     dispose = model.dispose;
@@ -193,7 +193,7 @@ async function driveRun(
     setExit(ExitCode.failed);
   } finally {
     process.off('SIGINT', onSigint);
-    close();
+    await close();
     await dispose();
   }
 }

@@ -8,7 +8,6 @@
  * No secret value and no file path the user did not choose (a model is named by its file name).
  */
 
-import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import type {
   AssistantEvent,
@@ -34,40 +33,21 @@ import {
 import type { ModelCatalog } from '../local/catalog.js';
 import { listInstalled } from '../local/model-manager.js';
 import { localSetup } from '../local/setup.js';
-import { findEmbeddingModel } from '../memory/open.js';
-import { retentionFromManifest } from '../memory/retention.js';
-import { openSessionMemory } from '../memory/session.js';
 import type { PendingApproval } from '../policy/broker.js';
 import { PolicyEngine } from '../policy/engine.js';
-import {
-  type Governance,
-  governanceFromManifest,
-  manifestToolFacts,
-} from '../policy/from-manifest.js';
-import { screenedTools } from '../policy/screened-tools.js';
+import { manifestToolFacts } from '../policy/from-manifest.js';
 import type { RunEvent } from '../runtime/events.js';
 import { AgentRuntime, type RunHandle } from '../runtime/runtime.js';
-import { RunStore } from '../runtime/store.js';
 import type { MessageId, RunId, SessionId } from '../runtime/terms.js';
-import { createSandbox, settingsFromManifest } from '../sandbox/index.js';
 import { createSecretStore, secretRedactor } from '../secrets/index.js';
 import { openDatabase, profileDatabasePath } from '../storage/database.js';
 import { directCallContext, readTypedInput } from '../toolcall/index.js';
-import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
-import { memoryNote } from '../tools/builtins/memory-note.js';
-import { ToolRegistry } from '../tools/registry.js';
+import { openAgentParts } from './agent-parts.js';
 import { AutonomySwitch } from './autonomy.js';
 import { ModelDownloads } from './downloads.js';
 import { ModelSlot } from './model-slot.js';
 import { SessionBook } from './sessions.js';
-import {
-  type Assistant,
-  type AssistantOptions,
-  DEFAULT_ASSISTANT_SYSTEM,
-  DEFAULT_ASSISTANT_TOOLS,
-  InvalidRequest,
-  NotFound,
-} from './types.js';
+import { type Assistant, type AssistantOptions, InvalidRequest, NotFound } from './types.js';
 import { auditEntry, clip, messageView, runSummary, toolCallViews } from './views.js';
 
 export type { ModelChoice } from './model-slot.js';
@@ -96,21 +76,26 @@ async function assemble(
   locations: Awaited<ReturnType<typeof localSetup>>['locations'],
   db: ReturnType<typeof openDatabase>,
 ): Promise<Assistant> {
-  const store = new RunStore(db);
-  const registry = new ToolRegistry();
-  for (const tool of BUILTIN_TOOLS) registry.register(tool);
-  registry.register(memoryNote);
-  registry.registerManifestTools(claw);
-  const declared = manifestToolFacts(claw);
-  const facts = (name: string) => registry.facts(name) ?? declared.get(name);
-  const governance: Governance = governanceFromManifest(claw, {
-    db,
-    dataDir: options.dataDir,
-    facts: (name) => registry.facts(name),
-  });
-  await mkdir(governance.workspace, { recursive: true });
   const slot = new ModelSlot(options.model, catalog, locations);
   await slot.resolveDefault();
+  const localModel = slot.kind === 'local';
+  // The same parts `pincer run` wires (tools in the sandbox, memory, skills, context, compaction).
+  const parts = await openAgentParts({
+    claw,
+    db,
+    dataDir: options.dataDir,
+    appDir: options.appDir,
+    model: slot.access,
+    tools: options.tools,
+    system: options.system,
+    threads: options.model.kind === 'local' ? options.model.threads : undefined,
+    contextWindow: options.model.kind === 'local' ? options.model.contextSize : undefined,
+    // The local engine decodes tool calls under a grammar: narrowed schemas (as `pincer run`).
+    grammar: localModel ? { maxString: options.maxArgLength } : undefined,
+  });
+  const { store, registry, governance, memory } = parts;
+  const declared = manifestToolFacts(claw);
+  const facts = (name: string) => registry.facts(name) ?? declared.get(name);
   const secrets = options.secrets ?? createSecretStore({ dataDir: options.dataDir });
   // Typed tool calls never resolve `$env` to a secret; names refresh whenever secrets change.
   let knownSecretNames: string[] = await secrets
@@ -154,45 +139,6 @@ async function assemble(
       }),
   );
 
-  const localModel = slot.kind === 'local';
-  const allow = (options.tools ?? DEFAULT_ASSISTANT_TOOLS)
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean);
-  // The same parts `pincer run` wires: tools confined by the sandbox (#8), and memory, skills
-  // and the context builder (#10) on the profile database.
-  const sandbox = await createSandbox({
-    settings: settingsFromManifest(claw, {
-      workspace: governance.workspace,
-      dataDir: options.dataDir,
-    }),
-  });
-  const system = options.system ?? DEFAULT_ASSISTANT_SYSTEM;
-  const memory = await openSessionMemory({
-    executor: sandbox.executor,
-    db,
-    workspace: governance.workspace,
-    embeddingModel: await findEmbeddingModel(options.dataDir, options.appDir, { env: process.env }),
-    threads: options.model.kind === 'local' ? options.model.threads : undefined,
-    contextWindow: options.model.kind === 'local' ? options.model.contextSize : undefined,
-    preamble: system,
-    personality: claw.identity.spec.personality,
-    isToolAllowed: (name) => registry.visible(allow).some((tool) => tool.name === name),
-    retention: retentionFromManifest(claw),
-    // Older turns are summarized with the session's own model past 85% of the window.
-    summarizer: slot.access,
-  }).catch(async (error: unknown) => {
-    await sandbox.close();
-    throw error;
-  });
-  const tools = registry.host({
-    allow,
-    executor: memory.executor,
-    workspace: governance.workspace,
-    // The local engine decodes tool calls under a grammar: narrowed schemas (as `pincer run`).
-    grammar: localModel ? { maxString: options.maxArgLength } : undefined,
-  });
-
   const toolOutput = (runId: string, callId: string): string | undefined => {
     const row = store.toolCalls(runId as RunId).find((call) => call.callId === callId);
     return row?.result === null || row?.result === undefined ? undefined : clip(row.result);
@@ -211,16 +157,9 @@ async function assemble(
   };
 
   const runtime = new AgentRuntime({
-    store,
-    model: slot.access,
-    tools: screenedTools(tools, governance.scanner),
+    ...parts.runtime,
     policy: autonomy,
-    approvals: governance.broker,
-    redact: (value) => governance.scanner.redactValue(value),
     onEvent: onRunEvent,
-    caps: governance.caps,
-    system: (request) => memory.system(request),
-    history: memory.history,
     generation: options.generation,
     guards: options.guards,
   });
@@ -534,8 +473,7 @@ async function assemble(
       await Promise.allSettled([...live.values()].map((handle) => handle.done));
       listeners.clear();
       await slot.dispose();
-      await memory.close();
-      await sandbox.close();
+      await parts.close();
       db.close();
     },
   };

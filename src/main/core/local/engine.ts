@@ -61,7 +61,7 @@ const MIN_CONTEXT = 512;
  * after an idle timeout and reloaded on the next request.
  */
 /** Generations tried when node-llama-cpp's own re-check rejects a grammar-made call. */
-const ARGUMENT_RECHECK_ATTEMPTS = 3;
+const ARGUMENT_RECHECK_ATTEMPTS = 5;
 
 export class LocalEngine {
   private runtime?: Promise<LocalRuntime>;
