@@ -363,6 +363,16 @@ describe.skipIf(skipReason !== null)('the UI in Chromium through pincer gateway'
     await page.getByRole('radio', { name: /supervised/ }).click();
     await expect.poll(() => fixture.assistant.policies().autonomy).toBe('supervised');
     await page.getByRole('button', { name: 'Appearance & keyboard' }).click();
+    // "system" follows the OS preference, and its changes while the page is open.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.getByRole('radio', { name: 'system' }).click();
+    await expect
+      .poll(() => page.evaluate(() => document.documentElement.dataset.theme))
+      .toBe('dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await expect
+      .poll(() => page.evaluate(() => document.documentElement.dataset.theme))
+      .toBe('light');
     await page.getByRole('radio', { name: 'light' }).click();
   });
 

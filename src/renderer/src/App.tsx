@@ -17,6 +17,7 @@ import { Sidebar, type View } from './components/Sidebar';
 import { StatusBar } from './components/StatusBar';
 import { BridgeProvider, useBridge, useCoreEvents } from './lib/bridge-context';
 import { errorText } from './lib/format';
+import { applyTheme } from './lib/theme';
 
 const DEFAULT_SETTINGS: Settings = { theme: 'system', showReasoning: true, enterSends: true };
 const NO_STATS: ChatStats = {
@@ -29,10 +30,6 @@ const NO_STATS: ChatStats = {
   busy: false,
 };
 const SESSION_KEY = 'pincer.session';
-
-function applyTheme(theme: Settings['theme']) {
-  document.documentElement.dataset.theme = theme;
-}
 
 function NotConnected() {
   return (
