@@ -6,7 +6,8 @@
  */
 import { app, type BrowserWindow } from 'electron';
 import { EVENT_CHANNEL } from '../../shared/ipc.js';
-import { createAssistant, type ModelChoice } from '../core/assistant/index.js';
+import type { ModelChoice } from '../core/agent/index.js';
+import { createAssistant } from '../core/assistant/index.js';
 import { AgentActivity } from '../core/desktop/activity.js';
 import { admittingAssistant, shellCoreFromAssistant } from '../core/desktop/assistant-core.js';
 import { claimSingleInstance } from '../core/desktop/window-control.js';

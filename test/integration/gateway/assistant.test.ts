@@ -253,8 +253,10 @@ describe('models', () => {
       expect(state.catalog[0]).toMatchObject({ name: 'm', installed: true });
       expect(JSON.stringify(state)).not.toContain(local.dataDir);
       expect(() => local.assistant.pullModel('nope')).toThrow('no model "nope"');
-      // A scripted assistant's model is fixed at launch: selecting is refused with a reason.
-      await expect(local.assistant.selectModel('m')).rejects.toThrow('fixed at launch');
+      // Selecting an installed model switches the running assistant to it, without a restart.
+      const switched = await local.assistant.selectModel('m');
+      expect(switched).toMatchObject({ active: 'local/m.gguf', kind: 'local', loaded: false });
+      expect(switched.catalog[0]).toMatchObject({ name: 'm', selected: true });
     } finally {
       await local.close();
       await files.close();

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import { AuditLog } from '../../core/policy/audit.js';
-import { ContentScanner } from '../../core/policy/scanner.js';
-import { openDatabase, profileDatabasePath } from '../../core/storage/database.js';
+import { openAgentRecords } from '../../core/agent/index.js';
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
 
@@ -14,9 +12,9 @@ export function registerAudit(program: Command, ctx: CliContext, setExit: SetExi
     .option('--limit <n>', 'newest rows to show without --run', (v) => Number.parseInt(v, 10), 200)
     .option('--json', 'print JSON')
     .action((options: { run?: string; limit: number; json?: boolean }) => {
-      const db = openDatabase(profileDatabasePath(ctx.dataDir));
+      const records = openAgentRecords(ctx.dataDir);
       try {
-        const rows = new AuditLog(db, new ContentScanner()).list({
+        const rows = records.audit.list({
           runId: options.run,
           limit: options.limit,
         });
@@ -45,7 +43,7 @@ export function registerAudit(program: Command, ctx: CliContext, setExit: SetExi
         }
         setExit(ExitCode.ok);
       } finally {
-        db.close();
+        records.close();
       }
     });
 }

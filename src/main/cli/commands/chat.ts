@@ -1,20 +1,15 @@
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import { LocalModelProvider } from '../../core/local/provider.js';
-import { viaProvider } from '../../core/runtime/hooks.js';
+import type { Agent } from '../../core/agent/index.js';
 import type { RunHandle } from '../../core/runtime/runtime.js';
 import type { SessionId } from '../../core/runtime/terms.js';
 import {
   addModelChoiceOptions,
   addModelOptions,
   checkModelChoice,
-  chooseModel,
   type ModelChoiceOptions,
-  type ModelSetup,
-  openEngine,
-  openRuntime,
-  PROTOCOL_NAMES,
-} from '../agent-setup.js';
+  openCliAgent,
+} from '../agent-options.js';
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
 import { printRun } from '../run-events.js';
@@ -40,43 +35,43 @@ export function registerChat(program: Command, ctx: CliContext, setExit: SetExit
         ctx.stderr.write(`pincer chat: ${problem}\n`);
         return setExit(ExitCode.usage);
       }
-      let model: ModelSetup | undefined;
       try {
-        model = await chatModel(ctx, options);
-        if (!model) return setExit(ExitCode.failed);
-        await repl(ctx, model, options);
-        setExit(ExitCode.ok);
+        await repl(ctx, options, setExit);
       } catch (error) {
         ctx.stderr.write(
           `pincer chat: ${error instanceof Error ? error.message : String(error)}\n`,
         );
         setExit(ExitCode.failed);
-      } finally {
-        await model?.dispose();
       }
     });
 }
 
-/** The local engine opens up front, so a missing model is reported before the first prompt. */
-async function chatModel(ctx: CliContext, options: ChatOptions): Promise<ModelSetup | undefined> {
-  if (options.provider || PROTOCOL_NAMES[options.protocol] !== 'local') {
-    ctx.stderr.write('Pincer chat. Ctrl+C stops a reply; Ctrl+D or /exit quits.\n');
-    return chooseModel(ctx, options);
-  }
-  const engine = await openEngine(ctx, options);
-  if (!engine) return undefined;
-  const info = await engine.load();
-  ctx.stderr.write(
-    `Pincer chat with ${info.file.name ?? info.file.path} (${info.gpu || 'cpu'}, ${info.threads} threads, ` +
-      `context ${info.contextSize}). Ctrl+C stops a reply; Ctrl+D or /exit quits.\n`,
-  );
-  const provider = new LocalModelProvider(engine, {
-    sampling: { temperature: options.temperature },
-  });
-  return { access: viaProvider(provider, 'local'), dispose: () => engine.dispose() };
+/** A line for the banner: what answers, and for the local engine how it runs. */
+async function banner(agent: Agent): Promise<string> {
+  // The local engine loads up front, so a broken model is reported before the first prompt.
+  const info = await agent.models.load();
+  const what = info
+    ? `${info.file.name ?? agent.models.label()} (${info.gpu || 'cpu'}, ${info.threads} threads, context ${info.contextSize})`
+    : agent.models.label();
+  return `Pincer chat with ${what}. Ctrl+C stops a reply; /model NAME switches; Ctrl+D or /exit quits.\n`;
 }
 
-async function repl(ctx: CliContext, model: ModelSetup, options: ChatOptions): Promise<void> {
+/** `/model`: the model in force; `/model NAME`: a provider of the manifest, or `local`. */
+async function switchModel(ctx: CliContext, agent: Agent, name: string): Promise<void> {
+  if (!name) {
+    ctx.stderr.write(`model: ${agent.models.label()}\n`);
+    return;
+  }
+  const known = agent.claw.providers.map((provider) => provider.name);
+  if (name !== 'local' && !known.includes(name)) {
+    ctx.stderr.write(`no model "${name}" (local${known.map((n) => `, ${n}`).join('')})\n`);
+    return;
+  }
+  await agent.selectModel(name === 'local' ? { kind: 'local' } : { kind: 'provider', name });
+  ctx.stderr.write(`model: ${agent.models.label()}\n`);
+}
+
+async function repl(ctx: CliContext, options: ChatOptions, setExit: SetExitCode): Promise<void> {
   const rl = createInterface({ input: process.stdin, output: ctx.stdout, prompt: '> ' });
   // One reader of stdin: chat lines and approval answers come from the same iterator, and
   // never at once (a run waits for its approvals before the next chat line is read).
@@ -85,7 +80,16 @@ async function repl(ctx: CliContext, model: ModelSetup, options: ChatOptions): P
     const next = await lines.next();
     return next.done ? undefined : next.value;
   };
-  const { runtime, store, close } = await openRuntime(ctx, model.access, options, readLine);
+  const opened = await openCliAgent(ctx, options, readLine).catch((error: unknown) => {
+    rl.close();
+    throw error;
+  });
+  if (!opened) {
+    rl.close();
+    return setExit(ExitCode.failed);
+  }
+  const { agent, close } = opened;
+  const { runtime, store } = agent;
   let sessionId = options.session as SessionId | undefined;
   let current: RunHandle | undefined;
   const interrupt = () => {
@@ -96,10 +100,18 @@ async function repl(ctx: CliContext, model: ModelSetup, options: ChatOptions): P
   rl.on('SIGINT', interrupt);
   process.on('SIGINT', interrupt);
   try {
+    ctx.stderr.write(await banner(agent));
     rl.prompt();
     for (let line = await readLine(); line !== undefined; line = await readLine()) {
       const text = line.trim();
       if (text === '/exit') break;
+      if (text === '/model' || text.startsWith('/model ')) {
+        await switchModel(ctx, agent, text.slice('/model'.length).trim()).catch((error: unknown) =>
+          ctx.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`),
+        );
+        rl.prompt();
+        continue;
+      }
       if (!text) {
         rl.prompt();
         continue;
@@ -127,4 +139,5 @@ async function repl(ctx: CliContext, model: ModelSetup, options: ChatOptions): P
     rl.close();
     await close();
   }
+  setExit(ExitCode.ok);
 }

@@ -5,16 +5,15 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { type Assistant, createAssistant, type ModelChoice } from '../../core/assistant/index.js';
+import { type Assistant, createAssistant } from '../../core/assistant/index.js';
 import { startAssistantGateway } from '../../core/gateway/server.js';
 import {
   addModelChoiceOptions,
   addModelOptions,
+  agentOptionsOf,
   checkModelChoice,
-  chooseModel,
   type ModelChoiceOptions,
-  PROTOCOL_NAMES,
-} from '../agent-setup.js';
+} from '../agent-options.js';
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
 
@@ -49,16 +48,7 @@ export function registerGateway(program: Command, ctx: CliContext, setExit: SetE
     }
     let assistant: Assistant;
     try {
-      assistant = await createAssistant({
-        dataDir: ctx.dataDir,
-        appDir: ctx.appDir,
-        model: await modelChoice(ctx, options),
-        manifest: options.manifest,
-        tools: options.tools,
-        maxArgLength: options.maxArgLength,
-        system: options.system,
-        generation: { maxTokens: options.maxTokens, temperature: options.temperature },
-      });
+      assistant = await createAssistant(agentOptionsOf(ctx, options));
     } catch (error) {
       ctx.stderr.write(
         `pincer gateway: ${error instanceof Error ? error.message : String(error)}\n`,
@@ -89,25 +79,4 @@ export function registerGateway(program: Command, ctx: CliContext, setExit: SetE
     await gateway.close();
     await assistant.close();
   });
-}
-
-/** The local engine stays selectable from the UI; any other choice is fixed for this launch. */
-async function modelChoice(ctx: CliContext, options: GatewayOptions): Promise<ModelChoice> {
-  const protocol = PROTOCOL_NAMES[options.protocol] ?? 'local';
-  if (!options.provider && protocol === 'local') {
-    return {
-      kind: 'local',
-      modelPath: options.modelPath,
-      threads: options.threads,
-      contextSize: options.contextSize,
-      temperature: options.temperature,
-    };
-  }
-  const setup = await chooseModel(ctx, options);
-  return {
-    kind: 'fixed',
-    access: setup.access,
-    label: options.provider ?? `${protocol}/${options.model ?? ''}`,
-    dispose: setup.dispose,
-  };
 }

@@ -1,16 +1,15 @@
 import type { Command } from 'commander';
 import { textOf } from '../../../shared/messages.js';
+import { openAgentRecords } from '../../core/agent/index.js';
 import type { AgentRuntime, RunHandle } from '../../core/runtime/runtime.js';
 import type { MessageId, RunId, SessionId } from '../../core/runtime/terms.js';
 import {
   addModelChoiceOptions,
   addModelOptions,
   checkModelChoice,
-  chooseModel,
   type ModelChoiceOptions,
-  openRuntime,
-  openStore,
-} from '../agent-setup.js';
+  openCliAgent,
+} from '../agent-options.js';
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
 import { printRun } from '../run-events.js';
@@ -59,7 +58,7 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
     .option('--session <id>', 'only this session')
     .option('--json', 'print JSON')
     .action((options: { session?: string; json?: boolean }) => {
-      const { store, close } = openStore(ctx);
+      const { store, close } = openAgentRecords(ctx.dataDir);
       try {
         const rows = store.listRuns({ sessionId: options.session as SessionId | undefined });
         if (options.json) {
@@ -86,7 +85,7 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
     .argument('<id>', 'run id')
     .option('--json', 'print JSON')
     .action((id: string, options: { json?: boolean }) => {
-      const { store, close } = openStore(ctx);
+      const { store, close } = openAgentRecords(ctx.dataDir);
       try {
         const run = store.getRun(id as RunId);
         if (!run) {
@@ -147,8 +146,8 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
 }
 
 /**
- * One run from the command line: pick the model, open the governed runtime, start (or resume)
- * the run, print it, and map its end to an exit code. Ctrl+C cancels the run.
+ * One run from the command line: the agent from the root, start (or resume) the run, print
+ * it, and map its end to an exit code. Ctrl+C cancels the run.
  */
 async function driveRun(
   ctx: CliContext,
@@ -168,23 +167,21 @@ async function driveRun(
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
-  let dispose = async () => {};
-  let close: () => void | Promise<void> = () => {};
+  let close: () => Promise<void> = async () => {};
   try {
-    const model = await chooseModel(ctx, options);
-    dispose = model.dispose;
-    const opened = await openRuntime(ctx, model.access, options);
+    const opened = await openCliAgent(ctx, options);
+    if (!opened) return setExit(ExitCode.failed);
     close = opened.close;
-    const handle = await launch(opened.runtime, controller.signal);
+    const { runtime, store } = opened.agent;
+    const handle = await launch(runtime, controller.signal);
     if ('error' in handle) {
       ctx.stderr.write(`${command}: ${handle.error}\n`);
       return setExit(ExitCode.usage);
     }
     const finished = await printRun(ctx, handle.events.all(), options.json === true);
     await handle.done;
-    const direct = opened.store.getRun(handle.runId)?.options.direct === true;
-    const toolsOk =
-      direct && !options.json ? printToolResults(ctx, opened.store, handle.runId) : true;
+    const direct = store.getRun(handle.runId)?.options.direct === true;
+    const toolsOk = direct && !options.json ? printToolResults(ctx, store, handle.runId) : true;
     const code = reportEnd(ctx, finished?.outcome, finished?.reason, options.json === true);
     // A typed call that failed or was refused fails the command, like any shell command would.
     setExit(code === ExitCode.ok && !toolsOk ? ExitCode.failed : code);
@@ -194,7 +191,6 @@ async function driveRun(
   } finally {
     process.off('SIGINT', onSigint);
     await close();
-    await dispose();
   }
 }
 

@@ -1,7 +1,6 @@
 /**
- * The headless assistant: one profile database, run store, tool registry, governance (policy,
- * approvals, audit, scanner), model slot and agent runtime, and the operations a UI needs on
- * them. The gateway (`pincer gateway`) and the Electron shell both build on it; nothing here
+ * The headless assistant: the operations a UI needs on one agent from the root (sessions, runs,
+ * approvals, models, secrets, policies, settings, skills, memory). The gateway (`pincer gateway`) and the Electron shell both build on it; nothing here
  * knows which transport carries the calls.
  *
  * What leaves through this interface is shaped for the renderer: ids, names, text, numbers.
@@ -11,7 +10,6 @@
 import os from 'node:os';
 import type {
   AssistantEvent,
-  Autonomy,
   ModelsState,
   PendingApprovalView,
   PoliciesView,
@@ -22,81 +20,36 @@ import type {
 } from '../../../shared/ipc-schemas.js';
 import { AssistantEventSchema } from '../../../shared/ipc-schemas.js';
 import { toolDisplayName } from '../../../shared/messages.js';
-import {
-  autonomyOf,
-  loadActiveClaw,
-  policyRules,
-  providerChain,
-  type ResolvedClaw,
-  resourcesDirOf,
-} from '../ckp/index.js';
-import type { ModelCatalog } from '../local/catalog.js';
+import { type Agent, type AgentOptions, openAgent } from '../agent/index.js';
+import { policyRules, providerChain } from '../ckp/index.js';
 import { listInstalled } from '../local/model-manager.js';
-import { localSetup } from '../local/setup.js';
 import type { PendingApproval } from '../policy/broker.js';
-import { PolicyEngine } from '../policy/engine.js';
-import { manifestToolFacts } from '../policy/from-manifest.js';
 import type { RunEvent } from '../runtime/events.js';
-import { AgentRuntime, type RunHandle } from '../runtime/runtime.js';
 import type { MessageId, RunId, SessionId } from '../runtime/terms.js';
-import { createSecretStore, secretRedactor } from '../secrets/index.js';
-import { openDatabase, profileDatabasePath } from '../storage/database.js';
+import { secretRedactor } from '../secrets/index.js';
 import { directCallContext, readTypedInput } from '../toolcall/index.js';
-import { openAgentParts } from './agent-parts.js';
-import { AutonomySwitch } from './autonomy.js';
 import { ModelDownloads } from './downloads.js';
-import { ModelSlot } from './model-slot.js';
 import { SessionBook } from './sessions.js';
-import { type Assistant, type AssistantOptions, InvalidRequest, NotFound } from './types.js';
+import { type Assistant, InvalidRequest, NotFound } from './types.js';
 import { auditEntry, clip, messageView, runSummary, toolCallViews } from './views.js';
 
-export type { ModelChoice } from './model-slot.js';
 export * from './types.js';
 
-export async function createAssistant(options: AssistantOptions): Promise<Assistant> {
-  const { claw } = await loadActiveClaw(
-    { dataDir: options.dataDir, resourcesDir: resourcesDirOf(options.appDir) },
-    options.manifest,
-  );
-  const setup = await localSetup(options.appDir, options.dataDir);
-  const catalog = options.catalog ?? setup.catalog;
-  const db = openDatabase(profileDatabasePath(options.dataDir));
+/** The assistant over a new agent; closing it closes the agent. */
+export async function createAssistant(options: AgentOptions): Promise<Assistant> {
+  // The app keeps a few conversations' KV caches warm; a CLI command needs one.
+  const agent = await openAgent({ ...options, local: { maxConversations: 4, ...options.local } });
   try {
-    return await assemble(options, claw, catalog, setup.locations, db);
+    return await assistantOver(agent);
   } catch (error) {
-    db.close();
+    await agent.close();
     throw error;
   }
 }
 
-async function assemble(
-  options: AssistantOptions,
-  claw: ResolvedClaw,
-  catalog: ModelCatalog,
-  locations: Awaited<ReturnType<typeof localSetup>>['locations'],
-  db: ReturnType<typeof openDatabase>,
-): Promise<Assistant> {
-  const slot = new ModelSlot(options.model, catalog, locations);
-  await slot.resolveDefault();
-  const localModel = slot.kind === 'local';
-  // The same parts `pincer run` wires (tools in the sandbox, memory, skills, context, compaction).
-  const parts = await openAgentParts({
-    claw,
-    db,
-    dataDir: options.dataDir,
-    appDir: options.appDir,
-    model: slot.access,
-    tools: options.tools,
-    system: options.system,
-    threads: options.model.kind === 'local' ? options.model.threads : undefined,
-    contextWindow: options.model.kind === 'local' ? options.model.contextSize : undefined,
-    // The local engine decodes tool calls under a grammar: narrowed schemas (as `pincer run`).
-    grammar: localModel ? { maxString: options.maxArgLength } : undefined,
-  });
-  const { store, registry, governance, memory } = parts;
-  const declared = manifestToolFacts(claw);
-  const facts = (name: string) => registry.facts(name) ?? declared.get(name);
-  const secrets = options.secrets ?? createSecretStore({ dataDir: options.dataDir });
+/** The operations a UI needs, over an agent from the root; `close` closes the agent. */
+export async function assistantOver(agent: Agent): Promise<Assistant> {
+  const { claw, store, governance, memory, secrets, models, runtime, catalog, locations } = agent;
   // Typed tool calls never resolve `$env` to a secret; names refresh whenever secrets change.
   let knownSecretNames: string[] = await secrets
     .list()
@@ -119,32 +72,16 @@ async function assemble(
     }
   };
 
-  const live = new Map<string, RunHandle>();
   const sessionOfRun = new Map<string, string>();
-  const isBusy = (id: SessionId) => [...live.values()].some((h) => h.sessionId === id);
-  const book = new SessionBook(store, isBusy);
-  const tierOf = (name: string): RiskTier => facts(name)?.tier ?? 'unsafe';
-
-  // Autonomy: the manifest's level unless the UI overrides it for this process.
-  const autonomy = new AutonomySwitch(
-    autonomyOf(claw) as Autonomy,
-    governance.policy,
-    (level) =>
-      new PolicyEngine({
-        rules: policyRules(claw),
-        autonomy: level,
-        facts,
-        context: { workspace: governance.workspace, home: os.homedir() },
-        broker: governance.broker,
-      }),
-  );
+  const book = new SessionBook(store, (id) => runtime.isSessionBusy(id));
+  const tierOf = (name: string): RiskTier => agent.facts(name)?.tier ?? 'unsafe';
+  const { autonomy } = agent;
 
   const toolOutput = (runId: string, callId: string): string | undefined => {
     const row = store.toolCalls(runId as RunId).find((call) => call.callId === callId);
     return row?.result === null || row?.result === undefined ? undefined : clip(row.result);
   };
-  const onRunEvent = (event: RunEvent) => {
-    governance.audit.record(event);
+  const stopRunEvents = agent.onRunEvent((event: RunEvent) => {
     if (event.type === 'run.started') sessionOfRun.set(event.run_id, event.session_id);
     const sessionId = sessionOfRun.get(event.run_id) ?? store.getRun(event.run_id)?.sessionId;
     if (!sessionId) return;
@@ -154,14 +91,6 @@ async function assemble(
         : event;
     emit({ topic: 'run', sessionId, event: view as RunEventView });
     if (event.type === 'run.finished') sessionOfRun.delete(event.run_id);
-  };
-
-  const runtime = new AgentRuntime({
-    ...parts.runtime,
-    policy: autonomy,
-    onEvent: onRunEvent,
-    generation: options.generation,
-    guards: options.guards,
   });
 
   const approvalView = (pending: PendingApproval): PendingApprovalView => ({
@@ -192,7 +121,7 @@ async function assemble(
   });
   // Longest first: the data dir usually lies inside the home folder.
   const hidden: Array<[string, string]> = [
-    [options.dataDir, '<data dir>'],
+    [agent.dataDir, '<data dir>'],
     [os.homedir(), '~'],
   ];
   const scrub = (text: string) =>
@@ -203,9 +132,9 @@ async function assemble(
     const installed = await listInstalled(catalog, locations.modelsDir).catch(() => []);
     const files = new Set(installed.map((m) => m.fileName));
     return {
-      active: slot.label(),
-      kind: slot.kind,
-      loaded: slot.loaded,
+      active: models.label(),
+      kind: models.kind,
+      loaded: models.loaded,
       catalog: catalog.models.map((entry) => ({
         name: entry.name,
         displayName: entry.displayName,
@@ -213,7 +142,7 @@ async function assemble(
         sizeBytes: entry.sizeBytes,
         license: entry.license,
         installed: files.has(entry.fileName),
-        selected: slot.kind === 'local' && slot.selectedFile === entry.fileName,
+        selected: models.kind === 'local' && models.selectedFile === entry.fileName,
         pull: downloads.state(entry.name),
       })),
       otherFiles: installed.filter((m) => !m.entry).map((m) => m.fileName),
@@ -324,27 +253,25 @@ async function assemble(
             }
           : {}),
       });
-      live.set(handle.runId, handle);
       sessionOfRun.set(handle.runId, handle.sessionId);
       // Every send changes a session's busy state (and a new one appears).
       emit({ topic: 'sessions.changed' });
       void handle.done.finally(() => {
-        live.delete(handle.runId);
         emit({ topic: 'sessions.changed' });
       });
       return { runId: handle.runId, sessionId: handle.sessionId };
     },
     cancel(runId) {
-      const handle = live.get(runId);
+      const handle = runtime.handle(runId as RunId);
       if (!handle) return false;
       handle.cancel();
       return true;
     },
     async finished(runId) {
-      await live.get(runId)?.done;
+      await runtime.handle(runId as RunId)?.done;
     },
     liveEvents(runId) {
-      const handle = live.get(runId);
+      const handle = runtime.handle(runId as RunId);
       if (!handle) return [];
       return handle.events.events.map((event) =>
         event.type === 'tool.finished'
@@ -360,13 +287,7 @@ async function assemble(
       const row = store.getRun(runId as RunId);
       if (!row) throw new NotFound(`no run ${runId}`);
       const audit = governance.audit.list({ runId });
-      const steps = db
-        .prepare(
-          `select id, idx, kind, started_at as startedAt, ended_at as endedAt,
-             input_tokens as inputTokens, output_tokens as outputTokens, cost_usd as costUsd
-           from steps where run_id = ? order by idx`,
-        )
-        .all(runId) as StepView[];
+      const steps: StepView[] = store.steps(row.id);
       return {
         run: runSummary(row, liveRun(runId)),
         steps,
@@ -384,22 +305,26 @@ async function assemble(
     models: modelsState,
     pullModel: (name) => downloads.start(name),
     async selectModel(name) {
-      if (runtime.activeRuns > 0) throw new Error('a run is in progress: wait or cancel it first');
-      const installed = await listInstalled(catalog, locations.modelsDir);
-      const found = installed.find((m) => m.entry?.name === name || m.fileName === name);
-      if (!found) throw new NotFound(`model "${name}" is not installed: pull it first`);
-      await slot.select(found.path);
+      // A provider of the manifest by its name, else an installed GGUF by catalog or file name.
+      if (claw.providers.some((provider) => provider.name === name)) {
+        await agent.selectModel({ kind: 'provider', name });
+      } else {
+        const installed = await listInstalled(catalog, locations.modelsDir);
+        const found = installed.find((m) => m.entry?.name === name || m.fileName === name);
+        if (!found) throw new NotFound(`model "${name}" is not installed: pull it first`);
+        await agent.selectModel({ kind: 'local', modelPath: found.path });
+      }
       emit({ topic: 'models.changed' });
       return modelsState();
     },
     async loadModel() {
-      await slot.load();
+      await models.load();
       emit({ topic: 'models.changed' });
       return modelsState();
     },
     async unloadModel() {
       if (runtime.activeRuns > 0) throw new Error('a run is in progress: wait or cancel it first');
-      await slot.unload();
+      await models.unload();
       emit({ topic: 'models.changed' });
       return modelsState();
     },
@@ -419,7 +344,7 @@ async function assemble(
             .map((p) => p.name),
         };
       });
-      return { providers, routing: `chat: ${slot.label()}` };
+      return { providers, routing: `chat: ${models.label()}` };
     },
 
     secrets: secretsView,
@@ -464,17 +389,14 @@ async function assemble(
       };
     },
 
-    modelLabel: () => slot.label(),
+    modelLabel: () => models.label(),
     scrub,
     async close() {
       stopRequests();
       stopResolved();
-      for (const handle of live.values()) handle.cancel();
-      await Promise.allSettled([...live.values()].map((handle) => handle.done));
+      stopRunEvents();
       listeners.clear();
-      await slot.dispose();
-      await parts.close();
-      db.close();
+      await agent.close();
     },
   };
   return assistant;

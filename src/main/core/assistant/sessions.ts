@@ -1,7 +1,7 @@
 /**
  * What the UI does to sessions beyond what the runtime needs: rename, delete, branch, list with
- * activity. The runtime's tables stay as they are; this module adds its own namespace of the
- * profile database (deleted sessions, UI settings).
+ * activity. The runtime's tables are written through its store only; this module keeps its own
+ * namespace of the profile database (deleted sessions, UI settings).
  *
  * Deleting erases what a session said (messages, goals, tool inputs and outputs) and hides it,
  * but keeps the rows that spending caps count and the append-only audit trail, so deleting a
@@ -9,7 +9,7 @@
  */
 import type { SessionSummary, Settings } from '../../../shared/ipc-schemas.js';
 import type { RunStore } from '../runtime/store.js';
-import { type MessageId, newId, type SessionId } from '../runtime/terms.js';
+import type { MessageId, SessionId } from '../runtime/terms.js';
 import type { Db } from '../storage/database.js';
 import { type Migration, migrate } from '../storage/migrations.js';
 
@@ -56,16 +56,17 @@ export class SessionBook {
   }
 
   list(): SessionSummary[] {
-    const rows = this.db
-      .prepare(
-        `select s.id, s.title, s.created_at as createdAt,
-           coalesce((select max(m.created_at) from messages m where m.session_id = s.id), s.created_at) as lastActivityAt
-         from sessions s
-         where s.id not in (select session_id from assistant_deleted_sessions)
-         order by lastActivityAt desc, s.id desc`,
-      )
-      .all() as Array<Omit<SessionSummary, 'busy'>>;
-    return rows.map((row) => ({ ...row, busy: this.isBusy(row.id as SessionId) }));
+    const deleted = new Set(
+      (
+        this.db.prepare('select session_id from assistant_deleted_sessions').all() as Array<{
+          session_id: string;
+        }>
+      ).map((row) => row.session_id),
+    );
+    return this.store
+      .sessionActivity()
+      .filter((row) => !deleted.has(row.id))
+      .map((row) => ({ ...row, busy: this.isBusy(row.id) }));
   }
 
   get(id: string): SessionSummary {
@@ -84,7 +85,7 @@ export class SessionBook {
 
   rename(id: string, title: string): SessionSummary {
     this.get(id);
-    this.db.prepare('update sessions set title = ? where id = ?').run(title.slice(0, 200), id);
+    this.store.renameSession(id as SessionId, title);
     return this.get(id);
   }
 
@@ -93,14 +94,7 @@ export class SessionBook {
     if (this.isBusy(id as SessionId))
       throw new Error('the session has a run in progress: cancel it first');
     this.db.transaction(() => {
-      this.db.prepare(`update messages set content = '[]' where session_id = ?`).run(id);
-      this.db.prepare(`update runs set goal = '' where session_id = ?`).run(id);
-      this.db
-        .prepare(
-          `update tool_calls set input = '{}', result = null where run_id in (select id from runs where session_id = ?)`,
-        )
-        .run(id);
-      this.db.prepare(`update sessions set title = '' where id = ?`).run(id);
+      this.store.eraseSession(id as SessionId);
       this.db
         .prepare(
           'insert or ignore into assistant_deleted_sessions (session_id, deleted_at) values (?, ?)',
@@ -113,17 +107,13 @@ export class SessionBook {
   branch(id: string, messageId: string): SessionSummary {
     const source = this.get(id);
     const chain = this.store.branch(messageId as MessageId);
-    if (chain.length === 0 || !this.belongsTo(messageId, id)) {
+    if (
+      chain.length === 0 ||
+      !this.store.messageInSession(messageId as MessageId, id as SessionId)
+    ) {
       throw new Error(`message ${messageId} is not part of session ${id}`);
     }
-    const copy = newId<SessionId>('ses');
-    this.db.transaction(() => {
-      this.store.createSession(`${source.title} (branch)`, copy);
-      let parent: MessageId | null = null;
-      for (const stored of chain)
-        parent = this.store.addMessage(copy, parent, null, stored.message);
-    })();
-    return this.get(copy);
+    return this.get(this.store.copyBranch(`${source.title} (branch)`, chain));
   }
 
   settings(): Settings {
@@ -147,14 +137,6 @@ export class SessionBook {
     return (
       this.db.prepare('select 1 from assistant_deleted_sessions where session_id = ?').get(id) !==
       undefined
-    );
-  }
-
-  private belongsTo(messageId: string, sessionId: string): boolean {
-    return (
-      this.db
-        .prepare('select 1 from messages where id = ? and session_id = ?')
-        .get(messageId, sessionId) !== undefined
     );
   }
 }

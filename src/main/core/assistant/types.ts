@@ -14,36 +14,7 @@ import type {
   SessionSummary,
   Settings,
 } from '../../../shared/ipc-schemas.js';
-import type { ModelCatalog } from '../local/catalog.js';
 import type { ApprovalBroker, Verdict } from '../policy/broker.js';
-import type { Guards } from '../runtime/guards.js';
-import type { SecretStore } from '../secrets/index.js';
-import type { ModelChoice } from './model-slot.js';
-
-/** Tools a model sees unless told otherwise (CLI and app alike); the policy decides every call. */
-export const DEFAULT_ASSISTANT_TOOLS = 'fs/*,sys/exec,net/fetch,memory/*';
-export const DEFAULT_ASSISTANT_SYSTEM =
-  'You are Pincer, a helpful assistant running locally. Answer concisely.';
-
-export interface AssistantOptions {
-  dataDir: string;
-  /** The installation: its models/catalog.json and resources/claw.yaml. */
-  appDir: string;
-  model: ModelChoice;
-  /** An explicit claw.yaml; else the user's, else the shipped default. */
-  manifest?: string;
-  /** Tools the model may see (globs, comma-separated); the policy still decides every call. */
-  tools?: string;
-  /** Longest string argument the local engine's tool grammar lets the model write. */
-  maxArgLength?: number;
-  system?: string;
-  generation?: { maxTokens?: number; temperature?: number };
-  guards?: Partial<Guards>;
-  /** Overrides the shipped model catalog (tests point it at a local file server). */
-  catalog?: ModelCatalog;
-  /** Overrides the secrets chain (tests use a vault in a temp dir). */
-  secrets?: SecretStore;
-}
 
 export interface SendOptions {
   sessionId?: string;

@@ -10,7 +10,13 @@ import type { Db } from '../storage/database.js';
 import type { ToolExecutor } from '../tools/types.js';
 import { inProcessExecutor } from '../tools/types.js';
 import { Compactor, compactingHistory, summarizeWith } from './compaction.js';
-import { type BuiltContext, budgetFor, ContextBuilder, type ContextRequest } from './context.js';
+import {
+  type BuiltContext,
+  budgetFor,
+  ContextBuilder,
+  type ContextRequest,
+  estimateTokens,
+} from './context.js';
 import { MemoryStore, type Retention } from './store.js';
 import { localTokenCounter, type TokenCounter } from './tokens.js';
 import { memoryToolAccess, withMemory } from './tool-access.js';
@@ -45,6 +51,8 @@ export interface SessionMemory {
   skills: SkillRegistry;
   executor: ToolExecutor;
   system(request?: ContextRequest): Promise<string>;
+  /** Measures the context with another GGUF's tokenizer (undefined: the estimate). */
+  useTokenizer(modelPath: string | undefined): Promise<void>;
   /** The runtime's history hook (compaction), when a summarizer was given. */
   history?: HistoryShaper;
   close(): Promise<void>;
@@ -58,11 +66,13 @@ export async function openSessionMemory(options: SessionMemoryOptions): Promise<
       })
     : undefined;
   let tokens: TokenCounter | undefined;
+  // A tokenizer that cannot open only costs precision: fall back to the estimate.
+  const openTokenizer = (modelPath: string | undefined) =>
+    modelPath ? localTokenCounter(modelPath).catch(() => undefined) : Promise.resolve(undefined);
+  // Read at each count, so a model switch changes the unit without rebuilding memory.
+  const countTokens = (text: string) => (tokens ? tokens.count(text) : estimateTokens(text));
   try {
-    // A tokenizer that cannot open only costs precision: fall back to the estimate.
-    tokens = options.tokenizerModel
-      ? await localTokenCounter(options.tokenizerModel).catch(() => undefined)
-      : undefined;
+    tokens = await openTokenizer(options.tokenizerModel);
     const store = MemoryStore.open(options.db, { embedder });
     const skills = SkillRegistry.open(options.db, { embedder });
     if (options.retention) store.applyRetention(options.retention);
@@ -74,7 +84,7 @@ export async function openSessionMemory(options: SessionMemoryOptions): Promise<
       skills,
       isToolAllowed: options.isToolAllowed,
       budgetTokens: budgetFor(options.contextWindow ?? 8192),
-      countTokens: tokens?.count,
+      countTokens,
       now: options.now,
     });
     return {
@@ -88,7 +98,7 @@ export async function openSessionMemory(options: SessionMemoryOptions): Promise<
         ? compactingHistory(
             new Compactor(options.db, {
               summarize: summarizeWith(options.summarizer),
-              countTokens: tokens?.count,
+              countTokens,
             }),
             options.contextWindow ?? 8192,
           )
@@ -97,6 +107,11 @@ export async function openSessionMemory(options: SessionMemoryOptions): Promise<
         const built = await builder.build(request);
         options.onContext?.(built);
         return built.text;
+      },
+      useTokenizer: async (modelPath) => {
+        const previous = tokens;
+        tokens = await openTokenizer(modelPath);
+        await previous?.dispose();
       },
       close: async () => {
         await embedder?.dispose();

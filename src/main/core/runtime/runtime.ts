@@ -143,7 +143,8 @@ class RunStop extends Error {
 
 export class AgentRuntime {
   private readonly lanes: Lanes;
-  private readonly live = new Set<RunId>();
+  /** The runs executing or queued in this process: the one record of live runs. */
+  private readonly live = new Map<RunId, RunHandle>();
 
   constructor(private readonly deps: RuntimeDeps) {
     this.lanes = new Lanes(deps.maxConcurrentRuns ?? 8);
@@ -163,6 +164,24 @@ export class AgentRuntime {
 
   isLive(id: RunId): boolean {
     return this.live.has(id);
+  }
+
+  /** A run of this process that has not ended. */
+  handle(id: RunId): RunHandle | undefined {
+    return this.live.get(id);
+  }
+
+  /** Whether a run of this session has not ended. */
+  isSessionBusy(sessionId: SessionId): boolean {
+    for (const handle of this.live.values()) if (handle.sessionId === sessionId) return true;
+    return false;
+  }
+
+  /** Cancels every run of this process and waits for each to record its end. */
+  async stopAll(): Promise<void> {
+    const handles = [...this.live.values()];
+    for (const handle of handles) handle.cancel();
+    await Promise.allSettled(handles.map((handle) => handle.done));
   }
 
   start(options: StartOptions): RunHandle {
@@ -197,7 +216,6 @@ export class AgentRuntime {
     const controller = new AbortController();
     const onCancel = () => controller.abort('cancelled' satisfies StopCause);
     options.signal?.addEventListener('abort', onCancel, { once: true });
-    this.live.add(runId);
     const guards: Guards = {
       ...DEFAULT_GUARDS,
       ...this.deps.guards,
@@ -212,7 +230,9 @@ export class AgentRuntime {
         this.live.delete(runId);
         events.close();
       });
-    return { runId, sessionId: run.sessionId, events, done, cancel: onCancel };
+    const handle = { runId, sessionId: run.sessionId, events, done, cancel: onCancel };
+    this.live.set(runId, handle);
+    return handle;
   }
 }
 

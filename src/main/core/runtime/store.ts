@@ -126,6 +126,17 @@ export interface StoredMessage {
   createdAt: string;
 }
 
+export interface StepRow {
+  id: StepId;
+  idx: number;
+  kind: StepKind;
+  startedAt: string;
+  endedAt: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
 export type ToolCallStatus = 'requested' | 'started' | 'completed' | 'interrupted';
 
 export interface ToolCallRow {
@@ -200,6 +211,58 @@ export class RunStore {
         created_at: string;
       }>
     ).map((row) => ({ id: row.id, title: row.title, createdAt: row.created_at }));
+  }
+
+  /** Every session with the time of its newest message (its creation when it has none). */
+  sessionActivity(): Array<{
+    id: SessionId;
+    title: string;
+    createdAt: string;
+    lastActivityAt: string;
+  }> {
+    return this.sql(
+      `select s.id, s.title, s.created_at as createdAt,
+         coalesce((select max(m.created_at) from messages m where m.session_id = s.id), s.created_at) as lastActivityAt
+       from sessions s order by lastActivityAt desc, s.id desc`,
+    ).all() as Array<{ id: SessionId; title: string; createdAt: string; lastActivityAt: string }>;
+  }
+
+  renameSession(id: SessionId, title: string): void {
+    this.sql('update sessions set title = ? where id = ?').run(title.slice(0, 200), id);
+  }
+
+  /**
+   * Erases what a session said (messages, goals, tool inputs and outputs, its title) but keeps
+   * the rows: spending caps count the steps, and the audit trail refers to the runs.
+   */
+  eraseSession(id: SessionId): void {
+    this.db.transaction(() => {
+      this.sql(`update messages set content = '[]' where session_id = ?`).run(id);
+      this.sql(`update runs set goal = '' where session_id = ?`).run(id);
+      this.sql(
+        `update tool_calls set input = '{}', result = null where run_id in (select id from runs where session_id = ?)`,
+      ).run(id);
+      this.sql(`update sessions set title = '' where id = ?`).run(id);
+    })();
+  }
+
+  /** A new session holding a copy of `chain` (a branch, oldest first), in one transaction. */
+  copyBranch(title: string, chain: readonly StoredMessage[]): SessionId {
+    return this.db.transaction(() => {
+      const copy = this.createSession(title);
+      let parent: MessageId | null = null;
+      for (const stored of chain) parent = this.addMessage(copy, parent, null, stored.message);
+      return copy;
+    })();
+  }
+
+  messageInSession(messageId: MessageId, sessionId: SessionId): boolean {
+    return (
+      this.sql('select 1 from messages where id = ? and session_id = ?').get(
+        messageId,
+        sessionId,
+      ) !== undefined
+    );
   }
 
   addMessage(
@@ -351,6 +414,15 @@ export class RunStore {
       spent?.costUsd ?? 0,
       id,
     );
+  }
+
+  /** A run's steps in order, with what each model step spent. */
+  steps(runId: RunId): StepRow[] {
+    return this.sql(
+      `select id, idx, kind, started_at as startedAt, ended_at as endedAt,
+         input_tokens as inputTokens, output_tokens as outputTokens, cost_usd as costUsd
+       from steps where run_id = ? order by idx`,
+    ).all(runId) as StepRow[];
   }
 
   /** Tokens and dollars spent by model calls that started at or after `since` (all runs). */

@@ -37,8 +37,11 @@ export interface HostOptions {
   workspace: string;
   env?: Record<string, string>;
   allowPrivateNetwork?: boolean;
-  /** Set for the local engine: schemas narrowed to what its grammar enforces exactly. */
-  grammar?: GrammarBounds;
+  /**
+   * Set for the local engine: schemas narrowed to what its grammar enforces exactly. Read at
+   * each call, so it follows a model switch.
+   */
+  grammar?: () => GrammarBounds | undefined;
   /** Where tools run; in-process unless the sandbox (#8) provides one. */
   executor?: ToolExecutor;
 }
@@ -117,7 +120,7 @@ export class ToolRegistry {
   /** The runtime's view: validation, deadline, output cap; unknown or hidden tools refused. */
   host(options: HostOptions): ToolHost {
     return {
-      definitions: () => this.modelTools(options.allow, options.grammar),
+      definitions: () => this.modelTools(options.allow, options.grammar?.()),
       isReadOnly: (name) => this.get(name)?.annotations.readOnlyHint === true,
       validate: (call) => {
         const checked = this.check(call, options.allow);

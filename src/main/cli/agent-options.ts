@@ -1,0 +1,176 @@
+/**
+ * The agent flags every command shares (`pincer run`, `chat`, `gateway`, `runs resume`) and
+ * their meaning as the root's options. Nothing is opened here but through the root.
+ */
+import type { Command } from 'commander';
+import {
+  type Agent,
+  type AgentOptions,
+  DEFAULT_TOOLS,
+  type ModelChoice,
+  openAgent,
+} from '../core/agent/index.js';
+import { describeContext } from '../core/memory/context.js';
+import { ADAPTERS, type HttpProtocol } from '../core/models/http-provider.js';
+import type { CliContext } from './context.js';
+import { terminalApprovals } from './terminal-approvals.js';
+
+export interface LocalModelOptions {
+  modelPath?: string;
+  tools?: string;
+  system?: string;
+  maxTokens?: number;
+  temperature?: number;
+  threads?: number;
+  contextSize?: number;
+  maxArgLength?: number;
+}
+
+export interface ModelChoiceOptions extends LocalModelOptions {
+  protocol: string;
+  provider?: string;
+  manifest?: string;
+  endpoint?: string;
+  model?: string;
+  apiKeyEnv?: string;
+  timeout: number;
+  toolFormat?: string;
+}
+
+/** What every agent command accepts; `pincer runs resume` and the tests pass a subset. */
+export type AgentFlags = LocalModelOptions &
+  Partial<Omit<ModelChoiceOptions, keyof LocalModelOptions>>;
+
+export const PROTOCOL_NAMES: Record<string, HttpProtocol | 'local'> = {
+  local: 'local',
+  'openai-compatible': 'openai-compatible',
+  openai: 'openai-compatible',
+  responses: 'responses',
+  'openai-responses': 'responses',
+  anthropic: 'anthropic',
+  'anthropic-native': 'anthropic',
+  gemini: 'gemini',
+};
+
+export function addModelOptions(command: Command): Command {
+  return command
+    .option('--model-path <file>', 'GGUF model to use (else PINCER_MODEL, bundled, data dir)')
+    .option('--system <text>', 'system prompt')
+    .option('--max-tokens <n>', 'longest reply in tokens', (v) => Number.parseInt(v, 10), 1024)
+    .option('--temperature <t>', 'sampling temperature (0 = greedy)', Number.parseFloat, 0.7)
+    .option('--threads <n>', 'CPU threads (default: all cores)', (v) => Number.parseInt(v, 10))
+    .option('--context-size <n>', 'largest context window', (v) => Number.parseInt(v, 10))
+    .option(
+      '--max-arg-length <chars>',
+      'longest string argument the local grammar lets the model write (default: unbounded)',
+      (v) => Number.parseInt(v, 10),
+    )
+    .option(
+      '--tools <globs>',
+      `tools the model may call, comma-separated (default ${DEFAULT_TOOLS}; "" for none)`,
+    );
+}
+
+export function addModelChoiceOptions(command: Command): Command {
+  return command
+    .option('--provider <name>', 'a provider of the manifest; its fallback chain is tried in order')
+    .option('--manifest <file>', 'the claw.yaml to read providers from (default: the one in force)')
+    .option('--protocol <name>', `local, ${Object.keys(ADAPTERS).join(', ')}`, 'local')
+    .option('--endpoint <url>', 'base URL of the server, e.g. http://127.0.0.1:11434/v1')
+    .option('--model <name>', 'model name the server expects')
+    .option(
+      '--api-key-env <NAME>',
+      'environment variable holding the API key (never the key itself)',
+    )
+    .option(
+      '--timeout <ms>',
+      'deadline for the response head and for each stream pause',
+      (v) => Number.parseInt(v, 10),
+      60_000,
+    )
+    .option(
+      '--tool-format <format>',
+      "native (the protocol's tool calls) or text (@ns/tool{...} lines: for models without " +
+        "tool calling; on the local model, under the compact language's grammar)",
+      'native',
+    );
+}
+
+/** A usage problem in the options, or undefined when they make sense. */
+export function checkModelChoice(options: ModelChoiceOptions): string | undefined {
+  if (options.toolFormat && !['native', 'text'].includes(options.toolFormat))
+    return `--tool-format is native or text, not "${options.toolFormat}"`;
+  const protocol = PROTOCOL_NAMES[options.protocol];
+  if (!protocol) {
+    return `unknown protocol "${options.protocol}" (use ${Object.keys(PROTOCOL_NAMES).join(', ')})`;
+  }
+  if (protocol !== 'local' && !options.model && !options.provider) {
+    return `--model is required with --protocol ${options.protocol}`;
+  }
+  return undefined;
+}
+
+/** The agent the flags describe: the model choice, the local engine's settings, the rest. */
+export function agentOptionsOf(ctx: CliContext, options: AgentFlags): AgentOptions {
+  return {
+    dataDir: ctx.dataDir,
+    appDir: ctx.appDir,
+    manifest: options.manifest,
+    model: modelChoiceOf(options),
+    local: {
+      threads: options.threads,
+      contextSize: options.contextSize,
+      temperature: options.temperature,
+      maxArgLength: options.maxArgLength,
+    },
+    tools: options.tools,
+    system: options.system,
+    generation: { maxTokens: options.maxTokens, temperature: options.temperature },
+    onContext: process.env.PINCER_SHOW_CONTEXT
+      ? (built) => ctx.stderr.write(describeContext(built))
+      : undefined,
+  };
+}
+
+export function modelChoiceOf(options: AgentFlags): ModelChoice {
+  if (options.provider) return { kind: 'provider', name: options.provider };
+  const protocol = PROTOCOL_NAMES[options.protocol ?? 'local'] ?? 'local';
+  const toolFormat = options.toolFormat === 'text' ? 'text' : 'native';
+  if (protocol === 'local') return { kind: 'local', modelPath: options.modelPath, toolFormat };
+  return {
+    kind: 'server',
+    protocol,
+    endpoint: options.endpoint,
+    model: options.model ?? '',
+    apiKeyRef: options.apiKeyEnv,
+    timeoutMs: options.timeout,
+    toolFormat,
+  };
+}
+
+/**
+ * The agent from the root with the terminal as its approval surface (arguments redacted, one
+ * answer per line). Undefined, after saying how to get one, when the local model is missing.
+ */
+export async function openCliAgent(
+  ctx: CliContext,
+  options: AgentFlags,
+  readAnswer?: () => Promise<string | undefined>,
+): Promise<{ agent: Agent; close(): Promise<void> } | undefined> {
+  const agent = await openAgent(agentOptionsOf(ctx, options));
+  const help = agent.models.missingModelHelp();
+  if (help) {
+    ctx.stderr.write(`${help}\n`);
+    await agent.close();
+    return undefined;
+  }
+  const { broker, scanner } = agent.governance;
+  const stopApprovals = terminalApprovals(ctx, broker, scanner, readAnswer);
+  return {
+    agent,
+    close: async () => {
+      stopApprovals();
+      await agent.close();
+    },
+  };
+}

@@ -1,0 +1,278 @@
+/**
+ * The agent's composition root. It reads the manifest once, decides the model once (and again
+ * on `selectModel`), and opens, in this order, the profile database, the run store, the tool
+ * registry, governance (policy, approvals, audit, scanner), the sandbox, memory (skills,
+ * context, compaction) and the runtime; `close` releases them in reverse. Every surface
+ * (`pincer run`, `chat`, `gateway`, the desktop app and whatever comes later) gets its agent
+ * here and adds only its own surface: where approvals are answered and who hears run events.
+ */
+import { mkdir } from 'node:fs/promises';
+import os from 'node:os';
+import type { Autonomy } from '../../../shared/ipc-schemas.js';
+import {
+  autonomyOf,
+  loadActiveClaw,
+  policyRules,
+  type ResolvedClaw,
+  resourcesDirOf,
+} from '../ckp/index.js';
+import type { ModelCatalog } from '../local/catalog.js';
+import type { ModelLocations } from '../local/model-manager.js';
+import { localSetup } from '../local/setup.js';
+import type { BuiltContext } from '../memory/context.js';
+import { findEmbeddingModel } from '../memory/open.js';
+import { retentionFromManifest } from '../memory/retention.js';
+import { openSessionMemory, type SessionMemory } from '../memory/session.js';
+import { PolicyEngine } from '../policy/engine.js';
+import {
+  type Governance,
+  governanceFromManifest,
+  manifestToolFacts,
+} from '../policy/from-manifest.js';
+import type { ToolFacts } from '../policy/rules.js';
+import { screenedTools } from '../policy/screened-tools.js';
+import type { RunEvent } from '../runtime/events.js';
+import type { Guards } from '../runtime/guards.js';
+import { AgentRuntime } from '../runtime/runtime.js';
+import { RunStore } from '../runtime/store.js';
+import { createSandbox, settingsFromManifest } from '../sandbox/index.js';
+import { createSecretStore, type SecretStore } from '../secrets/index.js';
+import { type Db, openDatabase, profileDatabasePath } from '../storage/database.js';
+import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
+import { memoryNote } from '../tools/builtins/memory-note.js';
+import { ToolRegistry } from '../tools/registry.js';
+import { AutonomySwitch } from './autonomy.js';
+import type { LocalModelSettings, ModelChoice } from './model-choice.js';
+import { ModelSwitch } from './model-switch.js';
+
+/** Tools a model sees unless told otherwise (every surface alike); the policy decides every call. */
+export const DEFAULT_TOOLS = 'fs/*,sys/exec,net/fetch,memory/*';
+export const DEFAULT_SYSTEM =
+  'You are Pincer, a helpful assistant running locally. Answer concisely.';
+
+export interface AgentOptions {
+  dataDir: string;
+  /** The installation: its models/catalog.json and resources/claw.yaml. */
+  appDir: string;
+  /** An explicit claw.yaml; else the user's, else the shipped default. */
+  manifest?: string;
+  model: ModelChoice;
+  /** The local engine's settings (threads, context, sampling, grammar bounds). */
+  local?: LocalModelSettings;
+  /** Tool name globs, comma-separated (default DEFAULT_TOOLS; "" for none). */
+  tools?: string;
+  system?: string;
+  generation?: { maxTokens?: number; temperature?: number };
+  guards?: Partial<Guards>;
+  /** Overrides the shipped model catalog (tests point it at a local file server). */
+  catalog?: ModelCatalog;
+  /** Overrides the secrets chain (the app's safeStorage vault; tests' temp vault). */
+  secrets?: SecretStore;
+  /** Told what each context build left out and why (`PINCER_SHOW_CONTEXT`). */
+  onContext?: (built: BuiltContext) => void;
+  env?: Record<string, string | undefined>;
+}
+
+export interface Agent {
+  dataDir: string;
+  claw: ResolvedClaw;
+  store: RunStore;
+  registry: ToolRegistry;
+  governance: Governance;
+  /** The policy hook the runtime asks: the manifest's autonomy unless a surface switches it. */
+  autonomy: AutonomySwitch;
+  memory: SessionMemory;
+  secrets: SecretStore;
+  models: ModelSwitch;
+  catalog: ModelCatalog;
+  locations: ModelLocations;
+  runtime: AgentRuntime;
+  /** Registry facts, then the manifest's declarations: what policy and views know of a tool. */
+  facts(name: string): ToolFacts | undefined;
+  /** Every event of every run, after the audit recorded it; returns the unsubscribe function. */
+  onRunEvent(listener: (event: RunEvent) => void): () => void;
+  /** Switches model or provider for the next run; refused while a run is in progress. */
+  selectModel(choice: ModelChoice): Promise<void>;
+  /** Releases everything in reverse order of opening. Runs still going are cancelled first. */
+  close(): Promise<void>;
+}
+
+/** Something the root opened, and how to release it. */
+type Release = () => void | Promise<void>;
+
+export async function openAgent(options: AgentOptions): Promise<Agent> {
+  const env = options.env ?? process.env;
+  const { claw } = await loadActiveClaw(
+    { dataDir: options.dataDir, resourcesDir: resourcesDirOf(options.appDir) },
+    options.manifest,
+  );
+  const setup = await localSetup(options.appDir, options.dataDir);
+  const catalog = options.catalog ?? setup.catalog;
+  const opened: Release[] = [];
+  const releaseAll = async () => {
+    for (const release of opened.reverse()) await release();
+  };
+  try {
+    const db = openDatabase(profileDatabasePath(options.dataDir));
+    opened.push(() => {
+      db.close();
+    });
+    return await assemble(
+      options,
+      { claw, catalog, locations: setup.locations, db, env },
+      opened,
+      releaseAll,
+    );
+  } catch (error) {
+    await releaseAll();
+    throw error;
+  }
+}
+
+async function assemble(
+  options: AgentOptions,
+  given: {
+    claw: ResolvedClaw;
+    catalog: ModelCatalog;
+    locations: ModelLocations;
+    db: Db;
+    env: Record<string, string | undefined>;
+  },
+  opened: Release[],
+  releaseAll: () => Promise<void>,
+): Promise<Agent> {
+  const { claw, catalog, locations, db, env } = given;
+  // Keys resolve through the keychain, the vault, then the environment. The vault is never
+  // unlocked by a prompt here: a run must not stop to ask for a passphrase.
+  const secrets = options.secrets ?? createSecretStore({ dataDir: options.dataDir });
+  const models = await ModelSwitch.open(
+    { claw, secrets, catalog, locations, local: options.local ?? {}, env },
+    options.model,
+  );
+  opened.push(() => models.dispose());
+
+  const store = new RunStore(db);
+  const registry = new ToolRegistry();
+  for (const tool of BUILTIN_TOOLS) registry.register(tool);
+  registry.register(memoryNote);
+  registry.registerManifestTools(claw);
+  const declared = manifestToolFacts(claw);
+  const facts = (name: string) => registry.facts(name) ?? declared.get(name);
+  const governance = governanceFromManifest(claw, {
+    db,
+    dataDir: options.dataDir,
+    facts: (name) => registry.facts(name),
+  });
+  await mkdir(governance.workspace, { recursive: true });
+  const allow = (options.tools ?? DEFAULT_TOOLS)
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+
+  // Tools run confined; a sandbox level this machine cannot enforce stops here (-32010).
+  const sandbox = await createSandbox({
+    settings: settingsFromManifest(claw, {
+      workspace: governance.workspace,
+      dataDir: options.dataDir,
+    }),
+  });
+  opened.push(() => sandbox.close());
+
+  const memory = await openSessionMemory({
+    executor: sandbox.executor,
+    db,
+    workspace: governance.workspace,
+    embeddingModel: await findEmbeddingModel(options.dataDir, options.appDir, { env }),
+    threads: options.local?.threads,
+    contextWindow: options.local?.contextSize,
+    tokenizerModel: models.tokenizerModel,
+    preamble: options.system ?? DEFAULT_SYSTEM,
+    personality: claw.identity.spec.personality,
+    retention: retentionFromManifest(claw),
+    isToolAllowed: (name) => registry.visible(allow).some((tool) => tool.name === name),
+    // Older turns are summarized with the session's own model past 85% of the window.
+    summarizer: models.access,
+    onContext: options.onContext,
+  });
+  opened.push(() => memory.close());
+  // The context is measured in the units of the model that reads it.
+  models.onSwitch(() => memory.useTokenizer(models.tokenizerModel));
+
+  const tools = screenedTools(
+    registry.host({
+      allow,
+      executor: memory.executor,
+      workspace: governance.workspace,
+      grammar: () => models.grammar,
+    }),
+    governance.scanner,
+  );
+
+  // Autonomy: the manifest's level unless a surface overrides it for this process.
+  const autonomy = new AutonomySwitch(
+    autonomyOf(claw) as Autonomy,
+    governance.policy,
+    (level) =>
+      new PolicyEngine({
+        rules: policyRules(claw),
+        autonomy: level,
+        facts,
+        context: { workspace: governance.workspace, home: os.homedir() },
+        broker: governance.broker,
+      }),
+  );
+
+  const listeners = new Set<(event: RunEvent) => void>();
+  const runtime = new AgentRuntime({
+    store,
+    model: models.access,
+    tools,
+    policy: autonomy,
+    approvals: governance.broker,
+    redact: (value) => governance.scanner.redactValue(value),
+    caps: governance.caps,
+    system: (request) => memory.system(request),
+    history: memory.history,
+    generation: options.generation,
+    guards: options.guards,
+    onEvent: (event) => {
+      governance.audit.record(event);
+      for (const listener of listeners) {
+        try {
+          listener(event);
+        } catch {
+          // One surface failing (a socket closing mid-send) must not stop the others or the run.
+        }
+      }
+    },
+  });
+  opened.push(() => runtime.stopAll());
+
+  return {
+    dataDir: options.dataDir,
+    claw,
+    store,
+    registry,
+    governance,
+    autonomy,
+    memory,
+    secrets,
+    models,
+    catalog,
+    locations,
+    runtime,
+    facts,
+    onRunEvent(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async selectModel(choice) {
+      if (runtime.activeRuns > 0) throw new Error('a run is in progress: wait or cancel it first');
+      await models.select(choice);
+    },
+    async close() {
+      listeners.clear();
+      await releaseAll();
+    },
+  };
+}

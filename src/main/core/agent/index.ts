@@ -1,0 +1,18 @@
+/** The agent's composition root: the one way any surface gets an agent. */
+export {
+  type Agent,
+  type AgentOptions,
+  DEFAULT_SYSTEM,
+  DEFAULT_TOOLS,
+  openAgent,
+} from './agent.js';
+export { AutonomySwitch } from './autonomy.js';
+export {
+  kindOf,
+  type LocalModelSettings,
+  type ModelChoice,
+  type ModelKind,
+  type ToolFormat,
+} from './model-choice.js';
+export type { ModelSwitch } from './model-switch.js';
+export { type AgentRecords, openAgentRecords } from './records.js';

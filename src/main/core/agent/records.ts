@@ -1,0 +1,26 @@
+/**
+ * The agent's records without the agent: the run store and the audit trail on the profile
+ * database, for commands that only read them (`pincer runs list/show`, `pincer audit`). No
+ * model, sandbox or memory is opened.
+ */
+import { AuditLog } from '../policy/audit.js';
+import { ContentScanner } from '../policy/scanner.js';
+import { RunStore } from '../runtime/store.js';
+import { openDatabase, profileDatabasePath } from '../storage/database.js';
+
+export interface AgentRecords {
+  store: RunStore;
+  audit: AuditLog;
+  close(): void;
+}
+
+export function openAgentRecords(dataDir: string): AgentRecords {
+  const db = openDatabase(profileDatabasePath(dataDir));
+  return {
+    store: new RunStore(db),
+    audit: new AuditLog(db, new ContentScanner()),
+    close: () => {
+      db.close();
+    },
+  };
+}
