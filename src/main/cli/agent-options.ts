@@ -150,20 +150,14 @@ export function modelChoiceOf(options: AgentFlags): ModelChoice {
 
 /**
  * The agent from the root with the terminal as its approval surface (arguments redacted, one
- * answer per line). Undefined, after saying how to get one, when the local model is missing.
+ * answer per line).
  */
 export async function openCliAgent(
   ctx: CliContext,
   options: AgentFlags,
   readAnswer?: () => Promise<string | undefined>,
-): Promise<{ agent: Agent; close(): Promise<void> } | undefined> {
+): Promise<{ agent: Agent; close(): Promise<void> }> {
   const agent = await openAgent(agentOptionsOf(ctx, options));
-  const help = agent.models.missingModelHelp();
-  if (help) {
-    ctx.stderr.write(`${help}\n`);
-    await agent.close();
-    return undefined;
-  }
   const { broker, scanner } = agent.governance;
   const stopApprovals = terminalApprovals(ctx, broker, scanner, readAnswer);
   return {

@@ -84,10 +84,6 @@ async function repl(ctx: CliContext, options: ChatOptions, setExit: SetExitCode)
     rl.close();
     throw error;
   });
-  if (!opened) {
-    rl.close();
-    return setExit(ExitCode.failed);
-  }
   const { agent, close } = opened;
   const { runtime, store } = agent;
   let sessionId = options.session as SessionId | undefined;

@@ -170,7 +170,6 @@ async function driveRun(
   let close: () => Promise<void> = async () => {};
   try {
     const opened = await openCliAgent(ctx, options);
-    if (!opened) return setExit(ExitCode.failed);
     close = opened.close;
     const { runtime, store } = opened.agent;
     const handle = await launch(runtime, controller.signal);

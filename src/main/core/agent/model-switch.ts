@@ -89,12 +89,6 @@ export class ModelSwitch {
       : undefined;
   }
 
-  /** How to get a model, when the local engine is chosen and none is installed. */
-  missingModelHelp(): string | undefined {
-    if (this.choice.kind !== 'local' || this.localPath) return undefined;
-    return noModelHelp(this.deps.catalog, this.deps.locations);
-  }
-
   label(): string {
     const choice = this.choice;
     switch (choice.kind) {
@@ -152,6 +146,7 @@ export class ModelSwitch {
     if (this.choice.kind === 'fixed') await this.choice.dispose?.();
   }
 
+  /** The default local model, found on disk; an explicit path is checked when it opens. */
   private async resolveLocalPath(): Promise<void> {
     if (this.choice.kind !== 'local') return;
     if (this.choice.modelPath) {
@@ -226,17 +221,21 @@ export class ModelSwitch {
   }
 
   private open(): Promise<LocalEngine> {
-    const file = this.localPath;
-    if (!file) {
-      return Promise.reject(
-        new ModelError('unknown_model', 'no local model is installed', {
-          provider: providerId('local'),
-        }),
-      );
-    }
     this.opening ??= (async () => {
+      const modelPath = this.choice.kind === 'local' ? this.choice.modelPath : undefined;
+      // An explicit path that is not a file says so, in the words of `--model-path`.
+      const found = modelPath
+        ? await resolveChatModel(this.deps.catalog, this.deps.locations, { modelPath })
+        : this.localPath
+          ? { path: this.localPath }
+          : undefined;
+      if (!found) {
+        throw new ModelError('unknown_model', noModelHelp(this.deps.catalog, this.deps.locations), {
+          provider: providerId('local'),
+        });
+      }
       const engine = new LocalEngine({
-        modelPath: file,
+        modelPath: found.path,
         runtime: { threads: this.deps.local.threads },
         contextSize: this.deps.local.contextSize,
         maxConversations: this.deps.local.maxConversations ?? 1,
