@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { passphraseVault, SecretStore } from '../../src/main/core/secrets/index.js';
 import type { StringEncryptor } from '../../src/main/core/secrets/types.js';
 import type { ScryptParams } from '../../src/main/core/secrets/vault-codec.js';
 
@@ -26,4 +27,18 @@ export function testEncryptor(key: Buffer = randomBytes(32), available = true): 
       return Buffer.concat([decipher.update(data.subarray(28)), decipher.final()]).toString('utf8');
     },
   };
+}
+
+/**
+ * Creates an empty passphrase vault with FAST_SCRYPT under `dataDir`. The file records its own
+ * scrypt parameters and every later writer keeps them, so CLI processes started by a test unlock
+ * it cheaply: with the default cost (about 128 MiB and a few hundred ms per unlock) several CLI
+ * processes at once made tests slow enough on a busy 2-core machine to hit their timeouts, and
+ * the cost is not what those tests check.
+ */
+export async function seedFastVault(dataDir: string, passphrase: string): Promise<void> {
+  const env = { PINCER_VAULT_PASSPHRASE: passphrase };
+  const store = new SecretStore([passphraseVault(dataDir, env, undefined, FAST_SCRYPT)]);
+  await store.set('PINCER_TEST_SEED', 'seed-value');
+  await store.delete('PINCER_TEST_SEED');
 }

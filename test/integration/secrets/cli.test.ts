@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtCli, runBuiltCli } from '../../support/cli-run.js';
+import { seedFastVault } from '../../support/secrets.js';
 
 // Needs `npm run build` (dist/cli.js), as the other CLI integration tests do.
 const SECRET = 'sk-test-Zq81-very-secret-value';
@@ -20,6 +21,7 @@ const pincer = (args: string[], input?: string) => runBuiltCli(args, { env: env(
 beforeAll(async () => {
   if (!existsSync(builtCli)) throw new Error('dist/cli.js is missing: run `npm run build` first');
   home = await mkdtemp(path.join(os.tmpdir(), 'pincer-secrets-cli-'));
+  await seedFastVault(home, 'cli test passphrase');
 });
 afterAll(async () => {
   await rm(home, { recursive: true, force: true });
@@ -96,7 +98,8 @@ describe('pincer secrets (built CLI, encrypted vault)', () => {
       expect(listed).toContain(n);
       expect((await pincer(['secrets', 'get', n, '--reveal'])).stdout).toBe(`value-of-${n}\n`);
     }
-  });
+    // Twelve CLI processes: the timeout catches a hang (a lock never released), not slowness.
+  }, 180_000);
 
   it('doctor reports the vault as the active backend', async () => {
     const result = await pincer(['doctor', '--json']);

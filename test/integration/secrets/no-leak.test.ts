@@ -19,7 +19,7 @@ import {
   secretRedactor,
 } from '../../../src/main/core/secrets/index.js';
 import { builtCli, type CliResult, runBuiltCli } from '../../support/cli-run.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { FAST_SCRYPT, seedFastVault } from '../../support/secrets.js';
 
 const PLANTED = 'sk-planted-4f9a7c1e-DO-NOT-LEAK';
 let home = '';
@@ -53,6 +53,7 @@ async function allFiles(dir: string): Promise<string[]> {
 beforeAll(async () => {
   if (!existsSync(builtCli)) throw new Error('dist/cli.js is missing: run `npm run build` first');
   home = await mkdtemp(path.join(os.tmpdir(), 'pincer-noleak-'));
+  await seedFastVault(home, 'leak-test');
 });
 afterAll(async () => {
   await rm(home, { recursive: true, force: true });
@@ -85,7 +86,8 @@ describe('a planted secret never leaks', () => {
     expect((await pincer('reveal', ['secrets', 'get', 'PLANTED', '--reveal'])).stdout).toBe(
       `${PLANTED}\n`,
     );
-  });
+    // Fourteen CLI processes in a row: the timeout catches a hang, not slowness.
+  }, 180_000);
 
   it('into any file under the data directory (vault, temp or lock files)', async () => {
     const files = await allFiles(home);
