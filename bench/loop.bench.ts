@@ -13,6 +13,7 @@ import { AgentRuntime } from '../src/main/core/runtime/runtime.js';
 import { RunStore } from '../src/main/core/runtime/store.js';
 import { openDatabase } from '../src/main/core/storage/database.js';
 import { userText } from '../src/shared/messages.js';
+import { noTools, UNGOVERNED } from '../test/support/runtime-hooks.js';
 import { measure, report } from './lib.js';
 
 const answer: ScriptedReply = { text: ['Hello', ' there'] };
@@ -24,6 +25,7 @@ const toolTurn = (request: ModelRequest): ScriptedReply =>
 const noop: ToolHost = {
   definitions: () => [{ name: 'noop', parameters: { type: 'object', properties: {} } }],
   isReadOnly: () => true,
+  validate: () => undefined,
   execute: async () => ({ content: 'ok' }),
 };
 
@@ -38,10 +40,13 @@ export async function run(): Promise<void> {
   const db = openDatabase(path.join(dir, 'bench.db'), { vectors: false });
   const store = new RunStore(db);
   const plain = new AgentRuntime({
+    ...UNGOVERNED,
+    tools: noTools,
     store,
     model: viaProvider(new ScriptedProvider(() => answer), 'm'),
   });
   const withTool = new AgentRuntime({
+    ...UNGOVERNED,
     store,
     model: viaProvider(new ScriptedProvider(toolTurn), 'm'),
     tools: noop,

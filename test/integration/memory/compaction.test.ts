@@ -16,6 +16,7 @@ import { AgentRuntime } from '../../../src/main/core/runtime/runtime.js';
 import { RunStore } from '../../../src/main/core/runtime/store.js';
 import { openDatabase } from '../../../src/main/core/storage/database.js';
 import { textOf, userText } from '../../../src/shared/messages.js';
+import { noTools, UNGOVERNED } from '../../support/runtime-hooks.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -106,6 +107,8 @@ describe('compaction in the agent runtime', () => {
       (_session, outcome) => outcomes.push(outcome.status),
     );
     const runtime = new AgentRuntime({
+      ...UNGOVERNED,
+      tools: noTools,
       store: new RunStore(database),
       model: viaProvider(chat, 'm'),
       history,

@@ -20,6 +20,7 @@ import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
 import { memoryNote } from '../../../src/main/core/tools/builtins/memory-note.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 import { writeTinyGguf } from '../../fixtures/tiny-gguf.js';
+import { UNGOVERNED } from '../../support/runtime-hooks.js';
 
 let dir = '';
 let model = '';
@@ -50,6 +51,7 @@ async function session(provider: ScriptedProvider, at: Date, contexts: BuiltCont
     onContext: (built) => contexts.push(built),
   });
   const runtime = new AgentRuntime({
+    ...UNGOVERNED,
     store: new RunStore(db),
     model: viaProvider(provider, 'scripted'),
     tools: registry.host({ allow, workspace, executor: memory.executor }),

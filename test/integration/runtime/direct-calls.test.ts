@@ -17,6 +17,7 @@ import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 import type { Tool } from '../../../src/main/core/tools/types.js';
 import { textOf, toolCallsOf } from '../../../src/shared/messages.js';
+import { UNGOVERNED } from '../../support/runtime-hooks.js';
 import { drain, tempStore } from './harness.js';
 
 let store: RunStore;
@@ -57,6 +58,7 @@ function setup(deps: Partial<RuntimeDeps> = {}) {
   // The model must never be asked during a direct call; a later test asks it on purpose.
   const provider = new ScriptedProvider([{ text: 'noted' }]);
   const rt = new AgentRuntime({
+    ...UNGOVERNED,
     store,
     model: viaProvider(provider, 'm'),
     tools: registry.host({ allow: ['fs/*', 'data/locate'], workspace }),

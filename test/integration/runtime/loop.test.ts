@@ -3,6 +3,7 @@
  * functions: answers, tools (parallel and ordered), self-correction, every guard, cancellation,
  * policy and approvals, sessions and branches, lanes.
  */
+import os from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ScriptedProvider, type ScriptedReply } from '../../../src/main/core/models/scripted.js';
 import {
@@ -12,7 +13,9 @@ import {
 } from '../../../src/main/core/runtime/hooks.js';
 import { AgentRuntime, type RuntimeDeps } from '../../../src/main/core/runtime/runtime.js';
 import type { RunStore } from '../../../src/main/core/runtime/store.js';
+import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 import { textOf } from '../../../src/shared/messages.js';
+import { noTools, UNGOVERNED } from '../../support/runtime-hooks.js';
 import { drain, tempStore, toolHost, untilAborted } from './harness.js';
 
 let store: RunStore;
@@ -28,10 +31,12 @@ function runtime(
 ) {
   const provider = new ScriptedProvider(script);
   const rt = new AgentRuntime({
+    ...UNGOVERNED,
     store,
     model: viaProvider(provider, 'm'),
     system: () => 'Be brief.',
     ...deps,
+    tools: deps.tools ?? noTools,
   });
   return { rt, provider };
 }
@@ -152,37 +157,75 @@ describe('agent loop', () => {
     ]);
   });
 
-  it('lets the model correct invalid arguments', async () => {
-    const { host } = toolHost({
-      'fs/read': {
-        run: (input) =>
-          typeof input.path === 'string'
-            ? { content: 'file body' }
-            : {
-                content: JSON.stringify({
-                  error: 'invalid_arguments',
-                  violations: [{ path: '/path', message: 'is required' }],
-                }),
-                isError: true,
-              },
+  it('lets the model correct invalid arguments: the registry refuses them before the policy is asked', async () => {
+    const registry = new ToolRegistry();
+    const ran: unknown[] = [];
+    registry.register({
+      name: 'demo/read',
+      description: 'Read a named file',
+      inputSchema: {
+        type: 'object',
+        properties: { path: { type: 'string' } },
+        required: ['path'],
+        additionalProperties: false,
+      },
+      annotations: { readOnlyHint: true },
+      category: 'demo',
+      tier: 'safe',
+      timeoutMs: 1000,
+      maxOutputBytes: 1000,
+      source: 'builtin',
+      run: async (input: Record<string, unknown>) => {
+        ran.push(input);
+        return { content: 'file body' };
       },
     });
+    const asked: string[] = [];
     const { rt, provider } = runtime(
       [
-        call('fs/read', { file: 'a.txt' }),
-        call('fs/read', { path: 'a.txt' }),
+        call('demo__read', { file: 'a.txt' }),
+        call('demo__read', { path: 'a.txt' }),
         { text: 'It says: file body' },
       ],
-      { tools: host },
+      {
+        tools: registry.host({ allow: ['demo/*'], workspace: os.tmpdir() }),
+        policy: {
+          decide: async (toolCall) => {
+            asked.push(JSON.stringify(toolCall.input));
+            return { action: 'allow' };
+          },
+        },
+      },
     );
     const result = await rt.start({ text: 'read a.txt' }).done;
     expect(result.outcome).toBe('completed');
     const firstResult = provider.requests[1]?.messages.at(-1)?.content[0];
     expect(firstResult).toMatchObject({ type: 'tool_result', isError: true });
-    expect(JSON.stringify(firstResult)).toContain('invalid_arguments');
+    const refusal = JSON.parse(String((firstResult as { content: string }).content));
+    expect(refusal).toMatchObject({ error: 'invalid_arguments', tool: 'demo/read' });
+    // The policy saw only the valid call, and the tool ran only for it.
+    expect(asked).toEqual(['{"path":"a.txt"}']);
+    expect(ran).toEqual([{ path: 'a.txt' }]);
     expect(provider.requests[2]?.messages.at(-1)?.content[0]).toMatchObject({
       content: 'file body',
     });
+  });
+
+  it('builds the context once per run, not once per model call', async () => {
+    const { host } = toolHost({ t: { readOnly: true, run: () => ({ content: 'r' }) } });
+    let built = 0;
+    const { rt, provider } = runtime([call('t'), call('t', { again: true }), { text: 'done' }], {
+      tools: host,
+      system: () => `context ${++built}`,
+    });
+    const result = await rt.start({ text: 'go' }).done;
+    expect(result.turns).toBe(3);
+    expect(built).toBe(1);
+    expect(provider.requests.map((request) => request.system)).toEqual([
+      'context 1',
+      'context 1',
+      'context 1',
+    ]);
   });
 
   it('ends on a model error with the reason', async () => {
@@ -237,6 +280,7 @@ describe('guards', () => {
       usage: { inputTokens: 1000, outputTokens: 1000 },
     }));
     const rt = new AgentRuntime({
+      ...UNGOVERNED,
       store,
       tools: host,
       model: viaProvider(provider, 'm', { inputPer1k: 0.01, outputPer1k: 0.03 }),
@@ -258,6 +302,8 @@ describe('guards', () => {
       reason: 'policy cap: 1600 tokens in the last hour (limit 1000)',
     });
     const priced = new AgentRuntime({
+      ...UNGOVERNED,
+      tools: noTools,
       store,
       model: viaProvider(
         new ScriptedProvider(() => ({ text: 'ok', usage: { inputTokens: 1000, outputTokens: 0 } })),
@@ -370,7 +416,7 @@ describe('policy and approvals', () => {
     ).toEqual(['deny', 'allow', 'ask']);
   });
 
-  it('without an approval surface the answer is no', async () => {
+  it('an approval nobody grants is a no, and the tool does not run', async () => {
     const { host, log } = toolHost({ rm: { run: () => ({ content: 'removed' }) } });
     const { rt } = runtime([call('rm'), { text: 'ok' }], {
       tools: host,
@@ -384,7 +430,7 @@ describe('policy and approvals', () => {
       result: JSON.stringify({
         error: 'approval_denied',
         code: -32013,
-        message: 'not approved (no approval surface)',
+        message: 'not approved (nobody (test))',
       }),
     });
   });

@@ -14,6 +14,7 @@ import { viaProvider } from '../../../src/main/core/runtime/hooks.js';
 import { AgentRuntime } from '../../../src/main/core/runtime/runtime.js';
 import type { RunId } from '../../../src/main/core/runtime/terms.js';
 import { textOf } from '../../../src/shared/messages.js';
+import { UNGOVERNED } from '../../support/runtime-hooks.js';
 import { crashScript } from './fixtures/crash-script.js';
 import { tempStore, toolHost } from './harness.js';
 
@@ -57,6 +58,7 @@ it('resumes a run killed with SIGKILL mid-tool, repeating no completed side effe
     slow: { run: () => ({ content: 'slow ran again' }) },
   });
   const runtime = new AgentRuntime({
+    ...UNGOVERNED,
     store: temp.store,
     model: viaProvider(new ScriptedProvider(crashScript), 'm'),
     tools: host,

@@ -17,6 +17,7 @@ import { sandboxSettings } from '../../../src/main/core/sandbox/settings.js';
 import { type Db, openDatabase } from '../../../src/main/core/storage/database.js';
 import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
+import { UNGOVERNED } from '../../support/runtime-hooks.js';
 import { hostileTools } from './fixtures/hostile-tools.js';
 
 let dir = '';
@@ -67,6 +68,7 @@ it('48. failed escapes are error results; the same run calls tools again and com
   const registry = new ToolRegistry();
   for (const tool of [...BUILTIN_TOOLS, ...hostileTools]) registry.register(tool);
   const runtime = new AgentRuntime({
+    ...UNGOVERNED,
     store: new RunStore(db),
     model: viaProvider(model, 'scripted'),
     tools: registry.host({ allow: ['**'], workspace, executor: sandbox.executor }),

@@ -25,6 +25,7 @@ import { toolCallsOf } from '../../../src/shared/messages.js';
 import { writeTinyGguf } from '../../fixtures/tiny-gguf.js';
 import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
+import { UNGOVERNED } from '../../support/runtime-hooks.js';
 
 let dir = '';
 let server: VendorServer;
@@ -69,6 +70,7 @@ describe('text tool calls over a text-only provider', () => {
     const provider = plainTextProvider();
     const db = openDatabase(path.join(dir, 'a.db'), { vectors: false });
     const runtime = new AgentRuntime({
+      ...UNGOVERNED,
       store: new RunStore(db),
       model: viaProvider(provider, 'plain-model'),
       tools: registry().host({ allow: ['fs/read', 'fs/list'], workspace: dir }),

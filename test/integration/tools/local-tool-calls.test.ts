@@ -14,6 +14,7 @@ import { AgentRuntime } from '../../../src/main/core/runtime/runtime.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 import type { Tool } from '../../../src/main/core/tools/types.js';
 import { QWEN_TOOLS_TEMPLATE, writeTinyGguf } from '../../fixtures/tiny-gguf.js';
+import { UNGOVERNED } from '../../support/runtime-hooks.js';
 import { drain, tempStore } from '../runtime/harness.js';
 
 let dir = '';
@@ -66,6 +67,7 @@ it('the local model calls only allowed tools, with arguments that validate', asy
       run: async () => ({ content: 'must not run' }),
     });
     const runtime = new AgentRuntime({
+      ...UNGOVERNED,
       store: temp.store,
       model: viaProvider(new LocalModelProvider(engine, { sampling: { temperature: 1 } }), 'tiny'),
       tools: registry.host({ allow: ['demo/pick'], workspace: dir }),

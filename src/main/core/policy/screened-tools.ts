@@ -3,7 +3,8 @@ import type { ContentScanner, Findings } from './scanner.js';
 
 /**
  * Wraps a tool host so every output passes the scanner before the model sees it: secrets
- * redacted, prompt injection flagged or withheld, oversize output cut.
+ * redacted, prompt injection flagged or withheld, oversize output cut. Every other method is
+ * the inner host's (validation included: an invalid call never reaches a person).
  */
 export function screenedTools(
   host: ToolHost,
@@ -13,6 +14,7 @@ export function screenedTools(
   return {
     definitions: () => host.definitions(),
     isReadOnly: (name) => host.isReadOnly(name),
+    validate: (call) => host.validate(call),
     execute: async (call, context) => {
       const outcome = await host.execute(call, context);
       const screened = scanner.screenToolOutput(outcome.content);

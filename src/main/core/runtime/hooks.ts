@@ -1,6 +1,7 @@
 /**
- * What the loop needs from the rest of Pincer, as interfaces: the model (#3), the tools (#5),
- * the policy and approvals (#7). Each has a small default so the loop runs before they land.
+ * What the loop needs from the rest of Pincer, as interfaces: the model, the tools, the policy
+ * and approvals. All are required: there is no allow-everything default, and the agent root
+ * (core/agent) is where production code gets them.
  */
 import type { Message, ToolCall, ToolDef, Usage } from '../../../shared/messages.js';
 import type { ModelRouter, RouteOptions } from '../models/router.js';
@@ -72,20 +73,12 @@ export interface ToolHost {
   /**
    * Unknown tool or arguments that break the schema: the error result, given before the policy
    * is asked (a person is never asked to approve a call that cannot run). Undefined: valid.
+   * Required, so a decorator that forgets it does not type-check.
    */
-  validate?(call: ToolCall): ToolOutcome | undefined;
+  validate(call: ToolCall): ToolOutcome | undefined;
   /** Runs one call. Tool failures come back as `isError` results; it must honour `signal`. */
   execute(call: ToolCall, context: ToolRunContext): Promise<ToolOutcome>;
 }
-
-export const NO_TOOLS: ToolHost = {
-  definitions: () => [],
-  isReadOnly: () => false,
-  execute: async (call) => ({
-    content: `no tool named "${call.name}" is available`,
-    isError: true,
-  }),
-};
 
 export type PolicyDecision =
   | { action: 'allow'; rule?: string; reason?: string; grant?: CapabilityGrant }
@@ -137,17 +130,6 @@ export interface ApprovalAnswer {
 export interface ApprovalHook {
   request(approval: ApprovalRequest): Promise<ApprovalAnswer>;
 }
-
-/**
- * Until #7's policy engine is wired in, every call is allowed: callers that need a guard must
- * pass a policy. Documented in the README's security model.
- */
-export const ALLOW_ALL: PolicyHook = { decide: async () => ({ action: 'allow' }) };
-
-/** Nobody is there to ask: the safe answer is no. */
-export const DENY_APPROVALS: ApprovalHook = {
-  request: async () => ({ approved: false, by: 'no approval surface' }),
-};
 
 /** A stored message of the run's branch, as the history hook sees it. */
 export interface HistoryEntry {

@@ -25,17 +25,14 @@ import {
 import { wireName } from '../tools/registry.js';
 import { type RunEvent, type RunEventBody, RunEventStream } from './events.js';
 import { callSignature, DEFAULT_GUARDS, type Guards } from './guards.js';
-import {
-  ALLOW_ALL,
-  type ApprovalHook,
-  DENY_APPROVALS,
-  type HistoryEntry,
-  type HistoryShaper,
-  type ModelAccess,
-  NO_TOOLS,
-  type PolicyHook,
-  type ToolHost,
-  type ToolOutcome,
+import type {
+  ApprovalHook,
+  HistoryEntry,
+  HistoryShaper,
+  ModelAccess,
+  PolicyHook,
+  ToolHost,
+  ToolOutcome,
 } from './hooks.js';
 import { Lanes } from './lanes.js';
 import { advance, isFinal, type RunState, type RunTransition } from './state.js';
@@ -55,10 +52,12 @@ import {
 export interface RuntimeDeps {
   store: RunStore;
   model: ModelAccess;
-  tools?: ToolHost;
-  policy?: PolicyHook;
-  approvals?: ApprovalHook;
-  /** The system context (identity, memory...), assembled per turn for this session and text. */
+  tools: ToolHost;
+  /** Decides every tool call; no call runs without a decision. */
+  policy: PolicyHook;
+  /** Where "ask" decisions go. */
+  approvals: ApprovalHook;
+  /** The system context (identity, memory, skills), assembled once per run for its goal. */
   system?: (request: SystemRequest) => string | Promise<string>;
   guards?: Partial<Guards>;
   maxConcurrentRuns?: number;
@@ -265,9 +264,9 @@ class RunLoop {
     this.costUsd = run.costUsd;
     this.turns = run.turns;
     this.lastMessageId = run.lastMessageId;
-    this.tools = deps.tools ?? NO_TOOLS;
-    this.policy = deps.policy ?? ALLOW_ALL;
-    this.approvals = deps.approvals ?? DENY_APPROVALS;
+    this.tools = deps.tools;
+    this.policy = deps.policy;
+    this.approvals = deps.approvals;
   }
 
   async drive(options: StartOptions, resumed: boolean): Promise<RunResult> {
@@ -315,10 +314,13 @@ class RunLoop {
   }
 
   private async loop(requireTool: boolean): Promise<void> {
+    // The context (identity, memory search, skills) depends on the run's goal, not on the turn:
+    // built once per run.
+    const system = await this.deps.system?.({ sessionId: this.run.sessionId, text: this.run.goal });
     for (let first = true; ; first = false) {
       this.checkBudget();
       const request = {
-        system: await this.deps.system?.({ sessionId: this.run.sessionId, text: this.run.goal }),
+        system,
         // A copy: the provider may read it lazily while the loop appends to the history.
         messages:
           this.deps.history?.view(this.run.sessionId, this.history) ??
@@ -486,7 +488,7 @@ class RunLoop {
       this.emit({ type: 'tool.requested', call, read_only: this.tools.isReadOnly(call.name) });
     const allowed: Array<{ call: ToolCall; grant?: CapabilityGrant }> = [];
     for (const call of pending) {
-      const invalid = this.tools.validate?.(call);
+      const invalid = this.tools.validate(call);
       if (invalid) {
         results.set(call.id, this.settle(call, invalid));
         continue;

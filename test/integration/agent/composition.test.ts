@@ -1,0 +1,62 @@
+/**
+ * The agent as the app composes it (the root's registry, sandbox, policy and approvals, behind
+ * the assistant API), driven by a scripted model.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createAssistant } from '../../../src/main/core/assistant/index.js';
+import { ScriptedProvider, type ScriptedReply } from '../../../src/main/core/models/scripted.js';
+import { viaProvider } from '../../../src/main/core/runtime/hooks.js';
+import { createSecretStore } from '../../../src/main/core/secrets/index.js';
+import type { AssistantEvent } from '../../../src/shared/ipc-schemas.js';
+import { APP_DIR } from '../../support/assistant-harness.js';
+import { FAST_SCRYPT } from '../../support/secrets.js';
+
+let dataDir = '';
+beforeEach(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-agent-'));
+});
+afterEach(() => rm(dataDir, { recursive: true, force: true }));
+
+async function appAssistant(script: ScriptedReply[]) {
+  const provider = new ScriptedProvider(script);
+  const assistant = await createAssistant({
+    dataDir,
+    appDir: APP_DIR,
+    model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
+    secrets: createSecretStore({
+      dataDir,
+      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
+      scrypt: FAST_SCRYPT,
+    }),
+  });
+  const events: AssistantEvent[] = [];
+  assistant.subscribe((event) => events.push(event));
+  return { assistant, provider, events };
+}
+
+it('a call with invalid arguments gets the validation error and no approval is ever requested', async () => {
+  // fs/write is guarded: under the shipped (supervised) manifest a valid call would ask a person.
+  const { assistant, provider, events } = await appAssistant([
+    { toolCalls: [{ name: 'fs/write', input: { path: 'notes/a.md' } }] },
+    { text: 'I left out the content.' },
+  ]);
+  try {
+    const { runId } = assistant.send({ text: 'save a note' });
+    await assistant.finished(runId);
+    expect(events.filter((event) => event.topic === 'approval.requested')).toEqual([]);
+    expect(assistant.pendingApprovals()).toEqual([]);
+    const result = provider.requests[1]?.messages.at(-1)?.content[0];
+    expect(result).toMatchObject({ type: 'tool_result', isError: true });
+    expect(JSON.parse(String((result as { content: string }).content))).toMatchObject({
+      error: 'invalid_arguments',
+      tool: 'fs/write',
+      violations: [expect.objectContaining({ message: expect.stringContaining('content') })],
+    });
+    expect(assistant.run(runId).run.outcome).toBe('completed');
+  } finally {
+    await assistant.close();
+  }
+});
