@@ -246,6 +246,17 @@ describe('commands: rules match what runs', () => {
     }
   });
 
+  it('a rule whose shell or command has the wrong type is a manifest error, not a looser rule', async () => {
+    const doc = parseDocument(await readFile(path.join(RESOURCES, 'claw.yaml'), 'utf8'));
+    doc.setIn(['spec', 'policies', 0, 'inline', 'rules', 0, 'conditions'], {
+      command: 'git *',
+      shell: 'yes',
+    });
+    const file = path.join(dir, 'bad.yaml');
+    await writeFile(file, doc.toString());
+    await expect(loadClaw(file, { contextDir: dir })).rejects.toThrow(/conditions\.shell/);
+  });
+
   // Each known argument-level escape, with the default rule that refuses it.
   it.each([
     ['git', ['-c', 'alias.x=!id', 'x'], 'deny-git-program-options'],
