@@ -244,6 +244,8 @@ export async function openRuntime(
   const db = openDatabase(profileDatabasePath(ctx.dataDir));
   const local =
     !options.provider && (PROTOCOL_NAMES[options.protocol ?? 'local'] ?? 'local') === 'local';
+  // Read once at start-up for screening; its cached vault key is zeroed once the parts are open.
+  const secrets = createSecretStore({ dataDir: ctx.dataDir });
   let parts: AgentParts;
   try {
     parts = await openAgentParts({
@@ -252,6 +254,7 @@ export async function openRuntime(
       dataDir: ctx.dataDir,
       appDir: ctx.appDir,
       model: access,
+      secrets,
       tools: options.tools,
       system: options.system,
       threads: options.threads,
@@ -270,6 +273,8 @@ export async function openRuntime(
   } catch (error) {
     db.close();
     throw error;
+  } finally {
+    secrets.close();
   }
   const { governance, store } = parts;
   const stopApprovals = terminalApprovals(ctx, governance.broker, governance.scanner, readAnswer);

@@ -6,7 +6,7 @@
  * who hears run events, and (in the app) an autonomy switch.
  */
 import { mkdir } from 'node:fs/promises';
-import type { ResolvedClaw } from '../ckp/index.js';
+import { type ResolvedClaw, secretNamesOf } from '../ckp/index.js';
 import type { BuiltContext } from '../memory/context.js';
 import { findEmbeddingModel } from '../memory/open.js';
 import { retentionFromManifest } from '../memory/retention.js';
@@ -17,6 +17,7 @@ import type { ModelAccess, ToolHost } from '../runtime/hooks.js';
 import type { RuntimeDeps } from '../runtime/runtime.js';
 import { RunStore } from '../runtime/store.js';
 import { createSandbox, type Sandbox, settingsFromManifest } from '../sandbox/index.js';
+import { loadKnownSecrets, type SecretStore } from '../secrets/index.js';
 import type { Db } from '../storage/database.js';
 import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
 import { memoryNote } from '../tools/builtins/memory-note.js';
@@ -30,6 +31,8 @@ export interface AgentPartsOptions {
   dataDir: string;
   appDir: string;
   model: ModelAccess;
+  /** The secrets chain: every value in it is redacted from tool output from the start. */
+  secrets: SecretStore;
   /** Tool name globs, comma-separated (default DEFAULT_ASSISTANT_TOOLS). */
   tools?: string;
   system?: string;
@@ -71,6 +74,8 @@ export async function openAgentParts(options: AgentPartsOptions): Promise<AgentP
     dataDir: options.dataDir,
     facts: (name) => registry.facts(name),
   });
+  // Every stored secret is known to the scanner before the first tool runs, not only those read.
+  await loadKnownSecrets(options.secrets, governance.scanner.redactor, secretNamesOf(claw));
   await mkdir(governance.workspace, { recursive: true });
   const allow = (options.tools ?? DEFAULT_ASSISTANT_TOOLS)
     .split(',')

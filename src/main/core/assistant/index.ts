@@ -79,6 +79,7 @@ async function assemble(
   const slot = new ModelSlot(options.model, catalog, locations);
   await slot.resolveDefault();
   const localModel = slot.kind === 'local';
+  const secrets = options.secrets ?? createSecretStore({ dataDir: options.dataDir });
   // The same parts `pincer run` wires (tools in the sandbox, memory, skills, context, compaction).
   const parts = await openAgentParts({
     claw,
@@ -86,6 +87,7 @@ async function assemble(
     dataDir: options.dataDir,
     appDir: options.appDir,
     model: slot.access,
+    secrets,
     tools: options.tools,
     system: options.system,
     threads: options.model.kind === 'local' ? options.model.threads : undefined,
@@ -96,7 +98,6 @@ async function assemble(
   const { store, registry, governance, memory } = parts;
   const declared = manifestToolFacts(claw);
   const facts = (name: string) => registry.facts(name) ?? declared.get(name);
-  const secrets = options.secrets ?? createSecretStore({ dataDir: options.dataDir });
   // Typed tool calls never resolve `$env` to a secret; names refresh whenever secrets change.
   let knownSecretNames: string[] = await secrets
     .list()
