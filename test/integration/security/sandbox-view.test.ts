@@ -1,7 +1,7 @@
 /**
  * Security regressions for the tools' view of the filesystem (issue 24): commands and workers see
  * the system read-only, the workspace and their grants, and nothing of the user's home or of
- * Pincer's data dir. Real bwrap, real workers, a
+ * Pincer's data dir; fs/search globs cannot leave the workspace. Real bwrap, real workers, a
  * scratch home with fake credentials nobody put on a deny list.
  */
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
@@ -13,7 +13,9 @@ import type { RunId, StepId } from '../../../src/main/core/runtime/terms.js';
 import { detectBackend } from '../../../src/main/core/sandbox/backend.js';
 import { createSandbox, type Sandbox } from '../../../src/main/core/sandbox/sandbox.js';
 import { sandboxSettings } from '../../../src/main/core/sandbox/settings.js';
+import { fsSearch } from '../../../src/main/core/tools/builtins/fs.js';
 import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
+import { runTool } from '../../../src/main/core/tools/execute.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 import { hostileTools } from '../sandbox/fixtures/hostile-tools.js';
 
@@ -158,5 +160,66 @@ describe('JS tool workers see the same view', () => {
     expect(await call('fs/read', { path: 'notes.md' })).toMatchObject({ content: 'hello notes\n' });
     expect((await call('fs/write', { path: 'out.txt', content: 'ok' })).isError).toBeFalsy();
     expect(await readFile(path.join(workspace, 'out.txt'), 'utf8')).toBe('ok');
+  });
+});
+
+describe('fs/search: a glob is a path too', () => {
+  const escapes = () => [
+    path.join(home, '.npmrc'),
+    '/etc/hostname',
+    '../../../../../etc/hostname',
+    '../../../../../../../../../../etc/hostname',
+    '**/../../pincer.db',
+    '~/.npmrc',
+    '$HOME/.npmrc',
+    'C:/Windows/win.ini',
+    '{..,x}/pincer.db',
+  ];
+
+  it('absolute, home, variable and .. patterns are refused before searching (sandboxed)', async () => {
+    for (const glob of escapes()) {
+      const result = await call('fs/search', { pattern: '.', glob });
+      expect(result.isError, glob).toBe(true);
+      expect(result.content, glob).toMatch(/glob .* (must be relative|cannot go up)/);
+    }
+  });
+
+  it('the same refusals hold in-process, without any OS confinement', async () => {
+    for (const glob of escapes()) {
+      const result = await runTool(
+        fsSearch,
+        { pattern: '.', glob },
+        { workspace },
+        new AbortController().signal,
+      );
+      expect(result.isError, glob).toBe(true);
+      expect(result.content, glob).not.toMatch(LEAKS);
+    }
+  });
+
+  it('matches through a symlinked folder are dropped (real-path check of every match)', async () => {
+    for (const glob of ['home-link/*', 'home-link/.npmrc', 'home-link/**', 'home-link/*/*.txt']) {
+      const result = await runTool(
+        fsSearch,
+        { pattern: '.', glob },
+        { workspace },
+        new AbortController().signal,
+      );
+      expect(result.content, glob).not.toMatch(LEAKS);
+      expect(result.content, glob).toBe('no matches');
+    }
+  });
+
+  it('a plain glob still searches the workspace', async () => {
+    expect(await call('fs/search', { pattern: 'hello', glob: '*.md' })).toMatchObject({
+      content: 'notes.md:1: hello notes',
+    });
+    const direct = await runTool(
+      fsSearch,
+      { pattern: 'hello', glob: '**/*.md' },
+      { workspace },
+      new AbortController().signal,
+    );
+    expect(direct.content).toBe('notes.md:1: hello notes');
   });
 });
