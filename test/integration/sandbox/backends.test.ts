@@ -4,8 +4,8 @@
  * applies limits, the minimal environment, the timeout and the shell rules.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync, mkdirSync, readdirSync, realpathSync } from 'node:fs';
+import { mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,6 +73,35 @@ describe('workers that cannot start', () => {
       code: SANDBOX_DENIED,
       message: expect.stringContaining('could not start'),
     });
+  });
+});
+
+describe("the workers' installation", () => {
+  it('loads from a checkout under /tmp whose node_modules is a symlink (real paths bound)', async () => {
+    // CI runs a fresh clone in `mktemp -d`; node_modules may be linked from elsewhere.
+    const installation = await mkdtemp(path.join(os.tmpdir(), 'pincer-install-'));
+    try {
+      await symlink(
+        realpathSync(path.join(import.meta.dirname, '..', '..', '..', 'node_modules')),
+        path.join(installation, 'node_modules'),
+      );
+      const file = path.join(installation, 'worker.mjs');
+      await writeFile(
+        file,
+        [
+          "import { glob } from 'tinyglobby';",
+          "process.on('disconnect', () => process.exit(0));",
+          "process.send({ type: 'ready', tools: [typeof glob] });",
+        ].join('\n'),
+      );
+      const sandbox = await createSandbox({
+        settings: sandboxSettings({ workspace }),
+        pool: { size: 1, onlineSize: 0, entry: { file, execArgv: [] } },
+      });
+      await sandbox.close();
+    } finally {
+      await rm(installation, { recursive: true, force: true });
+    }
   });
 });
 
