@@ -5,10 +5,11 @@
  * rebuilt. Inputs are checked before anything is written, so a refused file changes nothing.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../storage/database.js';
 import { migrate } from '../storage/migrations.js';
+import { ConfinementError, readInside } from '../workspace-fs/index.js';
 import {
   type Chunk,
   type ChunkOptions,
@@ -16,7 +17,7 @@ import {
   clip,
   DEFAULT_MAX_CHUNK_CHARS,
 } from './chunker.js';
-import { MemoryError } from './errors.js';
+import { MemoryError, type MemoryErrorCode } from './errors.js';
 import { FactStore } from './facts.js';
 import { MEMORY_MIGRATIONS } from './schema.js';
 import { type Embedder, VectorIndex } from './vectors.js';
@@ -104,17 +105,20 @@ export class MemoryStore {
     return this.options.embedder?.id;
   }
 
-  /** Indexes one file, unless its content hash says it is already indexed as it is. */
-  async indexFile(file: string): Promise<IndexOutcome> {
+  /**
+   * Indexes one file, unless its content hash says it is already indexed as it is. The file is
+   * read through the workspace guard under `root` (default: its own folder): a link, or a hard
+   * link that may alias a file elsewhere, is refused.
+   */
+  async indexFile(file: string, root = path.dirname(path.resolve(file))): Promise<IndexOutcome> {
     const source = path.resolve(file);
-    const text = await readIndexable(source, this.maxFileBytes);
+    const { text, mtime } = await readIndexable(root, source, this.maxFileBytes);
     const hash = sha256(text);
     const known = this.documentBySource(source);
     if (known && known.content_hash === hash) {
       return { source, status: 'unchanged', chunks: this.chunkCount(known.id) };
     }
-    const info = await stat(source);
-    return this.store(source, 'file', text, hash, info.mtime.toISOString());
+    return this.store(source, 'file', text, hash, mtime.toISOString());
   }
 
   /** Indexes a file, or every .md/.markdown/.txt file under a folder; a bad file stops nothing. */
@@ -126,10 +130,12 @@ export class MemoryStore {
     const info = await stat(target).catch((error: unknown) => {
       throw new MemoryError('not_found', `${target} does not exist`, { cause: error });
     });
-    const files = info.isDirectory() ? await textFilesUnder(target) : [target];
+    const root = info.isDirectory() ? path.resolve(target) : undefined;
+    const files = root ? await textFilesUnder(root) : [target];
     for (const file of files) {
       try {
-        outcomes.push(await this.indexFile(file));
+        // Files found in a folder stay inside it: a link out of it is refused, not followed.
+        outcomes.push(await this.indexFile(file, root));
       } catch (error) {
         if (!(error instanceof MemoryError)) throw error;
         errors.push({ source: path.resolve(file), error });
@@ -506,31 +512,47 @@ export function ftsQuery(
   return kept.length ? kept.map((w) => `"${w}"`).join(' OR ') : undefined;
 }
 
-/** Reads a text file, refusing what memory cannot use before reading all of it. */
-export async function readIndexable(file: string, maxBytes: number): Promise<string> {
-  const info = await stat(file).catch((error: unknown) => {
-    throw new MemoryError('not_found', `${file} does not exist`, { cause: error });
-  });
-  if (!info.isFile()) throw new MemoryError('bad_input', `${file} is not a file`);
-  if (info.size > maxBytes) {
+/**
+ * Reads a text file under `root` through the workspace guard, refusing what memory cannot use
+ * before reading all of it.
+ */
+export async function readIndexable(
+  root: string,
+  file: string,
+  maxBytes: number,
+): Promise<{ text: string; mtime: Date }> {
+  const size = (await lstat(file).catch(() => undefined))?.size ?? 0;
+  if (size > maxBytes)
     throw new MemoryError(
       'too_large',
-      `${file} is ${info.size} bytes; memory indexes files up to ${maxBytes} bytes`,
+      `${file} is ${size} bytes; memory indexes files up to ${maxBytes} bytes`,
     );
-  }
-  const bytes = await readFile(file).catch((error: unknown) => {
-    throw new MemoryError('unreadable', `cannot read ${file}: ${(error as Error).message}`, {
-      cause: error,
-    });
-  });
-  if (bytes.includes(0))
+  const read = await readInside(root, path.relative(root, file), { maxBytes }).catch(
+    (error: unknown) => {
+      if (!(error instanceof ConfinementError)) throw error;
+      throw new MemoryError(MEMORY_CODES[error.code] ?? 'refused', `${file}: ${error.message}`, {
+        cause: error,
+      });
+    },
+  );
+  if (read.bytes.includes(0))
     throw new MemoryError('binary', `${file} is a binary file (it has NUL bytes)`);
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return {
+      text: new TextDecoder('utf-8', { fatal: true }).decode(read.bytes),
+      mtime: read.stats.mtime,
+    };
   } catch {
     throw new MemoryError('binary', `${file} is not UTF-8 text`);
   }
 }
+
+const MEMORY_CODES: Partial<Record<ConfinementError['code'], MemoryErrorCode>> = {
+  not_found: 'not_found',
+  too_large: 'too_large',
+  not_file: 'bad_input',
+  io: 'unreadable',
+};
 
 async function textFilesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });

@@ -5,6 +5,7 @@
  */
 import type { MemoryToolAccess } from '../memory/tool-access.js';
 import type { ToolFacts } from '../policy/rules.js';
+import { ConfinementError } from '../workspace-fs/errors.js';
 
 export type Tier = 'safe' | 'guarded' | 'unsafe';
 export type ToolSource = 'builtin' | 'manifest' | 'mcp';
@@ -115,4 +116,9 @@ export function factsOf(spec: ToolSpec): ToolFacts {
 /** A tool failure the model can read and act on. */
 export class ToolError extends Error {
   override readonly name = 'ToolError';
+}
+
+/** Failures whose message goes to the model as it is: a tool's own, and the file guard's. */
+export function isToolError(error: unknown): error is Error {
+  return error instanceof ToolError || error instanceof ConfinementError;
 }

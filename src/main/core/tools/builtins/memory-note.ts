@@ -1,6 +1,7 @@
 /** memory/note: the agent appends to today's daily thread, the raw material of seed 002's propagation. */
+
+import { confine, shown } from '../../workspace-fs/index.js';
 import { type Tool, ToolError } from '../types.js';
-import { confine, shown } from './workspace.js';
 
 export const memoryNote: Tool = {
   name: 'memory/note',
