@@ -7,6 +7,7 @@
  */
 import path from 'node:path';
 import type { EffectivePolicyRule } from '../ckp/resolved.js';
+import { localDate } from '../memory/threads.js';
 
 export interface ToolFacts {
   name: string;
@@ -15,12 +16,16 @@ export interface ToolFacts {
   annotations?: Record<string, unknown>;
   tier: 'safe' | 'guarded' | 'unsafe';
   labels?: string[];
+  /** Files the tool writes whatever its arguments (see ToolSpec.writes). */
+  writes?: readonly string[];
 }
 
 export interface RuleContext {
   /** `${workspace}` and relative paths resolve against it. */
   workspace: string;
   home: string;
+  /** The clock behind `${today}` in declared writes. */
+  now?: () => Date;
 }
 
 export type RuleAction = EffectivePolicyRule['action'];
@@ -42,8 +47,10 @@ export function firstMatch(
   args: Record<string, unknown>,
   context: RuleContext,
 ): RuleMatch | undefined {
+  const today = localDate((context.now ?? (() => new Date()))());
+  const declared = (tool.writes ?? []).map((p) => p.replaceAll('${today}', today));
   const touched = {
-    paths: valuesOf(args, PATH_KEYS).map((p) => resolvePath(p, context)),
+    paths: [...valuesOf(args, PATH_KEYS), ...declared].map((p) => resolvePath(p, context)),
     hosts: valuesOf(args, URL_KEYS).flatMap((u) => hostOf(u)),
     commands: commandLine(args),
   };

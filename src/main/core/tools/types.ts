@@ -29,6 +29,12 @@ export interface ToolSpec {
   timeoutMs: number;
   maxOutputBytes: number;
   source: ToolSource;
+  /**
+   * Files the tool writes whatever its arguments say, relative to the workspace (`${today}`: the
+   * local date, YYYY-MM-DD). The policy treats them as paths the call touches, and an approval
+   * names them.
+   */
+  writes?: readonly string[];
 }
 
 export interface ToolContext {
@@ -110,6 +116,7 @@ export function factsOf(spec: ToolSpec): ToolFacts {
     category: spec.category,
     annotations: { ...spec.annotations },
     tier: spec.tier,
+    ...(spec.writes ? { writes: spec.writes } : {}),
   };
 }
 

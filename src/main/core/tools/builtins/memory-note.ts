@@ -1,5 +1,7 @@
 /** memory/note: the agent appends to today's daily thread, the raw material of seed 002's propagation. */
 
+import path from 'node:path';
+import { DAILY_DIR } from '../../memory/threads.js';
 import { confine, shown } from '../../workspace-fs/index.js';
 import { type Tool, ToolError } from '../types.js';
 
@@ -16,6 +18,8 @@ export const memoryNote: Tool = {
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   category: 'memory',
   tier: 'safe',
+  // What the approval shows: the call's arguments say only what, not where.
+  writes: [path.join(DAILY_DIR, '${today}.md')],
   timeoutMs: 30_000,
   maxOutputBytes: 4 * 1024,
   source: 'builtin',
