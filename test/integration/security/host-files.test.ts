@@ -229,6 +229,33 @@ describe('memory add and skills add do not read through links', () => {
   });
 });
 
+describe('memory reindex does not follow a folder swapped for a link', () => {
+  it('a thread indexed in the workspace is not re-read once threads/ leads outside', async () => {
+    const s = await scene('reindex-swap');
+    const thread = path.join(s.ws, 'threads', 'daily', '2026-11-23.md');
+    await mkdir(path.dirname(thread), { recursive: true });
+    await writeFile(thread, '# 2026-11-23\nThe boiler code is 4471.\n');
+    const db = openDatabase(path.join(s.data, 'pincer.db'));
+    try {
+      const store = MemoryStore.open(db);
+      expect((await store.indexFile(thread, s.ws)).status).toBe('indexed');
+      const outside = path.join(s.home, 'x');
+      await mkdir(path.join(outside, 'daily'), { recursive: true });
+      await writeFile(path.join(outside, 'daily', '2026-11-23.md'), `${KEY} boiler\n`);
+      await rm(path.join(s.ws, 'threads'), { recursive: true });
+      await symlink(outside, path.join(s.ws, 'threads'));
+
+      const report = await store.reindex();
+      expect(report.errors.map((e) => e.error.code)).toEqual(['refused']);
+      expect(report.errors[0]?.error.message).toMatch(/leads elsewhere through a link/);
+      const hits = (await store.search('boiler')).hits.map((h) => h.text).join('\n');
+      expect(hits).not.toContain(KEY);
+    } finally {
+      db.close();
+    }
+  });
+});
+
 describe('break 8: workspace identity is untrusted content', () => {
   it('a tool write to SOUL.md asks even when the manifest is autonomous and allows every file write', async () => {
     const s = await scene('soul-write');

@@ -11,6 +11,7 @@
  * workspace content, so it informs the model without speaking for the user or the system.
  */
 import { createHash } from 'node:crypto';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ContentScanner } from '../policy/scanner.js';
 import { renderSkill, type SkillRegistry } from '../skills/registry.js';
@@ -174,10 +175,13 @@ export class ContextBuilder {
         1,
         2.5,
       );
+    // Memory remembers files by real path.
+    const realWorkspace = await realpath(options.workspace).catch(() => options.workspace);
     const threadFiles = new Set(
-      [...threads.daily, ...(threads.weekly ? [threads.weekly] : [])].map((t) =>
+      [...threads.daily, ...(threads.weekly ? [threads.weekly] : [])].flatMap((t) => [
         path.resolve(options.workspace, t.name),
-      ),
+        path.resolve(realWorkspace, t.name),
+      ]),
     );
 
     const text = request.text?.trim() ?? '';

@@ -5,7 +5,8 @@
  * rebuilt. Inputs are checked before anything is written, so a refused file changes nothing.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { lstat, readdir, stat } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../storage/database.js';
 import { migrate } from '../storage/migrations.js';
@@ -108,11 +109,14 @@ export class MemoryStore {
   /**
    * Indexes one file, unless its content hash says it is already indexed as it is. The file is
    * read through the workspace guard under `root` (default: its own folder): a link, or a hard
-   * link that may alias a file elsewhere, is refused.
+   * link that may alias a file elsewhere, is refused. It is remembered by its real path.
    */
   async indexFile(file: string, root = path.dirname(path.resolve(file))): Promise<IndexOutcome> {
-    const source = path.resolve(file);
-    const { text, mtime } = await readIndexable(root, source, this.maxFileBytes);
+    const { text, mtime, source } = await readIndexable(
+      root,
+      path.resolve(file),
+      this.maxFileBytes,
+    );
     const hash = sha256(text);
     const known = this.documentBySource(source);
     if (known && known.content_hash === hash) {
@@ -170,6 +174,13 @@ export class MemoryStore {
     const errors: Array<{ source: string; error: MemoryError }> = [];
     for (const { source } of files) {
       try {
+        // Stored by real path: a folder on the way that became a link now leads elsewhere.
+        const folder = path.dirname(source);
+        if ((await realpath(folder).catch(() => folder)) !== folder)
+          throw new MemoryError(
+            'refused',
+            `${source}: its folder now leads elsewhere through a link; not re-read`,
+          );
         outcomes.push(await this.indexFile(source));
       } catch (error) {
         if (!(error instanceof MemoryError)) throw error;
@@ -204,7 +215,11 @@ export class MemoryStore {
   /** Removes a document or note and its chunks; returns how many documents went. */
   forget(source: string): number {
     const resolved = source.startsWith('note:') ? source : path.resolve(source);
-    const doc = this.documentBySource(resolved) ?? this.documentBySource(source);
+    const real = source.startsWith('note:') ? source : realOrSelf(resolved);
+    const doc =
+      this.documentBySource(resolved) ??
+      this.documentBySource(real) ??
+      this.documentBySource(source);
     if (!doc) return 0;
     this.db.transaction(() => this.deleteDocument(doc.id))();
     return 1;
@@ -520,7 +535,7 @@ export async function readIndexable(
   root: string,
   file: string,
   maxBytes: number,
-): Promise<{ text: string; mtime: Date }> {
+): Promise<{ text: string; mtime: Date; source: string }> {
   const size = (await lstat(file).catch(() => undefined))?.size ?? 0;
   if (size > maxBytes)
     throw new MemoryError(
@@ -541,6 +556,7 @@ export async function readIndexable(
     return {
       text: new TextDecoder('utf-8', { fatal: true }).decode(read.bytes),
       mtime: read.stats.mtime,
+      source: read.file,
     };
   } catch {
     throw new MemoryError('binary', `${file} is not UTF-8 text`);
@@ -567,6 +583,14 @@ async function textFilesUnder(dir: string): Promise<string[]> {
           .some((p) => p.startsWith('.')),
     )
     .sort();
+}
+
+function realOrSelf(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
 }
 
 function sha256(text: string): string {

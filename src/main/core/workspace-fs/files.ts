@@ -53,26 +53,36 @@ function openError(error: unknown, shown: string): ConfinementError {
   });
 }
 
-/** Checks the open file itself, so a link swapped in after the path checks is still caught. */
-async function verify(handle: FileHandle, where: Located): Promise<Stats> {
+/**
+ * Checks the open file itself, so a link swapped in after the path checks is still caught;
+ * returns its real path.
+ */
+async function verify(handle: FileHandle, where: Located): Promise<{ info: Stats; real: string }> {
   const info = await handle.stat();
   if (!info.isFile())
     throw new ConfinementError('not_file', `"${where.shown}" is not a regular file`);
-  if (!(await openedInside(handle, info, where)))
+  const real = await openedPath(handle, info, where);
+  if (!real || !inside(where.realRoot, real))
     throw new ConfinementError(
       'link',
       `"${where.shown}" leads outside the workspace through a link`,
     );
   if (info.nlink > 1) throw hardLinked(where.shown, info.nlink);
-  return info;
+  return { info, real };
 }
 
-async function openedInside(handle: FileHandle, info: Stats, where: Located): Promise<boolean> {
-  if (PROC_FD) return inside(where.realRoot, await readlink(`${PROC_FD}/${handle.fd}`));
+/** The real path of the open file: the kernel's on Linux, else its parent's plus the same inode. */
+async function openedPath(
+  handle: FileHandle,
+  info: Stats,
+  where: Located,
+): Promise<string | undefined> {
+  if (PROC_FD) return readlink(`${PROC_FD}/${handle.fd}`);
   const parent = await realpath(path.dirname(where.target)).catch(() => undefined);
-  if (!parent || !inside(where.realRoot, parent)) return false;
-  const named = await lstat(path.join(parent, path.basename(where.target))).catch(() => undefined);
-  return named?.ino === info.ino && named.dev === info.dev;
+  if (!parent) return undefined;
+  const real = path.join(parent, path.basename(where.target));
+  const named = await lstat(real).catch(() => undefined);
+  return named?.ino === info.ino && named.dev === info.dev ? real : undefined;
 }
 
 async function readBounded(
@@ -108,7 +118,7 @@ export async function readInside(
   root: string,
   relative: string,
   options: ReadInsideOptions = {},
-): Promise<{ bytes: Buffer; file: string; stats: Stats }> {
+): Promise<{ bytes: Buffer /** Its real path. */; file: string; stats: Stats }> {
   const where = await locate(root, relative);
   const handle = await open(where.target, constants.O_RDONLY | NOFOLLOW | NONBLOCK).catch(
     (error: unknown) => {
@@ -116,12 +126,12 @@ export async function readInside(
     },
   );
   try {
-    const stats = await verify(handle, where);
+    const { info, real } = await verify(handle, where);
     const maxBytes = options.maxBytes ?? DEFAULT_MAX_READ_BYTES;
     return {
-      bytes: await readBounded(handle, stats.size, maxBytes, where.shown),
-      file: where.target,
-      stats,
+      bytes: await readBounded(handle, info.size, maxBytes, where.shown),
+      file: real,
+      stats: info,
     };
   } finally {
     await handle.close();
@@ -167,7 +177,7 @@ export async function appendInside(
   relative: string,
   text: string,
   options: { head?: string } = {},
-): Promise<{ file: string; created: boolean }> {
+): Promise<{ /** Its real path. */ file: string; created: boolean }> {
   const where = await locate(root, relative);
   await mkdirInside(where);
   const flags = constants.O_WRONLY | constants.O_APPEND | NOFOLLOW;
@@ -185,9 +195,9 @@ export async function appendInside(
     });
   }
   try {
-    await verify(handle, where);
+    const { real } = await verify(handle, where);
     await handle.write(created && options.head ? `${options.head}${text}` : text);
-    return { file: where.target, created };
+    return { file: real, created };
   } finally {
     await handle.close();
   }
