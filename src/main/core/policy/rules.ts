@@ -48,6 +48,7 @@ export function firstMatch(
   context: RuleContext,
 ): RuleMatch | undefined {
   const today = localDate((context.now ?? (() => new Date()))());
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the placeholder of declared writes
   const declared = (tool.writes ?? []).map((p) => p.replaceAll('${today}', today));
   const touched = {
     paths: [...valuesOf(args, PATH_KEYS), ...declared].map((p) => resolvePath(p, context)),

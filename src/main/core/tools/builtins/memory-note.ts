@@ -19,6 +19,7 @@ export const memoryNote: Tool = {
   category: 'memory',
   tier: 'safe',
   // What the approval shows: the call's arguments say only what, not where.
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: expanded by the policy
   writes: [path.join(DAILY_DIR, '${today}.md')],
   timeoutMs: 30_000,
   maxOutputBytes: 4 * 1024,
