@@ -7,9 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { lstat, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { glob } from 'tinyglobby';
+import { confine, refuseHardLinks, shown } from '../../workspace-fs/index.js';
 import { type Tool, ToolError } from '../types.js';
 import { relativeGlob } from './path-pattern.js';
-import { confine, refuseHardLinks, shown } from './workspace.js';
 
 const BASE = {
   source: 'builtin' as const,
