@@ -44,6 +44,16 @@ export interface GgufHeader {
   bytesNeeded: number;
   /** Scalar metadata: every number and bool, and the few strings Pincer reads. */
   metadata: ReadonlyMap<string, GgufScalar>;
+  tensors: readonly GgufTensor[];
+}
+
+export interface GgufTensor {
+  name: string;
+  dims: readonly bigint[];
+  type: number;
+  /** Where its data begins, from the start of the file. */
+  start: number;
+  bytes: number;
 }
 
 /**
@@ -154,10 +164,40 @@ export async function readGgufHeader(
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw new GgufHeaderError('not_file', 'not a regular file');
-    return await parseHeader(new Cursor(handle, info.size, limits.maxHeaderBytes), limits);
+    return await checkGgufHeader(fileSource(handle, info.size), limits);
   } finally {
     await handle.close();
   }
+}
+
+/** Where the header's bytes come from: a file, or memory (tests, fuzzing). */
+export interface ByteSource {
+  readonly size: number;
+  /** Reads up to `into.length` bytes at `position`; resolves to how many it read. */
+  read(into: Buffer, position: number): Promise<number>;
+}
+
+export function bufferSource(bytes: Uint8Array): ByteSource {
+  const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return {
+    size: data.length,
+    read: async (into, position) => data.copy(into, 0, position, position + into.length),
+  };
+}
+
+function fileSource(handle: FileHandle, size: number): ByteSource {
+  return {
+    size,
+    read: async (into, position) => (await handle.read(into, 0, into.length, position)).bytesRead,
+  };
+}
+
+/** Walks and checks a GGUF header; throws GgufHeaderError on anything out of range. */
+export function checkGgufHeader(
+  source: ByteSource,
+  limits: GgufLimits = GGUF_LIMITS,
+): Promise<GgufHeader> {
+  return parseHeader(new Cursor(source, limits.maxHeaderBytes), limits);
 }
 
 async function parseHeader(c: Cursor, limits: GgufLimits): Promise<GgufHeader> {
@@ -197,7 +237,7 @@ async function parseHeader(c: Cursor, limits: GgufLimits): Promise<GgufHeader> {
 
   const alignment = alignmentOf(metadata);
   const names = new Set<string>();
-  const tensors: { name: string; offset: bigint; bytes: bigint }[] = [];
+  const infos: { name: string; dims: bigint[]; type: number; offset: bigint; bytes: bigint }[] = [];
   for (let i = 0; i < tensorCount; i++) {
     const name = await c.string(`the name of tensor ${i}`, GGML_MAX_NAME - 1);
     if (names.has(name)) throw invalid(`tensor "${name}" appears twice`);
@@ -210,12 +250,13 @@ async function parseHeader(c: Cursor, limits: GgufLimits): Promise<GgufHeader> {
     for (let d = 0; d < dimCount; d++) dims.push(await c.u64(`a dimension of "${name}"`));
     const type = await c.u32(`the type of "${name}"`);
     const offset = await c.u64(`the offset of "${name}"`);
-    tensors.push({ name, offset, bytes: tensorBytes(name, dims, type) });
+    infos.push({ name, dims, type, offset, bytes: tensorBytes(name, dims, type) });
   }
 
   const dataOffset = alignUp(c.pos, alignment);
   let bytesNeeded = tensorCount > 0 ? dataOffset : c.pos;
-  for (const tensor of tensors) {
+  const tensors: GgufTensor[] = [];
+  for (const tensor of infos) {
     if (tensor.offset % BigInt(alignment) !== 0n) {
       throw invalid(
         `tensor "${tensor.name}" starts at ${tensor.offset}, not a multiple of the alignment ${alignment}`,
@@ -229,6 +270,14 @@ async function parseHeader(c: Cursor, limits: GgufLimits): Promise<GgufHeader> {
       );
     }
     bytesNeeded = Math.max(bytesNeeded, Number(end));
+    const { name, dims, type } = tensor;
+    tensors.push({
+      name,
+      dims,
+      type,
+      start: dataOffset + Number(tensor.offset),
+      bytes: Number(tensor.bytes),
+    });
   }
   return {
     version,
@@ -239,6 +288,7 @@ async function parseHeader(c: Cursor, limits: GgufLimits): Promise<GgufHeader> {
     dataOffset,
     bytesNeeded,
     metadata,
+    tensors,
   };
 }
 
@@ -351,11 +401,14 @@ class Cursor {
   private window = Buffer.alloc(0);
   private windowStart = 0;
 
+  readonly size: number;
+
   constructor(
-    private readonly handle: FileHandle,
-    readonly size: number,
+    private readonly source: ByteSource,
     private readonly budget: number,
-  ) {}
+  ) {
+    this.size = source.size;
+  }
 
   /** A count as a number, refused when its items could not fit in what is left of the file. */
   count(value: bigint, what: string, leastItemBytes: number, cap?: number): number {
@@ -425,7 +478,7 @@ class Cursor {
 
   async peekStart(): Promise<string> {
     const head = Buffer.alloc(Math.min(4, this.size));
-    await this.handle.read(head, 0, head.length, 0);
+    await this.source.read(head, 0);
     return head.toString('latin1');
   }
 
@@ -452,7 +505,7 @@ class Cursor {
   private async fill(bytes: number, what: string): Promise<void> {
     const length = Math.min(Math.max(bytes, CHUNK), this.size - this.pos);
     const buffer = Buffer.allocUnsafe(length);
-    const { bytesRead } = await this.handle.read(buffer, 0, length, this.pos);
+    const bytesRead = await this.source.read(buffer, this.pos);
     if (bytesRead < bytes) {
       throw new GgufHeaderError('truncated', `the file shrank while ${what} was read`);
     }
