@@ -13,7 +13,10 @@ import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 
 export interface GgufLimits {
-  /** Bytes the header (metadata and tensor infos) may span; real ones are a few MB. */
+  /**
+   * Bytes the header (metadata and tensor infos) may span. The largest real ones (262k-token
+   * vocabularies, 500k merges) take 10-20 MB; a hostile one is walked in well under a second.
+   */
   maxHeaderBytes: number;
   maxTensors: number;
   maxMetadata: number;
@@ -23,7 +26,7 @@ export interface GgufLimits {
 }
 
 export const GGUF_LIMITS: GgufLimits = {
-  maxHeaderBytes: 256 * 1024 * 1024,
+  maxHeaderBytes: 64 * 1024 * 1024,
   maxTensors: 65_536,
   maxMetadata: 65_536,
   maxArrayDepth: 3,
