@@ -136,6 +136,8 @@ export async function openEngine(
   const found = await resolveChatModel(catalog, locations, {
     modelPath: options.modelPath,
     env: process.env,
+    onSkip: ({ problem }) =>
+      ctx.stderr.write(`pincer: skipping a model that cannot be used: ${problem}\n`),
   });
   if (!found) {
     ctx.stderr.write(`${noModelHelp(catalog, locations)}\n`);

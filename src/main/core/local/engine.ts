@@ -12,6 +12,7 @@ import {
   type LlamaModel,
 } from 'node-llama-cpp';
 import { chatWrapperFor, requireToolCall } from './chat-format.js';
+import { NATIVE_LOAD_DEADLINE_MS, withDeadline } from './deadline.js';
 import { errorMessage, LocalEngineError } from './errors.js';
 import { inspectModelFile, type ModelFileFacts } from './gguf-check.js';
 import { toChatHistory } from './history.js';
@@ -27,6 +28,8 @@ export interface LocalEngineOptions {
   maxConversations?: number;
   /** Unload the model after this long without use; 0 keeps it loaded. Default 10 minutes. */
   idleTimeoutMs?: number;
+  /** Deadline of each native load step (model, context); default NATIVE_LOAD_DEADLINE_MS. */
+  loadDeadlineMs?: number;
 }
 
 export interface LoadedModelInfo {
@@ -179,13 +182,22 @@ export class LocalEngine {
     return this.loading;
   }
 
+  private get loadDeadlineMs(): number {
+    return this.options.loadDeadlineMs ?? NATIVE_LOAD_DEADLINE_MS;
+  }
+
   private async loadModel(): Promise<Loaded> {
     const file = await inspectModelFile(this.options.modelPath);
     const runtime = await this.runtimeInfo();
     let model: LlamaModel;
     try {
       // gpuLayers 'auto' offloads as many layers as fit in free VRAM (none on CPU-only).
-      model = await runtime.llama.loadModel({ modelPath: file.path, gpuLayers: 'auto' });
+      model = await withDeadline(
+        runtime.llama.loadModel({ modelPath: file.path, gpuLayers: 'auto' }),
+        this.loadDeadlineMs,
+        `Loading ${file.path}`,
+        (late) => late.dispose(),
+      );
     } catch (error) {
       throw loadError(error, file.path);
     }
@@ -196,11 +208,16 @@ export class LocalEngine {
     let context: LlamaContext;
     try {
       // {min, max}: node-llama-cpp picks the largest size the free memory allows.
-      context = await model.createContext({
-        contextSize: { min: Math.min(MIN_CONTEXT, maxContext), max: maxContext },
-        sequences: this.options.maxConversations ?? 4,
-        threads: runtime.threads,
-      });
+      context = await withDeadline(
+        model.createContext({
+          contextSize: { min: Math.min(MIN_CONTEXT, maxContext), max: maxContext },
+          sequences: this.options.maxConversations ?? 4,
+          threads: runtime.threads,
+        }),
+        this.loadDeadlineMs,
+        `Creating a context for ${file.path}`,
+        (late) => late.dispose(),
+      );
     } catch (error) {
       await model.dispose();
       throw loadError(error, file.path);
@@ -413,6 +430,7 @@ function cancelledResult(
 }
 
 function loadError(error: unknown, file: string): LocalEngineError {
+  if (error instanceof LocalEngineError) return error;
   if (error instanceof InsufficientMemoryError || /memory|alloc/i.test(errorMessage(error))) {
     return new LocalEngineError(
       'insufficient_memory',
