@@ -72,14 +72,15 @@ const CHAT = 'tiny-chat';
 const EMBED = 'tiny-embed';
 const hello = [{ role: 'user' as const, content: 'Hello' }];
 
+interface RawError {
+  error?: { code: string; type: string; param: string | null };
+}
+
 /** A raw request; resolves with status and parsed JSON body. */
 async function raw(
   pathName: string,
   init: { method?: string; body?: string; auth?: string | null } = {},
-): Promise<{
-  status: number;
-  json: { error?: { code: string; type: string; param: string | null } };
-}> {
+): Promise<{ status: number; json: RawError }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (init.auth !== null) headers.authorization = init.auth ?? `Bearer ${key}`;
   const response = await fetch(`${server.baseUrl}${pathName}`, {
@@ -87,7 +88,7 @@ async function raw(
     headers,
     body: init.body,
   });
-  return { status: response.status, json: await response.json() };
+  return { status: response.status, json: (await response.json()) as RawError };
 }
 
 /** Starts a streaming chat over plain http and resolves once its first event arrived. */
