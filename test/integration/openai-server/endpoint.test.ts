@@ -531,6 +531,24 @@ describe('POST /v1/completions, /v1/embeddings and /v1/responses', () => {
     expect(typeof (JSON.parse(call.arguments) as { on: boolean }).on).toBe('boolean');
   });
 
+  it('ends a Responses stream that fails with an error event in its own shape', async () => {
+    const response = await fetch(`${server.baseUrl}/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({
+        model: CHAT,
+        stream: true,
+        input: [{ type: 'function_call_output', call_id: 'never-made', output: 'x' }],
+      }),
+    });
+    const text = await response.text();
+    expect(text).toMatch(/^event: response\.created\n/);
+    const last = text.trim().split('\n\n').at(-1) ?? '';
+    expect(last).toMatch(/^event: error\ndata: /);
+    const data = JSON.parse(last.split('data: ')[1] ?? '') as { type: string; code: string };
+    expect(data).toMatchObject({ type: 'error', code: 'invalid_value' });
+  });
+
   it('streams Responses API events that add up to the output text', async () => {
     const stream = await client.responses.create({
       model: CHAT,

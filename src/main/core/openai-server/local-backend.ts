@@ -47,6 +47,7 @@ export class LocalBackend implements ModelBackend {
   private readonly slots: Slot[];
   private ready = false;
   private embedder?: Promise<LocalEmbedder>;
+  private embeddingContext?: Promise<number | undefined>;
   private clock = 0;
 
   constructor(private readonly options: LocalBackendOptions) {
@@ -82,12 +83,15 @@ export class LocalBackend implements ModelBackend {
         : (await inspectModelFile(engine.modelPath)).trainContextSize,
     };
     const out = [chat];
-    if (this.options.embeddingModelPath && this.embeddingModel) {
+    const file = this.options.embeddingModelPath;
+    if (file && this.embeddingModel) {
+      // Every request checks the model list: read the embedding model's header once.
+      this.embeddingContext ??= inspectModelFile(file).then((facts) => facts.trainContextSize);
       const opened = await this.embedder?.catch(() => undefined);
       out.push({
         id: this.embeddingModel,
         kind: 'embedding',
-        contextLength: (await inspectModelFile(this.options.embeddingModelPath)).trainContextSize,
+        contextLength: await this.embeddingContext,
         dimensions: opened?.dimensions,
       });
     }
@@ -117,13 +121,17 @@ export class LocalBackend implements ModelBackend {
   async embed(model: string, texts: string[]): Promise<Embeddings> {
     const file = this.options.embeddingModelPath;
     if (!file || model !== this.embeddingModel) throw modelNotFound(model);
-    this.embedder ??= LocalEmbedder.open({
-      modelPath: file,
-      runtime: { threads: this.options.threads },
-    });
-    this.embedder.catch(() => {
-      this.embedder = undefined;
-    });
+    if (!this.embedder) {
+      const opening = LocalEmbedder.open({
+        modelPath: file,
+        runtime: { threads: this.options.threads },
+      });
+      // A failed open is retried by the next request rather than cached.
+      opening.catch(() => {
+        if (this.embedder === opening) this.embedder = undefined;
+      });
+      this.embedder = opening;
+    }
     const embedder = await this.embedder;
     const vectors = await embedder.embed(texts);
     const promptTokens = texts.reduce((sum, text) => sum + embedder.countTokens(text), 0);

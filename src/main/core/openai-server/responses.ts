@@ -5,7 +5,7 @@
 import type { LocalMessage, LocalToolCall } from '../local/types.js';
 import type { ChatGeneration, GenerateResult } from './backend.js';
 import { outcomeOf } from './chat.js';
-import { invalidParam } from './errors.js';
+import { invalidParam, toApiError } from './errors.js';
 import {
   cachedTokens,
   chooseTools,
@@ -181,15 +181,24 @@ async function streamResponse(ctx: RunContext, body: ResponsesRequest, generatio
     });
     emit('response.content_part.added', { ...part, part: outputText('') });
   };
-  const result = await ctx.backend.chat(body.model, {
-    ...generation,
-    signal: ctx.signal,
-    onText: (delta) => {
-      openMessage();
-      text += delta;
-      emit('response.output_text.delta', { ...part, delta, logprobs: [] });
-    },
-  });
+  let result: GenerateResult;
+  try {
+    result = await ctx.backend.chat(body.model, {
+      ...generation,
+      signal: ctx.signal,
+      onText: (delta) => {
+        openMessage();
+        text += delta;
+        emit('response.output_text.delta', { ...part, delta, logprobs: [] });
+      },
+    });
+  } catch (error) {
+    // The stream is open: the failure is its last event, in the Responses API's own shape.
+    const { message, code, param } = toApiError(error);
+    emit('error', { code, message, param });
+    stream.end(false);
+    throw error;
+  }
   if (result.toolCalls.length === 0) openMessage();
   if (messageOpen) {
     emit('response.output_text.done', { ...part, text, logprobs: [] });
