@@ -31,6 +31,8 @@ export interface LocalModelOptions {
   threads?: number;
   contextSize?: number;
   maxArgLength?: number;
+  /** Context sequences (KV caches) the engine keeps at once; default 1. */
+  maxConversations?: number;
 }
 
 export interface ModelChoiceOptions extends LocalModelOptions {
@@ -147,7 +149,7 @@ export async function openEngine(
     modelPath: found.path,
     runtime: { threads: options.threads },
     contextSize: options.contextSize,
-    maxConversations: 1,
+    maxConversations: options.maxConversations ?? 1,
     idleTimeoutMs: 0,
   });
   await engine.load();

@@ -68,6 +68,11 @@ export class LocalEmbedder implements EmbeddingProvider {
     return this.model.embeddingVectorSize;
   }
 
+  /** Tokens `text` takes in this model (what an embedding request is billed by). */
+  countTokens(text: string): number {
+    return this.model.tokenize(text).length;
+  }
+
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
     const vectors: Float32Array[] = [];
     // One at a time: the embedding context holds one sequence.
