@@ -16,6 +16,7 @@ import {
   PROTOCOL_NAMES,
 } from '../agent-setup.js';
 import { type CliContext, ExitCode } from '../context.js';
+import { writeGatewayFile } from '../gateway-file.js';
 import type { SetExitCode } from '../program.js';
 
 type GatewayOptions = ModelChoiceOptions & { port: string };
@@ -49,16 +50,7 @@ export function registerGateway(program: Command, ctx: CliContext, setExit: SetE
     }
     let assistant: Assistant;
     try {
-      assistant = await createAssistant({
-        dataDir: ctx.dataDir,
-        appDir: ctx.appDir,
-        model: await modelChoice(ctx, options),
-        manifest: options.manifest,
-        tools: options.tools,
-        maxArgLength: options.maxArgLength,
-        system: options.system,
-        generation: { maxTokens: options.maxTokens, temperature: options.temperature },
-      });
+      assistant = await openServedAssistant(ctx, options);
     } catch (error) {
       ctx.stderr.write(
         `pincer gateway: ${error instanceof Error ? error.message : String(error)}\n`,
@@ -78,6 +70,12 @@ export function registerGateway(program: Command, ctx: CliContext, setExit: SetE
       setExit(ExitCode.failed);
       return;
     }
+    // A terminal dashboard on this data directory attaches here instead of opening a second agent.
+    const removeGatewayFile = writeGatewayFile(ctx.dataDir, {
+      pid: process.pid,
+      port: gateway.port,
+      token: gateway.token,
+    });
     // The token is printed once, inside the URL fragment, and never logged anywhere else.
     ctx.stdout.write(
       `Pincer gateway on ${gateway.origin} (loopback only), model: ${assistant.modelLabel()}\nOpen: ${gateway.openUrl}\nCtrl+C stops it.\n`,
@@ -86,13 +84,31 @@ export function registerGateway(program: Command, ctx: CliContext, setExit: SetE
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
+    removeGatewayFile();
     await gateway.close();
     await assistant.close();
   });
 }
 
+/** The assistant `pincer gateway` serves; the terminal dashboard opens the same one standalone. */
+export async function openServedAssistant(
+  ctx: CliContext,
+  options: ModelChoiceOptions,
+): Promise<Assistant> {
+  return createAssistant({
+    dataDir: ctx.dataDir,
+    appDir: ctx.appDir,
+    model: await modelChoice(ctx, options),
+    manifest: options.manifest,
+    tools: options.tools,
+    maxArgLength: options.maxArgLength,
+    system: options.system,
+    generation: { maxTokens: options.maxTokens, temperature: options.temperature },
+  });
+}
+
 /** The local engine stays selectable from the UI; any other choice is fixed for this launch. */
-async function modelChoice(ctx: CliContext, options: GatewayOptions): Promise<ModelChoice> {
+async function modelChoice(ctx: CliContext, options: ModelChoiceOptions): Promise<ModelChoice> {
   const protocol = PROTOCOL_NAMES[options.protocol] ?? 'local';
   if (!options.provider && protocol === 'local') {
     return {
