@@ -47,12 +47,14 @@ export function runsWithLiveState(state: DashboardState): RunSummary[] {
 function AgentLine({ node, depth, width }: { node: AgentNode; depth: number; width: number }) {
   const { run } = node;
   const indent = depth === 0 ? '' : `${'  '.repeat(depth - 1)}└ `;
+  // A finished run rests in IDLE: its outcome says more.
+  const label = run.live ? run.state : (run.outcome ?? run.state).toUpperCase();
   return (
     <>
       <Text wrap="truncate-end">
         {run.live ? <Text color="cyan">▶ </Text> : '  '}
         {indent}
-        <Text color={STATE_COLOR[run.state] ?? 'white'}>[{safe(run.state)}]</Text>{' '}
+        <Text color={STATE_COLOR[label] ?? 'white'}>[{safe(label)}]</Text>{' '}
         {run.origin === 'chat' ? '' : <Text color="magenta">{safe(run.origin)} </Text>}
         <Text>{safe(run.goal.replace(/\s+/g, ' ').slice(0, width))}</Text>
       </Text>

@@ -3,8 +3,8 @@
  * appear inline in the typed-call notation with a one-line result summary. The pane shows the
  * newest lines; older ones scroll off the top (PageUp/PageDown move through them).
  */
-import { Box, Text } from 'ink';
-import { memo, useMemo } from 'react';
+import { Box, type DOMElement, measureElement, Text } from 'ink';
+import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import type { ChatMessage, ToolCallView } from '../../../shared/ipc.js';
 import type { LiveRun, LiveTool } from '../../../shared/live-run.js';
 import { Markdown } from './markdown.js';
@@ -36,7 +36,7 @@ export function resultSummary(tool: ToolLine): string {
 export const ToolCallLine = memo(function ToolCallLine({ tool }: { tool: ToolLine }) {
   const { mark, color } = STATUS_MARK[tool.status];
   return (
-    <Box flexDirection="column">
+    <Box flexShrink={0} flexDirection="column">
       <Text>
         <Text color={color}>{mark} </Text>
         <Text color="blue">{safe(callNotation(tool.name, tool.input))}</Text>
@@ -63,7 +63,7 @@ const Message = memo(function Message({
     // A tool result travels as a user message: its call's line already shows it.
     if (!text) return null;
     return (
-      <Box flexDirection="column" marginTop={1}>
+      <Box flexShrink={0} flexDirection="column" marginTop={1}>
         <Text bold color="cyan">
           you
         </Text>
@@ -72,7 +72,7 @@ const Message = memo(function Message({
     );
   }
   return (
-    <Box flexDirection="column" marginTop={1}>
+    <Box flexShrink={0} flexDirection="column" marginTop={1}>
       <Text bold color="magenta">
         pincer
       </Text>
@@ -111,7 +111,7 @@ const Message = memo(function Message({
 
 export function LiveRunView({ run, showReasoning }: { run: LiveRun; showReasoning: boolean }) {
   return (
-    <Box flexDirection="column" marginTop={1}>
+    <Box flexShrink={0} flexDirection="column" marginTop={1}>
       <Text>
         <Text bold color="magenta">
           pincer
@@ -156,9 +156,21 @@ export function ChatPane({
 }) {
   const tools = useMemo(() => new Map(toolCalls.map((call) => [call.callId, call])), [toolCalls]);
   const empty = messages.length === 0 && live.length === 0;
+  // The newest lines are shown: the content is measured after layout and shifted up by what
+  // does not fit (less what the person scrolled back).
+  const content = useRef<DOMElement>(null);
+  const [contentHeight, setContentHeight] = useState(0);
+  useEffect(() => {
+    if (content.current) {
+      const measured = measureElement(content.current).height;
+      if (measured !== contentHeight) setContentHeight(measured);
+    }
+  });
+  const hiddenAbove = Math.max(0, contentHeight - height);
+  const offset = Math.max(0, hiddenAbove - Math.min(scroll, hiddenAbove));
   return (
-    <Box flexDirection="column" height={height} overflow="hidden" justifyContent="flex-end">
-      <Box flexDirection="column" flexShrink={0} marginBottom={-scroll}>
+    <Box flexDirection="column" height={height} overflow="hidden">
+      <Box ref={content} flexShrink={0} flexDirection="column" marginTop={-offset}>
         {empty ? (
           <Text dimColor>
             Type a message and press Enter. @fs/list{'{path="."}'} runs a tool directly; F1 or

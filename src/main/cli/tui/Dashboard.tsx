@@ -162,7 +162,7 @@ export function DashboardApp({
         </Text>
       </Text>
       <Box height={bodyHeight} flexDirection="row">
-        <Box width={mainWidth} flexDirection="column" paddingX={1} overflow="hidden">
+        <Box width={mainWidth} flexDirection="column" paddingX={1}>
           {view === 'chat' || view === 'approvals' ? null : (
             <Box flexDirection="column" height={bodyHeight} overflow="hidden">
               {view === 'help' ? <HelpView /> : null}

@@ -24,7 +24,13 @@ export function InputBox({
   width: number;
   maxLines: number;
 }) {
-  const [text, setText] = useState('');
+  // The buffer lives in a ref so a key handled before React re-renders sees every earlier key.
+  const buffer = useRef('');
+  const [text, setShown] = useState('');
+  const setText = (next: (current: string) => string) => {
+    buffer.current = next(buffer.current);
+    setShown(buffer.current);
+  };
   const pasting = useRef(false);
 
   // Before useInput: the paste markers and Ctrl+J are only visible in the raw sequence.
@@ -52,10 +58,10 @@ export function InputBox({
           setText((t) => `${t}\n`);
           return;
         }
-        const message = text.trim();
+        const message = buffer.current.trim();
         if (message) {
           onSubmit(message);
-          setText('');
+          setText(() => '');
         }
         return;
       }
@@ -64,7 +70,7 @@ export function InputBox({
         return;
       }
       if (key.ctrl && input === 'u') {
-        setText('');
+        setText(() => '');
         return;
       }
       if (key.ctrl || key.meta || key.escape || key.tab) return;

@@ -73,7 +73,7 @@ function inline(tokens: Token[] | undefined, key = 'i'): ReactNode[] {
 function ListBlock({ list, depth }: { list: Tokens.List; depth: number }) {
   const start = typeof list.start === 'number' ? list.start : 1;
   return (
-    <Box flexDirection="column">
+    <Box flexShrink={0} flexDirection="column">
       {list.items.map((item, index) => {
         const marker = item.task
           ? item.checked
@@ -86,9 +86,9 @@ function ListBlock({ list, depth }: { list: Tokens.List; depth: number }) {
               : '◦';
         return (
           // biome-ignore lint/suspicious/noArrayIndexKey: list items have no identity but their place
-          <Box key={index}>
+          <Box key={index} flexShrink={0}>
             <Text>{`${marker} `}</Text>
-            <Box flexDirection="column" flexGrow={1}>
+            <Box flexShrink={0} flexDirection="column" flexGrow={1}>
               {blocks(item.tokens, depth + 1)}
             </Box>
           </Box>
@@ -119,7 +119,14 @@ function blocks(tokens: Token[], depth = 0): ReactNode[] {
       case 'code': {
         const code = token as Tokens.Code;
         return (
-          <Box key={key} flexDirection="column" borderStyle="round" borderDimColor paddingX={1}>
+          <Box
+            key={key}
+            flexShrink={0}
+            flexDirection="column"
+            borderStyle="round"
+            borderDimColor
+            paddingX={1}
+          >
             {code.lang ? <Text dimColor>{safe(code.lang)}</Text> : null}
             <Text color="green">{safe(code.text)}</Text>
           </Box>
@@ -129,13 +136,16 @@ function blocks(tokens: Token[], depth = 0): ReactNode[] {
         return (
           <Box
             key={key}
+            flexShrink={0}
             borderStyle="single"
             borderTop={false}
             borderRight={false}
             borderBottom={false}
             paddingLeft={1}
           >
-            <Box flexDirection="column">{blocks((token as Tokens.Blockquote).tokens, depth)}</Box>
+            <Box flexShrink={0} flexDirection="column">
+              {blocks((token as Tokens.Blockquote).tokens, depth)}
+            </Box>
           </Box>
         );
       case 'list':
@@ -154,7 +164,7 @@ function blocks(tokens: Token[], depth = 0): ReactNode[] {
           </Text>
         );
         return (
-          <Box key={key} flexDirection="column">
+          <Box key={key} flexShrink={0} flexDirection="column">
             {row(table.header, true, 'h')}
             {table.rows.map((cells, i) => row(cells, false, `r${i}`))}
           </Box>
@@ -166,7 +176,15 @@ function blocks(tokens: Token[], depth = 0): ReactNode[] {
   });
 }
 
-/** One reply as terminal Markdown. Memoized: only the streaming reply is tokenized again. */
+/**
+ * One reply as terminal Markdown. Sanitized before tokenizing too, so a control character cannot
+ * shape the Markdown either (marked would read a bare \r as a line break). Memoized: only the
+ * streaming reply is tokenized again.
+ */
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
-  return <Box flexDirection="column">{blocks(marked.lexer(text, { gfm: true }))}</Box>;
+  return (
+    <Box flexShrink={0} flexDirection="column">
+      {blocks(marked.lexer(safe(text), { gfm: true }))}
+    </Box>
+  );
 });
