@@ -243,7 +243,7 @@ describe('terminal dashboard attached to a gateway', () => {
   it('answers an approval from the terminal while the UI shows it: the first answer wins', async () => {
     const { tuiLink, uiLink } = await gatewayWithUi();
     const ui = show(tuiLink);
-    await frameWhere(ui, has('connected http://127.0.0.1'), 'the link in the status bar');
+    await frameWhere(ui, has('attached 127.0.0.1'), 'the link in the status bar');
     await send(ui, 'write a note');
     const asked = await frameWhere(ui, has('Approve?'), 'the approval prompt');
     expect(asked).toContain('@fs/write{path="notes/hello.txt"');
@@ -263,7 +263,7 @@ describe('terminal dashboard attached to a gateway', () => {
   it('drops the prompt when the UI answers first, and tells a late answer so', async () => {
     const { tuiLink, uiLink } = await gatewayWithUi();
     const ui = show(tuiLink);
-    await frameWhere(ui, has('connected'), 'the first frame');
+    await frameWhere(ui, has('attached'), 'the first frame');
     await send(ui, 'write another note');
     await frameWhere(ui, has('Approve?'), 'the approval prompt');
     const [pending] = await uiLink.invoke('approvals.list', {});

@@ -7,6 +7,12 @@ import { VIEW_KEYS, type View } from './keys.js';
 import { safe } from './safe-text.js';
 import type { LastTurn } from './state.js';
 
+const LINK_LABEL: Record<LinkState, string> = {
+  'in-process': 'in-process',
+  connected: 'attached',
+  disconnected: 'disconnected from',
+};
+
 const LINK_COLOR: Record<LinkState, string> = {
   'in-process': 'green',
   connected: 'green',
@@ -45,14 +51,13 @@ export function StatusBar({
   return (
     <Box flexDirection="column" width={width}>
       <Text wrap="truncate-end" backgroundColor="blackBright">
-        {' '}
-        Model: {safe(model)}
+        {/* The link first: on a narrow terminal it is what must not be cut off. */}{' '}
+        <Text color={LINK_COLOR[link]}>●</Text> {LINK_LABEL[link]}
+        {link === 'in-process' ? '' : ` ${safe(where.replace(/^https?:\/\//, ''))}`}
+        {sep}Model: {safe(model)}
         {sep}Tokens: {used}/{window}
         {sep}Cost: {costText(models, sessionCost)}
-        {sep}Latency: {formatDuration(lastTurn?.latencyMs ?? null)}
-        {sep}
-        <Text color={LINK_COLOR[link]}>●</Text>{' '}
-        {link === 'in-process' ? 'in-process' : `${link} ${safe(where)}`}{' '}
+        {sep}Latency: {formatDuration(lastTurn?.latencyMs ?? null)}{' '}
       </Text>
       <Text wrap="truncate-end">
         {VIEW_KEYS.map((k) => (
