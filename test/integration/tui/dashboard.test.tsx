@@ -55,7 +55,7 @@ function resize(ui: Rendered, { columns, rows }: { columns: number; rows: number
 
 /** Polls the newest frame until `test` holds; the deadline only catches a hang. */
 async function frameWhere(ui: Rendered, test: (frame: string) => boolean, what: string) {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 45_000;
   while (Date.now() < deadline) {
     const frame = ui.lastFrame() ?? '';
     if (test(frame)) return frame;
@@ -77,7 +77,7 @@ async function send(ui: Rendered, text: string) {
   await type(ui, '\r');
 }
 
-describe('terminal dashboard', () => {
+describe('terminal dashboard', { timeout: 120_000 }, () => {
   it('streams a reply as terminal Markdown: text first, the code block and list as they arrive', async () => {
     const { link } = await inProcess(30);
     const ui = show(link);
@@ -214,7 +214,7 @@ describe('terminal dashboard', () => {
   });
 });
 
-describe('terminal dashboard attached to a gateway', () => {
+describe('terminal dashboard attached to a gateway', { timeout: 120_000 }, () => {
   async function gatewayWithUi() {
     const fixture = await scriptedAssistant({ delayMs: 5 });
     const root = await mkdtemp(path.join(os.tmpdir(), 'pincer-tui-gw-'));

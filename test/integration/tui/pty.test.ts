@@ -40,7 +40,7 @@ afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true });
 });
 
-describe('pincer tui in a pseudo-terminal', () => {
+describe('pincer tui in a pseudo-terminal', { timeout: 120_000 }, () => {
   it('attaches to the gateway, chats, shows the approval, and quits on Ctrl+C', async () => {
     const term = spawn(process.execPath, [builtCli, 'tui', '--attach', gateway.openUrl], {
       name: 'xterm-256color',
@@ -59,7 +59,7 @@ describe('pincer tui in a pseudo-terminal', () => {
     );
     const screen = () => stripVTControlCharacters(raw);
     const waitFor = async (text: string) => {
-      const deadline = Date.now() + 20_000;
+      const deadline = Date.now() + 45_000;
       while (!screen().includes(text)) {
         if (Date.now() > deadline)
           throw new Error(`no "${text}" on the terminal:\n${screen().slice(-3000)}`);
@@ -117,7 +117,7 @@ describe('pincer tui in a pseudo-terminal', () => {
       term.onExit(({ exitCode }) => resolve(exitCode)),
     );
     try {
-      const deadline = Date.now() + 20_000;
+      const deadline = Date.now() + 45_000;
       while (!stripVTControlCharacters(raw).includes(`attached 127.0.0.1:${gateway.port}`)) {
         if (Date.now() > deadline)
           throw new Error(`not attached:\n${stripVTControlCharacters(raw)}`);

@@ -23,7 +23,7 @@ import {
 } from './state.js';
 
 type Action =
-  | { type: 'event'; event: AssistantEvent }
+  | { type: 'events'; events: AssistantEvent[] }
   | { type: 'history'; history: SessionHistory }
   | { type: 'runs'; runs: RunSummary[] }
   | { type: 'approvals'; approvals: PendingApprovalView[] }
@@ -31,8 +31,8 @@ type Action =
 
 function reduce(state: DashboardState, action: Action): DashboardState {
   switch (action.type) {
-    case 'event':
-      return applyEvent(state, action.event);
+    case 'events':
+      return action.events.reduce((next, event) => applyEvent(next, event), state);
     case 'history':
       return action.history.session.id === state.sessionId
         ? settleRuns(state, action.history)
@@ -67,6 +67,9 @@ export interface Dashboard {
   call: DashboardLink['invoke'];
 }
 
+/** About 30 frames a second, Ink's own cap on drawing. */
+const FRAME_MS = 33;
+
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export function useDashboard(link: DashboardLink, initialSession: string | null): Dashboard {
@@ -98,8 +101,24 @@ export function useDashboard(link: DashboardLink, initialSession: string | null)
   }, [link, report]);
 
   useEffect(() => {
+    // Streamed text is drawn at most every FRAME_MS: a fast model's tokens are folded in batches,
+    // so the display costs one render per frame, not one per token. Anything else goes at once
+    // (after the text before it, keeping the order).
+    let queued: AssistantEvent[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    const flush = () => {
+      clearTimeout(timer);
+      timer = undefined;
+      if (queued.length) dispatch({ type: 'events', events: queued });
+      queued = [];
+    };
     const offEvents = link.subscribe((event) => {
-      dispatch({ type: 'event', event });
+      queued.push(event);
+      if (event.topic === 'run' && event.event.type === 'model.delta') {
+        timer ??= setTimeout(flush, FRAME_MS);
+        return;
+      }
+      flush();
       if (event.topic === 'run' && event.event.type === 'run.finished') {
         if (event.sessionId === session.current) loadHistory(event.sessionId);
         loadRuns();
@@ -118,11 +137,15 @@ export function useDashboard(link: DashboardLink, initialSession: string | null)
       for (const run of runs.filter((r) => r.live)) {
         const events = await link.invoke('runs.events', { runId: run.id }).catch(() => []);
         for (const event of events) {
-          dispatch({ type: 'event', event: { topic: 'run', sessionId: run.sessionId, event } });
+          dispatch({
+            type: 'events',
+            events: [{ topic: 'run', sessionId: run.sessionId, event }],
+          });
         }
       }
     }, report);
     return () => {
+      clearTimeout(timer);
       offEvents();
       offState();
     };
