@@ -6,9 +6,7 @@
  * per-token cost at speed is the fold; the render figure is the worst case of one frame per token.
  */
 import { Writable } from 'node:stream';
-import { render } from 'ink';
 import { createElement } from 'react';
-import { ChatPane } from '../src/main/cli/tui/ChatPane.js';
 import { applyEvent, emptyState } from '../src/main/cli/tui/state.js';
 import type { AssistantEvent } from '../src/shared/ipc.js';
 import { measure, report } from './lib.js';
@@ -33,6 +31,11 @@ function delta(seq: number): AssistantEvent {
 }
 
 /** A reply already `tokens` long, streaming into a pane rendered on a 120x40 null terminal. */
+// As `pincer tui` runs it: React's production build (set before Ink and React's renderer load).
+process.env.NODE_ENV ??= 'production';
+const { render } = await import('ink');
+const { ChatPane } = await import('../src/main/cli/tui/ChatPane.js');
+
 function streamingPane(tokens: number) {
   let state = emptyState('ses_bench');
   for (let i = 0; i < tokens; i++) state = applyEvent(state, delta(i), 0);

@@ -72,6 +72,9 @@ describe('pincer tui in a pseudo-terminal', { timeout: 120_000 }, () => {
     };
     try {
       await waitFor('attached 127.0.0.1');
+      // The model's name arrives by a call made after the input hooks put the terminal in raw
+      // mode: keys typed before that would be cooked by the terminal into one line.
+      await waitFor('Model: scripted');
       expect(raw).toContain('\x1b[?1049h'); // the alternate screen: the shell's scrollback stays
       await press('hello');
       await press('\r');

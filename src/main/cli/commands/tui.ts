@@ -87,6 +87,8 @@ export async function openDashboard(
     return ExitCode.failed;
   }
   try {
+    // React's development build renders several times slower; set before React first loads.
+    process.env.NODE_ENV ??= 'production';
     const { runDashboard } = await import('../tui/run-dashboard.js');
     await runDashboard({ link, sessionId: options.session });
     return ExitCode.ok;

@@ -181,10 +181,37 @@ function blocks(tokens: Token[], depth = 0): ReactNode[] {
  * shape the Markdown either (marked would read a bare \r as a line break). Memoized: only the
  * streaming reply is tokenized again.
  */
-export const Markdown = memo(function Markdown({ text }: { text: string }) {
+const MarkdownBlocks = memo(function MarkdownBlocks({ text }: { text: string }) {
   return (
     <Box flexShrink={0} flexDirection="column">
       {blocks(marked.lexer(safe(text), { gfm: true }))}
     </Box>
   );
 });
+
+/**
+ * Where a streaming reply can be cut: after the last blank line outside a code fence. What comes
+ * before it no longer changes as tokens arrive, so only the tail is tokenized and drawn anew.
+ */
+export function stableCut(text: string): number {
+  let cut = 0;
+  let fenced = false;
+  let at = 0;
+  for (const line of text.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    at += line.length + 1;
+    if (!fenced && line.trim() === '' && at < text.length) cut = at;
+  }
+  return cut;
+}
+
+export function Markdown({ text }: { text: string }) {
+  const cut = stableCut(text);
+  if (cut === 0) return <MarkdownBlocks text={text} />;
+  return (
+    <Box flexShrink={0} flexDirection="column">
+      <MarkdownBlocks text={text.slice(0, cut)} />
+      <MarkdownBlocks text={text.slice(cut)} />
+    </Box>
+  );
+}
