@@ -104,6 +104,10 @@ export const RunSummarySchema = z.object({
   createdAt: Iso,
   updatedAt: Iso,
   live: z.boolean(),
+  /** The run that started this one (a sub-agent's parent); null for a top-level run. */
+  parentRunId: IdSchema.nullable(),
+  /** What started it: "chat" (a UI or the CLI), or a channel or schedule once those exist. */
+  origin: z.string(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 

@@ -70,6 +70,14 @@ export function conversationScript(delayMs = 40) {
         delayMs,
       };
     }
+    if (text.startsWith('escape')) {
+      // What a hostile tool result or model could try on a terminal: clipboard write (OSC 52),
+      // clear screen, a carriage return over the line, a bidi override.
+      return {
+        text: ['Sure: \x1b]52;c;cm0gLXJmIH4=\x07 then \x1b[2J\x1b[H', 'over\rwritten \u202eevil'],
+        delayMs,
+      };
+    }
     if (text.startsWith('slow')) {
       return { text: Array.from({ length: 200 }, (_, i) => `word${i} `), delayMs: 150 };
     }

@@ -11,6 +11,7 @@ import { registerRun } from './commands/run.js';
 import { registerSecrets } from './commands/secrets.js';
 import { registerServe } from './commands/serve.js';
 import { registerSkills } from './commands/skills.js';
+import { registerTui } from './commands/tui.js';
 import { type CliContext, ExitCode } from './context.js';
 
 export type SetExitCode = (code: number) => void;
@@ -43,6 +44,7 @@ export function buildProgram(ctx: CliContext, setExit: SetExitCode): Command {
   registerMemory(program, ctx, setExit);
   registerSkills(program, ctx, setExit);
   registerServe(program, ctx, setExit);
+  registerTui(program, ctx, setExit);
   return program;
 }
 

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
+import { errorText } from '../../shared/format';
 import type {
   AppInfo,
   PendingApprovalView,
@@ -16,7 +17,6 @@ import { SettingsView } from './components/SettingsView';
 import { Sidebar, type View } from './components/Sidebar';
 import { StatusBar } from './components/StatusBar';
 import { BridgeProvider, useBridge, useCoreEvents } from './lib/bridge-context';
-import { errorText } from './lib/format';
 import { applyTheme } from './lib/theme';
 
 const DEFAULT_SETTINGS: Settings = { theme: 'system', showReasoning: true, enterSends: true };

@@ -13,10 +13,13 @@ import {
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
 import { printRun } from '../run-events.js';
+import { terminalFits } from '../tui/fits.js';
 import { printToolResults, startTyped } from '../typed-calls.js';
+import { openDashboard } from './tui.js';
 
 interface ChatOptions extends ModelChoiceOptions {
   session?: string;
+  plain?: boolean;
 }
 
 /** `pincer chat`: a terminal conversation; each line is a run of one session. */
@@ -29,7 +32,11 @@ export function registerChat(program: Command, ctx: CliContext, setExit: SetExit
     ),
   )
     .option('--session <id>', 'continue this session')
+    .option('--plain', 'line mode even on a terminal (the dashboard opens otherwise)')
     .action(async (options: ChatOptions) => {
+      // On a terminal big enough, the conversation is the dashboard's chat pane.
+      if (!options.plain && terminalFits())
+        return setExit(await openDashboard(ctx, 'chat', options));
       const problem = checkModelChoice(options);
       if (problem) {
         ctx.stderr.write(`pincer chat: ${problem}\n`);

@@ -80,6 +80,9 @@ export function runSummary(run: RunRow, live: boolean): RunSummary {
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
     live,
+    // Every run starts from a chat until sub-agents, channels and schedules record theirs.
+    parentRunId: null,
+    origin: 'chat',
   };
 }
 

@@ -3,8 +3,8 @@
  * asked, with approve once / for the session / deny (with a reason the model is told).
  */
 import { useEffect, useState } from 'react';
+import { prettyJson } from '../../../shared/format';
 import type { PendingApprovalView } from '../../../shared/ipc';
-import { prettyJson } from '../lib/format';
 import { TierBadge } from './ToolCard';
 
 export type Verdict = 'approve' | 'approve-for-session' | 'deny';

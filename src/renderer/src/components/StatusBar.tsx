@@ -1,5 +1,5 @@
 /** Model, tokens, cost and latency of the conversation in view, like seed 000's dashboard. */
-import { formatCost, formatDuration, formatTokens } from '../lib/format';
+import { formatCost, formatDuration, formatTokens } from '../../../shared/format';
 import type { ChatStats } from './ChatView';
 
 export function StatusBar({
