@@ -68,7 +68,12 @@ export function registerGateway(program: Command, ctx: CliContext, setExit: SetE
     }
     let gateway: Awaited<ReturnType<typeof startAssistantGateway>>;
     try {
-      gateway = await startAssistantGateway({ assistant, rendererDir, port });
+      gateway = await startAssistantGateway({
+        assistant,
+        rendererDir,
+        port,
+        onError: (error) => ctx.stderr.write(`pincer gateway: ${error.message}\n`),
+      });
     } catch (error) {
       // A port in use, for instance: say so, and release what the assistant opened.
       ctx.stderr.write(

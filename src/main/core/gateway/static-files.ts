@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
+import { pipeline } from 'node:stream';
 import { RENDERER_CSP } from '../../../shared/csp.js';
 
 const contentTypes: Record<string, string> = {
@@ -56,5 +57,7 @@ export async function serveStatic(
     ...securityHeaders,
   });
   if (request.method === 'HEAD') response.end();
-  else createReadStream(file).pipe(response);
+  // pipeline, not pipe: a file that vanishes or a client that resets mid-transfer is an error
+  // handled here (the response is destroyed), not an unhandled 'error' event.
+  else pipeline(createReadStream(file), response, () => undefined);
 }
