@@ -12,6 +12,7 @@ import { registerRun } from './commands/run.js';
 import { registerSecrets } from './commands/secrets.js';
 import { registerSkills } from './commands/skills.js';
 import { type CliContext, ExitCode } from './context.js';
+import { TerminalSafeStream } from './terminal-text.js';
 
 export type SetExitCode = (code: number) => void;
 
@@ -46,8 +47,17 @@ export function buildProgram(ctx: CliContext, setExit: SetExitCode): Command {
   return program;
 }
 
-/** Runs the CLI against `argv` (without node and script) and resolves to the exit code. */
-export async function runCli(argv: string[], ctx: CliContext): Promise<number> {
+/**
+ * Runs the CLI against `argv` (without node and script) and resolves to the exit code. Every
+ * command prints through sanitizing streams: model, tool and database text cannot drive the
+ * terminal.
+ */
+export async function runCli(argv: string[], terminal: CliContext): Promise<number> {
+  const ctx: CliContext = {
+    ...terminal,
+    stdout: new TerminalSafeStream(terminal.stdout),
+    stderr: new TerminalSafeStream(terminal.stderr),
+  };
   let exitCode: number = ExitCode.ok;
   const program = buildProgram(ctx, (code) => {
     exitCode = code;

@@ -18,6 +18,7 @@ import {
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
 import { printRun } from '../run-events.js';
+import { rawStream } from '../terminal-text.js';
 import { printToolResults, startTyped } from '../typed-calls.js';
 
 interface ChatOptions extends ModelChoiceOptions {
@@ -77,7 +78,8 @@ async function chatModel(ctx: CliContext, options: ChatOptions): Promise<ModelSe
 }
 
 async function repl(ctx: CliContext, model: ModelSetup, options: ChatOptions): Promise<void> {
-  const rl = createInterface({ input: process.stdin, output: ctx.stdout, prompt: '> ' });
+  // readline echoes what the user types and edits the line: it writes to the terminal itself.
+  const rl = createInterface({ input: process.stdin, output: rawStream(ctx.stdout), prompt: '> ' });
   // One reader of stdin: chat lines and approval answers come from the same iterator, and
   // never at once (a run waits for its approvals before the next chat line is read).
   const lines = rl[Symbol.asyncIterator]();
