@@ -8,6 +8,7 @@ import {
 } from '../../core/memory/open.js';
 import { formatHit } from '../../core/tools/builtins/memory.js';
 import { type CliContext, ExitCode } from '../context.js';
+import { integerIn } from '../options.js';
 import type { SetExitCode } from '../program.js';
 
 interface EmbeddingOptions {
@@ -49,7 +50,7 @@ export function registerMemory(program: Command, ctx: CliContext, setExit: SetEx
         '--embedding-model <file>',
         'GGUF embedding model (else PINCER_EMBEDDING_MODEL, else the catalog default if installed)',
       )
-      .option('--threads <n>', 'CPU threads for embedding', (v) => Number.parseInt(v, 10));
+      .option('--threads <n>', 'CPU threads for embedding', integerIn(1, 1024));
 
   embeddingFlags(
     memory
@@ -82,7 +83,7 @@ export function registerMemory(program: Command, ctx: CliContext, setExit: SetEx
       .command('search')
       .description('search memory (hybrid with an embedding model, keywords only without)')
       .argument('<query...>')
-      .option('--limit <n>', 'most results', (v) => Number.parseInt(v, 10), 5)
+      .option('--limit <n>', 'most results (1-100)', integerIn(1, 100), 5)
       .option('--json', 'print as JSON'),
   ).action((words: string[], options: EmbeddingOptions & { limit: number; json?: boolean }) =>
     withMemory(options, async ({ store }) => {
