@@ -12,6 +12,7 @@ import { registerRun } from './commands/run.js';
 import { registerSecrets } from './commands/secrets.js';
 import { registerSkills } from './commands/skills.js';
 import { type CliContext, ExitCode } from './context.js';
+import { describeError } from './errors.js';
 import { TerminalSafeStream } from './terminal-text.js';
 
 export type SetExitCode = (code: number) => void;
@@ -69,7 +70,7 @@ export async function runCli(argv: string[], terminal: CliContext): Promise<numb
       // --help and --version end through here with exit code 0.
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
-    ctx.stderr.write(`pincer: ${error instanceof Error ? error.message : String(error)}\n`);
+    ctx.stderr.write(`pincer: ${describeError(ctx, error)}\n`);
     return ExitCode.failed;
   }
   return exitCode;

@@ -16,6 +16,7 @@ import {
   PROTOCOL_NAMES,
 } from '../agent-setup.js';
 import { type CliContext, ExitCode } from '../context.js';
+import { describeError } from '../errors.js';
 import type { SetExitCode } from '../program.js';
 import { printRun } from '../run-events.js';
 import { rawStream } from '../terminal-text.js';
@@ -48,9 +49,7 @@ export function registerChat(program: Command, ctx: CliContext, setExit: SetExit
         await repl(ctx, model, options);
         setExit(ExitCode.ok);
       } catch (error) {
-        ctx.stderr.write(
-          `pincer chat: ${error instanceof Error ? error.message : String(error)}\n`,
-        );
+        ctx.stderr.write(`pincer chat: ${describeError(ctx, error)}\n`);
         setExit(ExitCode.failed);
       } finally {
         await model?.dispose();

@@ -16,6 +16,7 @@ import {
   PROTOCOL_NAMES,
 } from '../agent-setup.js';
 import { type CliContext, ExitCode } from '../context.js';
+import { describeError } from '../errors.js';
 import type { SetExitCode } from '../program.js';
 
 type GatewayOptions = ModelChoiceOptions & { port: string };
@@ -60,9 +61,7 @@ export function registerGateway(program: Command, ctx: CliContext, setExit: SetE
         generation: { maxTokens: options.maxTokens, temperature: options.temperature },
       });
     } catch (error) {
-      ctx.stderr.write(
-        `pincer gateway: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
+      ctx.stderr.write(`pincer gateway: ${describeError(ctx, error)}\n`);
       setExit(ExitCode.failed);
       return;
     }
@@ -76,9 +75,7 @@ export function registerGateway(program: Command, ctx: CliContext, setExit: SetE
       });
     } catch (error) {
       // A port in use, for instance: say so, and release what the assistant opened.
-      ctx.stderr.write(
-        `pincer gateway: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
+      ctx.stderr.write(`pincer gateway: ${describeError(ctx, error)}\n`);
       await assistant.close();
       setExit(ExitCode.failed);
       return;

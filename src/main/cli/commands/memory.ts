@@ -8,6 +8,7 @@ import {
 } from '../../core/memory/open.js';
 import { formatHit } from '../../core/tools/builtins/memory.js';
 import { type CliContext, ExitCode } from '../context.js';
+import { describeError } from '../errors.js';
 import { integerIn } from '../options.js';
 import type { SetExitCode } from '../program.js';
 
@@ -36,7 +37,7 @@ export function registerMemory(program: Command, ctx: CliContext, setExit: SetEx
         });
         setExit(await fn(opened));
       } catch (error) {
-        ctx.stderr.write(`pincer memory: ${(error as Error).message}\n`);
+        ctx.stderr.write(`pincer memory: ${describeError(ctx, error)}\n`);
         const usage = error instanceof MemoryError && error.code === 'bad_input';
         setExit(usage ? ExitCode.usage : ExitCode.failed);
       } finally {

@@ -12,6 +12,7 @@ import {
   openStore,
 } from '../agent-setup.js';
 import { type CliContext, ExitCode } from '../context.js';
+import { describeError } from '../errors.js';
 import type { SetExitCode } from '../program.js';
 import { printRun } from '../run-events.js';
 import { messageTooLong, printToolResults, startTyped } from '../typed-calls.js';
@@ -195,7 +196,7 @@ async function driveRun(
     // A typed call that failed or was refused fails the command, like any shell command would.
     setExit(code === ExitCode.ok && !toolsOk ? ExitCode.failed : code);
   } catch (error) {
-    ctx.stderr.write(`${command}: ${error instanceof Error ? error.message : String(error)}\n`);
+    ctx.stderr.write(`${command}: ${describeError(ctx, error)}\n`);
     setExit(ExitCode.failed);
   } finally {
     process.off('SIGINT', onSigint);
