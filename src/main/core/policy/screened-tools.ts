@@ -13,6 +13,9 @@ export function screenedTools(
   return {
     definitions: () => host.definitions(),
     isReadOnly: (name) => host.isReadOnly(name),
+    // Unknown tools and bad arguments are answered before the policy is asked: without this
+    // an unknown tool read as a policy denial, and a person was asked to approve a broken call.
+    validate: (call) => host.validate?.(call),
     execute: async (call, context) => {
       const outcome = await host.execute(call, context);
       const screened = scanner.screenToolOutput(outcome.content);
