@@ -27,3 +27,12 @@ export function summarizeArguments(
   );
   return abridge(shortened ?? '{}', totalChars);
 }
+
+/** Indented JSON for an approval card: every long string abridged, its end kept in view. */
+export function abridgedJson(input: Record<string, unknown>, valueChars = 600): string {
+  return JSON.stringify(
+    input,
+    (_key, value: unknown) => (typeof value === 'string' ? abridge(value, valueChars) : value),
+    2,
+  );
+}

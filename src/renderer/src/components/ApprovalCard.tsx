@@ -3,8 +3,8 @@
  * asked, with approve once / for the session / deny (with a reason the model is told).
  */
 import { useEffect, useState } from 'react';
+import { abridgedJson } from '../../../shared/abridge';
 import type { PendingApprovalView } from '../../../shared/ipc';
-import { prettyJson } from '../lib/format';
 import { TierBadge } from './ToolCard';
 
 export type Verdict = 'approve' | 'approve-for-session' | 'deny';
@@ -63,7 +63,8 @@ export function ApprovalCard({
           </>
         )}
       </p>
-      {!compact && <pre className="json">{prettyJson(approval.call.input)}</pre>}
+      {/* Abridged in the middle: a long value cannot push how it ends out of view. */}
+      {!compact && <pre className="json">{abridgedJson(approval.call.input)}</pre>}
       {asking && (
         <input
           className="reason-input"
