@@ -62,3 +62,13 @@ export function rawStream(stream: NodeJS.WritableStream): NodeJS.WritableStream 
 export function writeControl(stream: NodeJS.WritableStream, sequence: string): void {
   rawStream(stream).write(sequence);
 }
+
+/**
+ * Data a program reads back (a revealed secret): exact when piped, sanitized when a person reads
+ * it on a terminal.
+ */
+export function writeData(stream: NodeJS.WritableStream, text: string): void {
+  const raw = rawStream(stream);
+  if ((raw as { isTTY?: boolean }).isTTY === true) stream.write(text);
+  else raw.write(text);
+}

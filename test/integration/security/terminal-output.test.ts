@@ -96,6 +96,22 @@ describe('terminal output is sanitized', () => {
   });
 });
 
+describe('data a program reads back', () => {
+  it('a revealed secret comes out exact when piped', async () => {
+    const env = {
+      ...process.env,
+      PINCER_HOME: path.join(home, 'secrets'),
+      HOME: home,
+      PINCER_KEYCHAIN: 'off',
+      PINCER_VAULT_PASSPHRASE: 'terminal-test',
+    };
+    const value = 'pa\x1bss\u202eword';
+    expect((await runBuiltCli(['secrets', 'set', 'ODD'], { env, input: value })).code).toBe(0);
+    const revealed = await runBuiltCli(['secrets', 'get', 'ODD', '--reveal'], { env });
+    expect(revealed).toMatchObject({ code: 0, stdout: `${value}\n` });
+  });
+});
+
 describe('sanitizeTerminalText', () => {
   it('keeps text, tabs and newlines; shows every other control', () => {
     expect(sanitizeTerminalText('plain ünïcode 🦀\tand\nlines')).toBe(
