@@ -13,6 +13,8 @@ import { registerServe } from './commands/serve.js';
 import { registerSkills } from './commands/skills.js';
 import { registerTui } from './commands/tui.js';
 import { type CliContext, ExitCode } from './context.js';
+import { describeError } from './errors.js';
+import { TerminalSafeStream } from './terminal-text.js';
 
 export type SetExitCode = (code: number) => void;
 
@@ -48,8 +50,17 @@ export function buildProgram(ctx: CliContext, setExit: SetExitCode): Command {
   return program;
 }
 
-/** Runs the CLI against `argv` (without node and script) and resolves to the exit code. */
-export async function runCli(argv: string[], ctx: CliContext): Promise<number> {
+/**
+ * Runs the CLI against `argv` (without node and script) and resolves to the exit code. Every
+ * command prints through sanitizing streams: model, tool and database text cannot drive the
+ * terminal.
+ */
+export async function runCli(argv: string[], terminal: CliContext): Promise<number> {
+  const ctx: CliContext = {
+    ...terminal,
+    stdout: new TerminalSafeStream(terminal.stdout),
+    stderr: new TerminalSafeStream(terminal.stderr),
+  };
   let exitCode: number = ExitCode.ok;
   const program = buildProgram(ctx, (code) => {
     exitCode = code;
@@ -61,7 +72,7 @@ export async function runCli(argv: string[], ctx: CliContext): Promise<number> {
       // --help and --version end through here with exit code 0.
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
-    ctx.stderr.write(`pincer: ${error instanceof Error ? error.message : String(error)}\n`);
+    ctx.stderr.write(`pincer: ${describeError(ctx, error)}\n`);
     return ExitCode.failed;
   }
   return exitCode;

@@ -11,8 +11,10 @@ import {
   openCliAgent,
 } from '../agent-options.js';
 import { type CliContext, ExitCode } from '../context.js';
+import { describeError } from '../errors.js';
 import type { SetExitCode } from '../program.js';
 import { printRun } from '../run-events.js';
+import { rawStream } from '../terminal-text.js';
 import { terminalFits } from '../tui/fits.js';
 import { printToolResults, startTyped } from '../typed-calls.js';
 import { openDashboard } from './tui.js';
@@ -45,9 +47,7 @@ export function registerChat(program: Command, ctx: CliContext, setExit: SetExit
       try {
         await repl(ctx, options, setExit);
       } catch (error) {
-        ctx.stderr.write(
-          `pincer chat: ${error instanceof Error ? error.message : String(error)}\n`,
-        );
+        ctx.stderr.write(`pincer chat: ${describeError(ctx, error)}\n`);
         setExit(ExitCode.failed);
       }
     });
@@ -79,7 +79,8 @@ async function switchModel(ctx: CliContext, agent: Agent, name: string): Promise
 }
 
 async function repl(ctx: CliContext, options: ChatOptions, setExit: SetExitCode): Promise<void> {
-  const rl = createInterface({ input: process.stdin, output: ctx.stdout, prompt: '> ' });
+  // readline echoes what the user types and edits the line: it writes to the terminal itself.
+  const rl = createInterface({ input: process.stdin, output: rawStream(ctx.stdout), prompt: '> ' });
   // One reader of stdin: chat lines and approval answers come from the same iterator, and
   // never at once (a run waits for its approvals before the next chat line is read).
   const lines = rl[Symbol.asyncIterator]();

@@ -15,6 +15,7 @@ import {
   type ModelChoiceOptions,
 } from '../agent-options.js';
 import { type CliContext, ExitCode } from '../context.js';
+import { describeError } from '../errors.js';
 import { writeGatewayFile } from '../gateway-file.js';
 import type { SetExitCode } from '../program.js';
 
@@ -51,20 +52,21 @@ export function registerGateway(program: Command, ctx: CliContext, setExit: SetE
     try {
       assistant = await openServedAssistant(ctx, options);
     } catch (error) {
-      ctx.stderr.write(
-        `pincer gateway: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
+      ctx.stderr.write(`pincer gateway: ${describeError(ctx, error)}\n`);
       setExit(ExitCode.failed);
       return;
     }
     let gateway: Awaited<ReturnType<typeof startAssistantGateway>>;
     try {
-      gateway = await startAssistantGateway({ assistant, rendererDir, port });
+      gateway = await startAssistantGateway({
+        assistant,
+        rendererDir,
+        port,
+        onError: (error) => ctx.stderr.write(`pincer gateway: ${error.message}\n`),
+      });
     } catch (error) {
       // A port in use, for instance: say so, and release what the assistant opened.
-      ctx.stderr.write(
-        `pincer gateway: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
+      ctx.stderr.write(`pincer gateway: ${describeError(ctx, error)}\n`);
       await assistant.close();
       setExit(ExitCode.failed);
       return;

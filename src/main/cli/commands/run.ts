@@ -11,9 +11,10 @@ import {
   openCliAgent,
 } from '../agent-options.js';
 import { type CliContext, ExitCode } from '../context.js';
+import { describeError } from '../errors.js';
 import type { SetExitCode } from '../program.js';
 import { printRun } from '../run-events.js';
-import { printToolResults, startTyped } from '../typed-calls.js';
+import { messageTooLong, printToolResults, startTyped } from '../typed-calls.js';
 
 interface RunOptions extends ModelChoiceOptions {
   json?: boolean;
@@ -38,8 +39,14 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
     .option('--from <message-id>', 'branch the session from this earlier message')
     .option('--require-tool', 'the first model call must call a tool (tests, demos)')
     .option('--json', 'print every run event as one JSON line')
-    .action((message: string, options: RunOptions) =>
-      driveRun(ctx, setExit, 'pincer run', options, (runtime, signal) =>
+    .action((message: string, options: RunOptions) => {
+      // Refused before a model is loaded for it.
+      const tooLong = messageTooLong(message);
+      if (tooLong) {
+        ctx.stderr.write(`pincer run: ${tooLong}\n`);
+        return setExit(ExitCode.usage);
+      }
+      return driveRun(ctx, setExit, 'pincer run', options, (runtime, signal) =>
         startTyped(ctx, runtime, {
           text: message,
           sessionId: options.session as SessionId | undefined,
@@ -47,8 +54,8 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
           signal,
           requireToolFirst: options.requireTool === true,
         }),
-      ),
-    );
+      );
+    });
 
   const runs = program.command('runs').description('list, inspect and resume agent runs');
 
@@ -185,7 +192,7 @@ async function driveRun(
     // A typed call that failed or was refused fails the command, like any shell command would.
     setExit(code === ExitCode.ok && !toolsOk ? ExitCode.failed : code);
   } catch (error) {
-    ctx.stderr.write(`${command}: ${error instanceof Error ? error.message : String(error)}\n`);
+    ctx.stderr.write(`${command}: ${describeError(ctx, error)}\n`);
     setExit(ExitCode.failed);
   } finally {
     process.off('SIGINT', onSigint);

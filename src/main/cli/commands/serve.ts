@@ -16,12 +16,13 @@ import {
   startOpenAiServer,
 } from '../../core/openai-server/index.js';
 import { type CliContext, ExitCode } from '../context.js';
+import { integerIn } from '../options.js';
 import { pending } from '../pending.js';
 import type { SetExitCode } from '../program.js';
 
 interface ServeOptions {
   openai?: boolean;
-  port: string;
+  port: number;
   host: string;
   model?: string;
   modelPath?: string;
@@ -33,8 +34,6 @@ interface ServeOptions {
   maxQueue: number;
 }
 
-const int = (v: string) => Number.parseInt(v, 10);
-
 export function registerServe(program: Command, ctx: CliContext, setExit: SetExitCode) {
   program
     .command('serve')
@@ -42,7 +41,7 @@ export function registerServe(program: Command, ctx: CliContext, setExit: SetExi
       'serve the Claw Kernel Protocol (to come), or with --openai the local model as an OpenAI-compatible API',
     )
     .option('--openai', 'serve the local model at /v1 (chat, completions, embeddings, responses)')
-    .option('--port <port>', `port (0: a free one)`, String(DEFAULT_PORT))
+    .option('--port <port>', 'port (0: a free one)', integerIn(0, 65535), DEFAULT_PORT)
     .option(
       '--host <address>',
       'address to listen on; other than loopback exposes it to the network',
@@ -58,10 +57,19 @@ export function registerServe(program: Command, ctx: CliContext, setExit: SetExi
       '--api-key-env <NAME>',
       'environment variable holding the API key clients must send (default: a new key, printed once)',
     )
-    .option('--threads <n>', 'CPU threads (default: all cores)', int)
-    .option('--context-size <n>', 'largest context window per conversation slot', int)
-    .option('--slots <n>', 'conversations kept in KV cache for prefix reuse', int, 2)
-    .option('--max-queue <n>', 'requests that may wait per model before 429', int, 16)
+    .option('--threads <n>', 'CPU threads (default: all cores)', integerIn(1, 1024))
+    .option(
+      '--context-size <n>',
+      'largest context window per conversation slot',
+      integerIn(16, 16_777_216),
+    )
+    .option('--slots <n>', 'conversations kept in KV cache for prefix reuse', integerIn(1, 64), 2)
+    .option(
+      '--max-queue <n>',
+      'requests that may wait per model before 429',
+      integerIn(0, 100_000),
+      16,
+    )
     .action(async (options: ServeOptions) => {
       if (!options.openai) {
         setExit(pending(ctx, 'serve', 'the CKP JSON-RPC server', []));
@@ -77,16 +85,7 @@ function usage(ctx: CliContext, message: string): number {
 }
 
 async function serveOpenAi(ctx: CliContext, options: ServeOptions): Promise<number> {
-  const port = Number(options.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    return usage(ctx, `--port must be 0-65535, got ${options.port}`);
-  for (const [flag, value] of [
-    ['--slots', options.slots],
-    ['--max-queue', options.maxQueue],
-  ] as const) {
-    if (!Number.isInteger(value) || value < (flag === '--slots' ? 1 : 0))
-      return usage(ctx, `${flag} must be a whole number, got ${value}`);
-  }
+  const port = options.port;
   let apiKey = generateApiKey();
   let keySource = 'generated for this run (pass --api-key-env NAME for a fixed one)';
   if (options.apiKeyEnv) {

@@ -484,7 +484,7 @@ export function verifyIntegrity(db: Db): void {
   } catch (error) {
     throw new MemoryError(
       'corrupt_database',
-      `the database is damaged (${(error as Error).message}); it was left untouched: restore it from a backup or move it aside`,
+      `the database ${db.name} is damaged (${(error as Error).message}); it was left untouched: restore it from a backup or move it aside`,
       {
         cause: error,
       },
@@ -494,7 +494,7 @@ export function verifyIntegrity(db: Db): void {
   if (problems.length > 0) {
     throw new MemoryError(
       'corrupt_database',
-      `the database failed PRAGMA integrity_check (${problems.length} problem(s), first: ${problems[0]}); it was left untouched: restore it from a backup or move it aside`,
+      `the database ${db.name} failed PRAGMA integrity_check (${problems.length} problem(s), first: ${problems[0]}); it was left untouched: restore it from a backup or move it aside`,
     );
   }
 }

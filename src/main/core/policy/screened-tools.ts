@@ -23,6 +23,8 @@ export function screenedTools(
   return {
     definitions: () => host.definitions(),
     isReadOnly: (name) => host.isReadOnly(name),
+    // Unknown tools and bad arguments are answered before the policy is asked: without this
+    // an unknown tool read as a policy denial, and a person was asked to approve a broken call.
     validate: (call) => {
       const invalid = host.validate(call);
       return invalid && screen(call.name, invalid);

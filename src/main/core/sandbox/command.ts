@@ -100,6 +100,9 @@ export function confinedCommandRunner(launcher: Launcher, commands: CommandCheck
       };
       child.stdout.on('data', take);
       child.stderr.on('data', take);
+      // A read error on a pipe ends that stream; 'close' on the child still reports the run.
+      child.stdout.on('error', () => killTree('its output could not be read'));
+      child.stderr.on('error', () => killTree('its output could not be read'));
       const timer = setTimeout(
         () => killTree(`timed out after ${timeoutMs} ms (CKP ${TOOL_TIMEOUT})`),
         timeoutMs,

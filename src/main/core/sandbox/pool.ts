@@ -118,6 +118,8 @@ class Worker {
     this.child.stderr?.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString('utf8')).slice(-2000);
     });
+    // The worker's stderr is diagnostics only: a read error loses some of it, nothing more.
+    this.child.stderr?.on('error', () => undefined);
     this.ready = new Promise<string[]>((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(new Error(`tool worker did not start in ${startTimeoutMs} ms: ${this.stderr}`));

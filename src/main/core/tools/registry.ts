@@ -147,6 +147,11 @@ export class ToolRegistry {
       const content = JSON.stringify({ error: 'unknown_tool', tool: call.name, available });
       return { error: { content, isError: true } };
     }
+    if (call.invalidArguments !== undefined) {
+      const violations = [{ path: '', message: call.invalidArguments }];
+      const content = JSON.stringify({ error: 'invalid_arguments', tool: tool.name, violations });
+      return { error: { content, isError: true } };
+    }
     const invalid = this.validator.check(tool.name, tool.inputSchema, call.input);
     if (invalid) return { error: { content: JSON.stringify(invalid), isError: true } };
     return { call, tool };

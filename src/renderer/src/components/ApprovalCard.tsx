@@ -3,7 +3,7 @@
  * asked, with approve once / for the session / deny (with a reason the model is told).
  */
 import { useEffect, useState } from 'react';
-import { prettyJson } from '../../../shared/format';
+import { abridgedJson } from '../../../shared/abridge';
 import type { PendingApprovalView } from '../../../shared/ipc';
 import { TierBadge } from './ToolCard';
 
@@ -63,7 +63,8 @@ export function ApprovalCard({
           </>
         )}
       </p>
-      {!compact && <pre className="json">{prettyJson(approval.call.input)}</pre>}
+      {/* Abridged in the middle: a long value cannot push how it ends out of view. */}
+      {!compact && <pre className="json">{abridgedJson(approval.call.input)}</pre>}
       {asking && (
         <input
           className="reason-input"
