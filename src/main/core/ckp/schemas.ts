@@ -47,6 +47,13 @@ export const identitySpec = z.strictObject({
   locale: z.string().optional(),
   capabilities: z.array(z.string()).optional(),
   autonomy: z.enum(['observer', 'supervised', 'autonomous']).default('supervised'),
+  /** Pincer's extension: how far agents/delegate may spawn sub-agents (seed 001 §10). */
+  delegation: z
+    .strictObject({
+      max_depth: count.default(2),
+      max_children: count.default(4),
+    })
+    .optional(),
 });
 
 export const providerSpec = z.strictObject({
