@@ -98,6 +98,8 @@ export interface Agent {
   catalog: ModelCatalog;
   locations: ModelLocations;
   runtime: AgentRuntime;
+  /** The limits every run of this agent stays within (no brief or swarm task goes past them). */
+  guards: Guards;
   /** Sub-agents (agents/delegate): children are runtimes of this root, never wider than their parent. */
   delegation: Delegation;
   /** Registry facts, then the manifest's declarations: what policy and views know of a tool. */
@@ -295,11 +297,12 @@ async function assemble(
       onEvent: publish,
     });
   const limits = claw.identity.spec.delegation;
+  const guards: Guards = { ...DEFAULT_GUARDS, ...options.guards };
   const delegation = new Delegation({
     store,
     registry,
     rootTools: allow,
-    ceiling: { ...DEFAULT_GUARDS, ...options.guards },
+    ceiling: guards,
     limits: limits
       ? { maxDepth: limits.max_depth, maxChildren: limits.max_children }
       : DEFAULT_DELEGATION,
@@ -329,6 +332,7 @@ async function assemble(
     catalog,
     locations,
     runtime,
+    guards,
     delegation,
     facts,
     onRunEvent(listener) {

@@ -90,6 +90,8 @@ export interface StartOptions {
   requireToolFirst?: boolean;
   /** The run that delegated this one (agents/delegate): the child joins its trace. */
   parent?: { runId: RunId; traceId: TraceId };
+  /** The trace to join when the caller is in another process (a swarm leader's run). */
+  traceId?: TraceId;
   /** Kept with the run's options (what a delegated run may use, its budget). */
   record?: Record<string, unknown>;
   /**
@@ -194,7 +196,7 @@ export class AgentRuntime {
     const runId = store.createRun({
       sessionId,
       taskId: newId<TaskId>('tsk'),
-      traceId: options.parent?.traceId ?? newId<TraceId>('trc'),
+      traceId: options.parent?.traceId ?? options.traceId ?? newId<TraceId>('trc'),
       goal: options.text,
       options: {
         ...options.record,
