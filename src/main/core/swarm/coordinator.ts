@@ -165,7 +165,9 @@ export class SwarmCoordinator {
           return last;
         }
         this.breaker?.failed();
-        if (attempt === settings.retries && settings.deadLetter && !ended.stop)
+        // A task the deadline or the breaker cut off is work left undone: a dead letter. One a
+        // swarm limit stopped was stopped on purpose.
+        if (attempt === settings.retries && settings.deadLetter && ended.stop?.outcome !== 'limit')
           await this.backend.deadLetter(task, `failed after ${attempt + 1} tries: ${last.result}`);
       }
       return (
