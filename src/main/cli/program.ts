@@ -11,6 +11,7 @@ import { registerPendingCommands } from './commands/pending-commands.js';
 import { registerRun } from './commands/run.js';
 import { registerSecrets } from './commands/secrets.js';
 import { registerSkills } from './commands/skills.js';
+import { registerSwarm } from './commands/swarm.js';
 import { type CliContext, ExitCode } from './context.js';
 
 export type SetExitCode = (code: number) => void;
@@ -42,6 +43,7 @@ export function buildProgram(ctx: CliContext, setExit: SetExitCode): Command {
   registerSecrets(program, ctx, setExit);
   registerMemory(program, ctx, setExit);
   registerSkills(program, ctx, setExit);
+  registerSwarm(program, ctx, setExit);
   registerPendingCommands(program, ctx, setExit);
   return program;
 }

@@ -19,7 +19,7 @@ import {
   SwarmCoordinator,
 } from '../../../src/main/core/swarm/index.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
-import { repoRoot } from '../../support/cli-run.js';
+import { repoRoot, runCliInProcess } from '../../support/cli-run.js';
 import { type NatsServer, natsMissing, startNats } from '../../support/nats.js';
 import { FAST_SCRYPT } from '../../support/secrets.js';
 import { writeSwarmManifest } from './fixtures/manifest.js';
@@ -139,6 +139,17 @@ describe.skipIf(missing)('swarm over NATS', () => {
     expect(result.tokens).toBe(3000);
     expect(result.costUsd).toBeCloseTo(0.003, 6);
   }, 60_000);
+
+  it('pincer swarm status lists the members discovery sees', async () => {
+    const shown = await runCliInProcess(['swarm', 'status', '--manifest', manifest, '--json'], {
+      dataDir: path.join(root, 'leader'),
+    });
+    expect(shown.stderr).toBe('');
+    expect(shown.code).toBe(0);
+    const status = JSON.parse(shown.stdout);
+    expect(status).toMatchObject({ swarm: 'team', backend: 'nats' });
+    expect(status.peers.map((peer: { id: string }) => peer.id)).toEqual(['w1', 'w2', 'w3']);
+  }, 30_000);
 
   it('best-of-n takes the answer the leader picks', async () => {
     const coordinator = new SwarmCoordinator(

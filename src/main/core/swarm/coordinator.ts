@@ -103,6 +103,8 @@ export class SwarmCoordinator {
     const spent = { tokens: 0, costUsd: 0 };
     // Set once, by whichever limit, deadline or breaker ends the operation first.
     const ended: { stop?: { outcome: SwarmOutcome; reason: string } } = {};
+    // Read through a function: TypeScript would keep the narrowing of an earlier check.
+    const stoppedBy = (): SwarmOutcome | undefined => ended.stop?.outcome;
     const halt = async (outcome: SwarmOutcome, reason: string) => {
       if (ended.stop) return;
       ended.stop = { outcome, reason };
@@ -167,7 +169,7 @@ export class SwarmCoordinator {
         this.breaker?.failed();
         // A task the deadline or the breaker cut off is work left undone: a dead letter. One a
         // swarm limit stopped was stopped on purpose.
-        if (attempt === settings.retries && settings.deadLetter && ended.stop?.outcome !== 'limit')
+        if (attempt === settings.retries && settings.deadLetter && stoppedBy() !== 'limit')
           await this.backend.deadLetter(task, `failed after ${attempt + 1} tries: ${last.result}`);
       }
       return (

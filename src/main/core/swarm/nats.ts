@@ -303,7 +303,8 @@ export class NatsBackend implements SwarmBackend {
 
   async deadLetters(swarm: string): Promise<DeadLetter[]> {
     checkToken('swarm', swarm);
-    const reader = await this.js.consumers.get(DEAD, { filter_subjects: [subject.dead(swarm)] });
+    // One subject as a string: nats-server 2.9 knows filter_subject only, not filter_subjects.
+    const reader = await this.js.consumers.get(DEAD, { filter_subjects: subject.dead(swarm) });
     const letters: DeadLetter[] = [];
     let pending = (await reader.info()).num_pending;
     while (pending-- > 0) {
