@@ -7,6 +7,7 @@ import {
   InProcessBackend,
   SwarmCoordinator,
   SwarmError,
+  SwarmService,
   type SwarmSettings,
   type TaskHandler,
 } from '../../../src/main/core/swarm/index.js';
@@ -106,4 +107,27 @@ it('a task no member takes before the deadline ends the operation with a dead le
   });
   expect(result.outcome).toBe('deadline');
   expect(await backend.deadLetters('team')).toHaveLength(1);
+});
+
+it('the claw.swarm.* service acknowledges a delegation, then keeps its report; discover lists members', async () => {
+  const backend = new InProcessBackend();
+  await backend.serve(
+    { id: 'a', swarm: 'team', identity: 'analyst', role: 'worker' },
+    answering((description) => description.toUpperCase()),
+  );
+  const service = new SwarmService(backend);
+  const reported = new Promise((resolve) => service.onReport(resolve));
+  expect(
+    service.delegate({
+      task_id: 'task-1',
+      task: { description: 'shout' },
+      context: { request_id: 'req-1', swarm: 'team' },
+    }),
+  ).toEqual({ acknowledged: true });
+  expect(await reported).toMatchObject({ taskId: 'task-1', status: 'completed', result: 'SHOUT' });
+  expect(service.reportOf('task-1')?.worker).toBe('a');
+  expect(await service.discover({ swarm: 'team' })).toEqual({
+    peers: [{ identity: 'analyst', uri: 'claw://local/identity/analyst', status: 'ready' }],
+  });
+  await backend.close();
 });

@@ -23,6 +23,7 @@ export { InProcessBackend } from './in-process.js';
 export { agentLeader, agentWorker } from './members.js';
 export { NatsBackend, type NatsSettings } from './nats.js';
 export { type OpenedSwarm, openSwarm } from './open.js';
+export { type DelegateParams, type ReportParams, SwarmService } from './service.js';
 export {
   type BackendOptions,
   DEFAULT_BACKEND_OPTIONS,
