@@ -282,6 +282,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     type: z.literal('run.started'),
     goal: z.string(),
     resumed: z.boolean(),
+    parent_run_id: IdSchema.optional(),
     ...RunEventIds,
   }),
   z.object({

@@ -11,6 +11,7 @@ import { registerRun } from './commands/run.js';
 import { registerSecrets } from './commands/secrets.js';
 import { registerServe } from './commands/serve.js';
 import { registerSkills } from './commands/skills.js';
+import { registerSwarm } from './commands/swarm.js';
 import { registerTui } from './commands/tui.js';
 import { type CliContext, ExitCode } from './context.js';
 import { describeError } from './errors.js';
@@ -45,6 +46,7 @@ export function buildProgram(ctx: CliContext, setExit: SetExitCode): Command {
   registerSecrets(program, ctx, setExit);
   registerMemory(program, ctx, setExit);
   registerSkills(program, ctx, setExit);
+  registerSwarm(program, ctx, setExit);
   registerServe(program, ctx, setExit);
   registerTui(program, ctx, setExit);
   return program;

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { textOf } from '../../../shared/messages.js';
 import { openAgentRecords } from '../../core/agent/index.js';
 import type { AgentRuntime, RunHandle } from '../../core/runtime/runtime.js';
+import type { RunRow, RunStore } from '../../core/runtime/store.js';
 import type { MessageId, RunId, SessionId } from '../../core/runtime/terms.js';
 import {
   addModelChoiceOptions,
@@ -101,12 +102,16 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
         }
         const messages = store.branch(run.lastMessageId).filter((m) => m.runId === run.id);
         const toolCalls = store.toolCalls(run.id);
+        const tree = runTree(store, run);
         if (options.json) {
-          ctx.stdout.write(`${JSON.stringify({ run, messages, toolCalls }, null, 2)}\n`);
+          ctx.stdout.write(
+            `${JSON.stringify({ run, messages, toolCalls, children: tree.children }, null, 2)}\n`,
+          );
           return setExit(ExitCode.ok);
         }
         ctx.stdout.write(
           `run ${run.id} (session ${run.sessionId})\n` +
+            (run.parentRunId ? `delegated by run ${run.parentRunId}\n` : '') +
             `state ${run.state}, outcome ${run.outcome ?? 'none (interrupted)'}${run.reason ? `: ${run.reason}` : ''}\n` +
             `turns ${run.turns}, tokens ${run.usage.inputTokens} in / ${run.usage.outputTokens} out, $${run.costUsd.toFixed(4)}\n\n`,
         );
@@ -127,6 +132,19 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
           ctx.stdout.write(
             `tool      ${call.name} ${JSON.stringify(call.input)} -> ${call.status}${call.isError ? ' (error)' : ''}\n`,
           );
+        }
+        if (tree.children.length) {
+          ctx.stdout.write('\nsub-agents\n');
+          const print = (nodes: RunNode[], indent: string) => {
+            for (const node of nodes) {
+              const { run: child } = node;
+              ctx.stdout.write(
+                `${indent}${child.id}  ${(child.outcome ?? `interrupted in ${child.state}`).padEnd(12)}  ${child.usage.inputTokens + child.usage.outputTokens} tokens  ${child.goal.slice(0, 60)}\n`,
+              );
+              print(node.children, `${indent}  `);
+            }
+          };
+          print(tree.children, '  ');
         }
         setExit(ExitCode.ok);
       } finally {
@@ -150,6 +168,16 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
         runtime.resume(id as RunId, { signal }),
       ),
     );
+}
+
+interface RunNode {
+  run: RunRow;
+  children: RunNode[];
+}
+
+/** A run and the runs it delegated, recursively (agents/delegate). */
+function runTree(store: RunStore, run: RunRow): RunNode {
+  return { run, children: store.childRuns(run.id).map((child) => runTree(store, child)) };
 }
 
 /**

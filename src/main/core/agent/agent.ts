@@ -24,6 +24,7 @@ import type { BuiltContext } from '../memory/context.js';
 import { findEmbeddingModel } from '../memory/open.js';
 import { retentionFromManifest } from '../memory/retention.js';
 import { openSessionMemory, type SessionMemory } from '../memory/session.js';
+import { memoryToolAccess, withMemory } from '../memory/tool-access.js';
 import { PolicyEngine } from '../policy/engine.js';
 import {
   type Governance,
@@ -33,7 +34,7 @@ import {
 import type { ToolFacts } from '../policy/rules.js';
 import { screenedTools } from '../policy/screened-tools.js';
 import type { RunEvent } from '../runtime/events.js';
-import type { Guards } from '../runtime/guards.js';
+import { DEFAULT_GUARDS, type Guards } from '../runtime/guards.js';
 import { AgentRuntime } from '../runtime/runtime.js';
 import { RunStore } from '../runtime/store.js';
 import { createSandbox, settingsFromManifest } from '../sandbox/index.js';
@@ -43,6 +44,13 @@ import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
 import { memoryNote } from '../tools/builtins/memory-note.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { AutonomySwitch } from './autonomy.js';
+import {
+  type ChildSpec,
+  DEFAULT_DELEGATION,
+  Delegation,
+  narrowedPolicy,
+  partitionedMemory,
+} from './delegation.js';
 import type { LocalModelSettings, ModelChoice } from './model-choice.js';
 import { ModelSwitch } from './model-switch.js';
 
@@ -50,6 +58,8 @@ import { ModelSwitch } from './model-switch.js';
 export const DEFAULT_TOOLS = 'fs/*,sys/exec,net/fetch,memory/*';
 export const DEFAULT_SYSTEM =
   'You are Pincer, a helpful assistant running locally. Answer concisely.';
+const SUB_AGENT_NOTE =
+  'You are a sub-agent: another agent delegated the task in the user message to you. Do it with the tools you have and answer with the result only; nobody will read a question.';
 
 export interface AgentOptions {
   dataDir: string;
@@ -90,6 +100,10 @@ export interface Agent {
   catalog: ModelCatalog;
   locations: ModelLocations;
   runtime: AgentRuntime;
+  /** The limits every run of this agent stays within (no brief or swarm task goes past them). */
+  guards: Guards;
+  /** Sub-agents (agents/delegate): children are runtimes of this root, never wider than their parent. */
+  delegation: Delegation;
   /** Registry facts, then the manifest's declarations: what policy and views know of a tool. */
   facts(name: string): ToolFacts | undefined;
   /** Every event of every run, after the audit recorded it; returns the unsubscribe function. */
@@ -239,6 +253,16 @@ async function assemble(
   );
 
   const listeners = new Set<(event: RunEvent) => void>();
+  const publish = (event: RunEvent) => {
+    governance.audit.record(event);
+    for (const listener of listeners) {
+      try {
+        listener(event);
+      } catch {
+        // One surface failing (a socket closing mid-send) must not stop the others or the run.
+      }
+    }
+  };
   const runtime = new AgentRuntime({
     store,
     model: models.access,
@@ -251,18 +275,59 @@ async function assemble(
     history: memory.history,
     generation: options.generation,
     guards: options.guards,
-    onEvent: (event) => {
-      governance.audit.record(event);
-      for (const listener of listeners) {
-        try {
-          listener(event);
-        } catch {
-          // One surface failing (a socket closing mid-send) must not stop the others or the run.
-        }
-      }
-    },
+    onEvent: publish,
   });
   opened.push(() => runtime.stopAll());
+
+  // A sub-agent's runtime: the same store, sandbox, scanner, policy engine, broker and audit,
+  // with its own tool subset, budget and memory partition.
+  const childRuntime = (spec: ChildSpec) =>
+    new AgentRuntime({
+      store,
+      model: spec.model,
+      tools: screenedTools(
+        registry.host({
+          allow: spec.tools,
+          executor: withMemory(
+            sandbox.executor,
+            partitionedMemory(memoryToolAccess(memory.store), spec.partition),
+          ),
+          workspace: governance.workspace,
+          grammar: () => models.grammar,
+        }),
+        governance.scanner,
+      ),
+      policy: narrowedPolicy(autonomy, spec.tools, registry),
+      approvals: governance.broker,
+      redact: (value) => governance.scanner.redactValue(value),
+      caps: governance.caps,
+      system: async (request) => `${await memory.system(request)}\n\n${SUB_AGENT_NOTE}`,
+      generation: options.generation,
+      guards: spec.guards,
+      onEvent: publish,
+    });
+  const limits = claw.identity.spec.delegation;
+  const guards: Guards = { ...DEFAULT_GUARDS, ...options.guards };
+  const delegation = new Delegation({
+    store,
+    registry,
+    rootTools: allow,
+    ceiling: guards,
+    limits: limits
+      ? { maxDepth: limits.max_depth, maxChildren: limits.max_children }
+      : DEFAULT_DELEGATION,
+    childRuntime,
+    defaultModel: models.access,
+    openModel: async (name) => {
+      const opened = await ModelSwitch.open(
+        { claw, secrets, catalog, locations, local: options.local ?? {}, env },
+        { kind: 'provider', name },
+      );
+      return { access: opened.access, release: () => opened.dispose() };
+    },
+  });
+  registry.register(delegation.tool);
+  opened.push(() => delegation.stopAll());
 
   return {
     dataDir: options.dataDir,
@@ -277,6 +342,8 @@ async function assemble(
     catalog,
     locations,
     runtime,
+    guards,
+    delegation,
     facts,
     onRunEvent(listener) {
       listeners.add(listener);

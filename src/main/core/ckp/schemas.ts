@@ -47,6 +47,13 @@ export const identitySpec = z.strictObject({
   locale: z.string().optional(),
   capabilities: z.array(z.string()).optional(),
   autonomy: z.enum(['observer', 'supervised', 'autonomous']).default('supervised'),
+  /** Pincer's extension: how far agents/delegate may spawn sub-agents (seed 001 §10). */
+  delegation: z
+    .strictObject({
+      max_depth: count.default(2),
+      max_children: count.default(4),
+    })
+    .optional(),
 });
 
 export const providerSpec = z.strictObject({
@@ -403,6 +410,24 @@ export const swarmSpec = z.strictObject({
       max_parallel: positive.optional(),
       sequential_within_agent: z.boolean().optional(),
     }),
+    /** Pincer's extension: where the `nats` backend connects; secrets by name only. */
+    nats: z
+      .strictObject({
+        servers: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+        token_ref: z.string().min(1).optional(),
+        user: z.string().min(1).optional(),
+        password_ref: z.string().min(1).optional(),
+        tls: z
+          .strictObject({
+            ca_file: z.string().optional(),
+            cert_file: z.string().optional(),
+            key_file: z.string().optional(),
+          })
+          .optional(),
+        ack_wait_ms: positive.optional(),
+        peer_ttl_ms: positive.optional(),
+      })
+      .optional(),
   }),
   aggregation: z.strictObject({
     strategy: z.enum(['leader-decides', 'majority-vote', 'merge', 'chain', 'best-of-n']),

@@ -16,7 +16,13 @@ import type {
 } from './terms.js';
 
 export type RunEventBody =
-  | { type: 'run.started'; goal: string; resumed: boolean }
+  | {
+      type: 'run.started';
+      goal: string;
+      resumed: boolean;
+      /** Set on a delegated run: the run whose agents/delegate call started it. */
+      parent_run_id?: RunId;
+    }
   | { type: 'state.changed'; from: RunState; to: RunState; transition: RunTransition }
   | { type: 'model.delta'; kind: 'text' | 'reasoning'; text: string }
   | {

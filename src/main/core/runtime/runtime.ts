@@ -88,6 +88,12 @@ export interface StartOptions {
   signal?: AbortSignal;
   /** The run's first model call must call a tool (later calls choose freely). */
   requireToolFirst?: boolean;
+  /** The run that delegated this one (agents/delegate): the child joins its trace. */
+  parent?: { runId: RunId; traceId: TraceId };
+  /** The trace to join when the caller is in another process (a swarm leader's run). */
+  traceId?: TraceId;
+  /** Kept with the run's options (what a delegated run may use, its budget). */
+  record?: Record<string, unknown>;
   /**
    * The user typed tool calls (`@fs/list{path="."} -> ...`): run them under the same policy,
    * approvals and audit as a model's calls, in plan order, and end without calling the model.
@@ -190,9 +196,14 @@ export class AgentRuntime {
     const runId = store.createRun({
       sessionId,
       taskId: newId<TaskId>('tsk'),
-      traceId: newId<TraceId>('trc'),
+      traceId: options.parent?.traceId ?? options.traceId ?? newId<TraceId>('trc'),
       goal: options.text,
-      options: { guards: options.guards ?? {}, ...(options.calls ? { direct: true } : {}) },
+      options: {
+        ...options.record,
+        guards: options.guards ?? {},
+        ...(options.calls ? { direct: true } : {}),
+      },
+      parentRunId: options.parent?.runId,
     });
     return this.launch(runId, options, false);
   }
@@ -280,6 +291,7 @@ class RunLoop {
         type: 'run.started',
         goal: this.run.goal,
         resumed,
+        ...(this.run.parentRunId ? { parent_run_id: this.run.parentRunId } : {}),
       });
       if (resumed) {
         // A run whose process died is still in an active state on disk: record that first.

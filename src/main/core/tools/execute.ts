@@ -116,6 +116,7 @@ export async function runTool(
   input: Record<string, unknown>,
   settings: RunSettings,
   signal: AbortSignal,
+  runId?: string,
 ): Promise<ToolOutput> {
   const deadline = AbortSignal.timeout(tool.timeoutMs);
   const context: ToolContext = {
@@ -123,6 +124,7 @@ export async function runTool(
     workspace: settings.workspace,
     env: settings.env ?? {},
     allowPrivateNetwork: settings.allowPrivateNetwork,
+    ...(runId ? { runId } : {}),
   };
   const executor = settings.executor ?? inProcessExecutor;
   try {

@@ -53,6 +53,8 @@ export interface ToolContext {
   network?: NetworkScope;
   /** The profile's memory, for the memory tools; absent where memory is not opened. */
   memory?: MemoryToolAccess;
+  /** The run that made the call: host-side tools that start work for it (agents/delegate) link to it. */
+  runId?: string;
 }
 
 /** A command as sys/exec asks for it; the runner decides how (and how confined) it runs. */
