@@ -90,6 +90,17 @@ export const ToolCallViewSchema = z.object({
 });
 export type ToolCallView = z.infer<typeof ToolCallViewSchema>;
 
+/** Where a background run came from: the channel (or schedule) and the sender on it. */
+export const RunOriginSchema = z.object({
+  channel: z.string(),
+  type: z.string(),
+  userId: z.string().optional(),
+  chatId: z.string().optional(),
+  schedule: z.string().optional(),
+  role: z.enum(['admin', 'user', 'viewer']).optional(),
+});
+export type RunOriginView = z.infer<typeof RunOriginSchema>;
+
 export const RunSummarySchema = z.object({
   id: IdSchema,
   sessionId: IdSchema,
@@ -104,6 +115,8 @@ export const RunSummarySchema = z.object({
   createdAt: Iso,
   updatedAt: Iso,
   live: z.boolean(),
+  /** Null: a person started it at a window or terminal. */
+  origin: RunOriginSchema.nullable().optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 
@@ -278,6 +291,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     session_id: IdSchema,
     goal: z.string(),
     resumed: z.boolean(),
+    origin: RunOriginSchema.optional(),
     ...RunEventIds,
   }),
   z.object({

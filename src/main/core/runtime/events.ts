@@ -8,6 +8,7 @@ import type { RunState, RunTransition } from './state.js';
 import type {
   CapabilityGrant,
   RunId,
+  RunOrigin,
   RunOutcome,
   SessionId,
   StepId,
@@ -16,7 +17,14 @@ import type {
 } from './terms.js';
 
 export type RunEventBody =
-  | { type: 'run.started'; session_id: SessionId; goal: string; resumed: boolean }
+  | {
+      type: 'run.started';
+      session_id: SessionId;
+      goal: string;
+      resumed: boolean;
+      /** Set when a channel or a schedule started the run. */
+      origin?: RunOrigin;
+    }
   | { type: 'state.changed'; from: RunState; to: RunState; transition: RunTransition }
   | { type: 'model.delta'; kind: 'text' | 'reasoning'; text: string }
   | {

@@ -36,12 +36,13 @@ import type {
 } from './hooks.js';
 import { Lanes } from './lanes.js';
 import { advance, isFinal, type RunState, type RunTransition } from './state.js';
-import type { RunRow, RunStore } from './store.js';
+import { originOf, type RunRow, type RunStore } from './store.js';
 import {
   type CapabilityGrant,
   type MessageId,
   newId,
   type RunId,
+  type RunOrigin,
   type RunOutcome,
   type SessionId,
   type StepId,
@@ -93,6 +94,8 @@ export interface StartOptions {
    * approvals and audit as a model's calls, in plan order, and end without calling the model.
    */
   calls?: DirectCalls;
+  /** The channel or schedule that started the run (none: a person at a window or terminal). */
+  origin?: RunOrigin;
 }
 
 export interface DirectCalls {
@@ -192,7 +195,11 @@ export class AgentRuntime {
       taskId: newId<TaskId>('tsk'),
       traceId: newId<TraceId>('trc'),
       goal: options.text,
-      options: { guards: options.guards ?? {}, ...(options.calls ? { direct: true } : {}) },
+      options: {
+        guards: options.guards ?? {},
+        ...(options.calls ? { direct: true } : {}),
+        ...(options.origin ? { origin: options.origin } : {}),
+      },
     });
     return this.launch(runId, options, false);
   }
@@ -281,6 +288,7 @@ class RunLoop {
         session_id: this.run.sessionId,
         goal: this.run.goal,
         resumed,
+        ...(originOf(this.run) ? { origin: originOf(this.run) } : {}),
       });
       if (resumed) {
         // A run whose process died is still in an active state on disk: record that first.
