@@ -90,7 +90,7 @@ export class ChannelHub {
    */
   async converse(
     decl: ChannelDecl,
-    guard: { access: ChannelAccess; limits: ChannelLimits },
+    guard: { access: Pick<ChannelAccess, 'decide'>; limits: ChannelLimits },
     inbound: Inbound,
     started?: (handle: RunHandle) => void,
   ): Promise<ConverseOutcome> {

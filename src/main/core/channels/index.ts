@@ -7,3 +7,4 @@ export * from './limits.js';
 export * from './records.js';
 export * from './trigger-gate.js';
 export * from './types.js';
+export * from './webhook.js';
