@@ -35,7 +35,7 @@ export function lastUserText(request: ModelRequest): string {
 
 /**
  * "write ..." asks for fs/write (the shipped policy asks a person), a tool result is reported
- * back, anything else is echoed: "echo: <text>".
+ * back, "long" gets about 8000 characters, anything else is echoed: "echo: <text>".
  */
 export const channelScript: Script = (request) => {
   const result = request.messages.at(-1)?.content.find((b) => b.type === 'tool_result');
@@ -47,6 +47,11 @@ export const channelScript: Script = (request) => {
     return {
       text: 'Writing.',
       toolCalls: [{ name: 'fs/write', input: { path: 'notes/from-channel.txt', content: text } }],
+    };
+  }
+  if (text === 'long') {
+    return {
+      text: Array.from({ length: 300 }, (_, i) => `Line ${i} of a long answer.`).join('\n'),
     };
   }
   return { text: `echo: ${text}` };

@@ -18,7 +18,7 @@ export type ConverseOutcome =
   | { kind: 'reply'; text: string; runId: RunId; outcome: RunResult['outcome'] }
   | { kind: 'pairing'; text: string; code: string }
   /** Not let in, or the message broke a limit: `text` says why (the caller decides if it is sent). */
-  | { kind: 'refused'; text: string; code: ChannelError['code'] };
+  | { kind: 'refused'; text: string; code: ChannelError['code']; stranger?: boolean };
 
 export interface HeldWork {
   channel: string;
@@ -97,7 +97,12 @@ export class ChannelHub {
     const decision: AccessDecision = guard.access.decide(inbound.userId, this.now());
     if (decision.kind === 'refused') {
       this.log(`${decl.name}: ${inbound.userId} refused: ${decision.reason}`);
-      return { kind: 'refused', text: `Not allowed: ${decision.reason}.`, code: 'refused' };
+      return {
+        kind: 'refused',
+        text: `Not allowed: ${decision.reason}.`,
+        code: 'refused',
+        stranger: true,
+      };
     }
     if (decision.kind === 'pairing') {
       if (decision.fresh) this.log(`${decl.name}: pairing code issued to ${inbound.userId}`);

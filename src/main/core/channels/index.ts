@@ -5,6 +5,8 @@ export * from './cron.js';
 export * from './hub.js';
 export * from './limits.js';
 export * from './records.js';
+export * from './split-message.js';
+export * from './telegram.js';
 export * from './trigger-gate.js';
 export * from './types.js';
 export * from './webhook.js';
