@@ -2,6 +2,7 @@
 export * from './access.js';
 export * from './clock.js';
 export * from './cron.js';
+export * from './from-manifest.js';
 export * from './hub.js';
 export * from './limits.js';
 export * from './records.js';
