@@ -242,3 +242,25 @@ it('a real one-second schedule fires on the system clock', async () => {
   expect((await runs[0]?.handle.done)?.outcome).toBe('completed');
   await channel.idle();
 }, 30_000);
+
+it('while paused a firing is held and shown, and runs once the agent is resumed', async () => {
+  fixture = await channelAgent({
+    channels: [cron('brief', { schedule: '0 9 * * *' }, { prompt: 'morning brief' })],
+  });
+  const clock = new ManualClock(START);
+  const runs = runsOf(fixture);
+  const channel = new CronChannel(fixture.decl('brief'), fixture.hub, {
+    workspace: fixture.agent.governance.workspace,
+    clock,
+  });
+  await channel.start();
+  fixture.hub.setPaused(true);
+  clock.advance(60 * 60_000);
+  await until(() => fixture?.hub.heldWork().length === 1);
+  expect(fixture.hub.heldWork()[0]).toMatchObject({ channel: 'brief', from: '0 9 * * *' });
+  expect(runs).toHaveLength(0);
+  fixture.hub.setPaused(false);
+  await until(() => runs.length === 1);
+  expect((await runs[0]?.handle.done)?.outcome).toBe('completed');
+  await channel.stop();
+});
