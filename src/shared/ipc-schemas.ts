@@ -90,6 +90,17 @@ export const ToolCallViewSchema = z.object({
 });
 export type ToolCallView = z.infer<typeof ToolCallViewSchema>;
 
+/** Where a background run came from: the channel (or schedule) and the sender on it. */
+export const RunOriginSchema = z.object({
+  channel: z.string(),
+  type: z.string(),
+  userId: z.string().optional(),
+  chatId: z.string().optional(),
+  schedule: z.string().optional(),
+  role: z.enum(['admin', 'user', 'viewer']).optional(),
+});
+export type RunOriginView = z.infer<typeof RunOriginSchema>;
+
 export const RunSummarySchema = z.object({
   id: IdSchema,
   sessionId: IdSchema,
@@ -106,8 +117,8 @@ export const RunSummarySchema = z.object({
   live: z.boolean(),
   /** The run that started this one (a sub-agent's parent); null for a top-level run. */
   parentRunId: IdSchema.nullable(),
-  /** What started it: "chat" (a UI or the CLI), or a channel or schedule once those exist. */
-  origin: z.string(),
+  /** Null: a person started it at a window or terminal. */
+  origin: RunOriginSchema.nullable().optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 
@@ -283,6 +294,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     goal: z.string(),
     resumed: z.boolean(),
     parent_run_id: IdSchema.optional(),
+    origin: RunOriginSchema.optional(),
     ...RunEventIds,
   }),
   z.object({

@@ -54,6 +54,8 @@ describe('pincer CLI (built dist/cli.js)', () => {
       'run',
       'serve',
       'gateway',
+      'daemon',
+      'channels',
       'models',
       'secrets',
       'skills',

@@ -1,7 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { PINCER_VERSION } from '../core/product.js';
 import { registerAudit } from './commands/audit.js';
+import { registerChannels } from './commands/channels.js';
 import { registerChat } from './commands/chat.js';
+import { registerDaemon } from './commands/daemon.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerGateway } from './commands/gateway.js';
 import { registerManifest } from './commands/manifest.js';
@@ -43,6 +45,8 @@ export function buildProgram(ctx: CliContext, setExit: SetExitCode): Command {
   registerModels(program, ctx, setExit);
   registerManifest(program, ctx, setExit);
   registerGateway(program, ctx, setExit);
+  registerDaemon(program, ctx, setExit);
+  registerChannels(program, ctx, setExit);
   registerSecrets(program, ctx, setExit);
   registerMemory(program, ctx, setExit);
   registerSkills(program, ctx, setExit);

@@ -181,7 +181,7 @@ describe('terminal dashboard', { timeout: 120_000 }, () => {
       updatedAt: '2026-11-01T00:00:00Z',
       live: true,
       parentRunId: null,
-      origin: 'chat',
+      origin: null,
       ...extra,
     });
     const ui = render(
@@ -197,7 +197,7 @@ describe('terminal dashboard', { timeout: 120_000 }, () => {
             state: 'COMPLETED',
           }),
           run('run_cron', 'morning digest', {
-            origin: 'schedule:digest',
+            origin: { channel: 'schedule', type: 'cron', schedule: 'digest' },
             state: 'WAITING_APPROVAL',
           }),
         ]}

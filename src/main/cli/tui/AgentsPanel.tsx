@@ -7,6 +7,7 @@ import os from 'node:os';
 import { Box, Text } from 'ink';
 import { formatDuration } from '../../../shared/format.js';
 import type { RunSummary } from '../../../shared/ipc.js';
+import type { RunOriginView } from '../../../shared/ipc-schemas.js';
 import { toolDisplayName } from '../../../shared/messages.js';
 import { safe } from './safe-text.js';
 import type { DashboardState } from './state.js';
@@ -44,6 +45,12 @@ export function runsWithLiveState(state: DashboardState): RunSummary[] {
   });
 }
 
+/** Where a background run came from: its channel, and the schedule or chat within it. */
+function originLabel(origin: RunOriginView): string {
+  const detail = origin.schedule ?? origin.chatId ?? origin.userId;
+  return detail ? `${origin.channel}:${detail}` : origin.channel;
+}
+
 function AgentLine({ node, depth, width }: { node: AgentNode; depth: number; width: number }) {
   const { run } = node;
   const indent = depth === 0 ? '' : `${'  '.repeat(depth - 1)}└ `;
@@ -55,7 +62,7 @@ function AgentLine({ node, depth, width }: { node: AgentNode; depth: number; wid
         {run.live ? <Text color="cyan">▶ </Text> : '  '}
         {indent}
         <Text color={STATE_COLOR[label] ?? 'white'}>[{safe(label)}]</Text>{' '}
-        {run.origin === 'chat' ? '' : <Text color="magenta">{safe(run.origin)} </Text>}
+        {run.origin ? <Text color="magenta">{safe(originLabel(run.origin))} </Text> : ''}
         <Text>{safe(run.goal.replace(/\s+/g, ' ').slice(0, width))}</Text>
       </Text>
       {node.children.map((child) => (

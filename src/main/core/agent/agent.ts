@@ -31,12 +31,13 @@ import {
   governanceFromManifest,
   manifestToolFacts,
 } from '../policy/from-manifest.js';
+import { originGuarded } from '../policy/origin-guard.js';
 import type { ToolFacts } from '../policy/rules.js';
 import { screenedTools } from '../policy/screened-tools.js';
 import type { RunEvent } from '../runtime/events.js';
 import { DEFAULT_GUARDS, type Guards } from '../runtime/guards.js';
 import { AgentRuntime } from '../runtime/runtime.js';
-import { RunStore } from '../runtime/store.js';
+import { originOf, RunStore } from '../runtime/store.js';
 import { createSandbox, settingsFromManifest } from '../sandbox/index.js';
 import { createSecretStore, loadKnownSecrets, type SecretStore } from '../secrets/index.js';
 import { type Db, openDatabase, profileDatabasePath } from '../storage/database.js';
@@ -267,7 +268,11 @@ async function assemble(
     store,
     model: models.access,
     tools,
-    policy: autonomy,
+    // Channel and schedule runs meet the same policy, never a looser one (see origin-guard).
+    policy: originGuarded(autonomy, (runId) => {
+      const run = store.getRun(runId);
+      return run ? originOf(run) : undefined;
+    }),
     approvals: governance.broker,
     redact: (value) => governance.scanner.redactValue(value),
     caps: governance.caps,

@@ -13,7 +13,7 @@ import type {
 } from '../../../shared/ipc-schemas.js';
 import { type ContentBlock, toolDisplayName } from '../../../shared/messages.js';
 import type { AuditRow } from '../policy/audit.js';
-import type { RunRow, StoredMessage, ToolCallRow } from '../runtime/store.js';
+import { originOf, type RunRow, type StoredMessage, type ToolCallRow } from '../runtime/store.js';
 
 /** Tool output the UI shows inline; the full result stays in the store. */
 export const MAX_OUTPUT_CHARS = 16_000;
@@ -80,9 +80,8 @@ export function runSummary(run: RunRow, live: boolean): RunSummary {
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
     live,
-    // Every run starts from a chat until sub-agents, channels and schedules record theirs.
-    parentRunId: null,
-    origin: 'chat',
+    parentRunId: run.parentRunId ?? null,
+    origin: originOf(run) ?? null,
   };
 }
 

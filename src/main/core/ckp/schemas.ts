@@ -164,6 +164,24 @@ export const channelSpec = z.strictObject({
       overlap_policy: z.enum(['skip', 'queue', 'allow']).default('skip'),
     })
     .optional(),
+  /**
+   * Pincer's own settings for a channel, outside CKP 0.2.0 (which has no field for them): the
+   * task a schedule runs, where a webhook listens, which Bot API server Telegram talks to.
+   */
+  'x-pincer': z
+    .strictObject({
+      /** cron: the task prompt each firing runs. */
+      prompt: z.string().min(1).optional(),
+      /** cron: a workspace file whose text is the prompt, read at each firing (a heartbeat). */
+      prompt_file: z.string().min(1).optional(),
+      /** webhook: host:port to listen on (default 127.0.0.1:8788). */
+      listen: z.string().min(1).optional(),
+      /** telegram: the Bot API root (default https://api.telegram.org). */
+      api_root: z.url().optional(),
+      /** Seconds a run of this channel may take before its reply says it timed out. */
+      reply_timeout_seconds: positive.optional(),
+    })
+    .optional(),
 });
 
 export const toolSpec = z.strictObject({

@@ -8,6 +8,7 @@ import type { RunState, RunTransition } from './state.js';
 import type {
   CapabilityGrant,
   RunId,
+  RunOrigin,
   RunOutcome,
   SessionId,
   StepId,
@@ -22,6 +23,8 @@ export type RunEventBody =
       resumed: boolean;
       /** Set on a delegated run: the run whose agents/delegate call started it. */
       parent_run_id?: RunId;
+      /** Set when a channel or a schedule started the run. */
+      origin?: RunOrigin;
     }
   | { type: 'state.changed'; from: RunState; to: RunState; transition: RunTransition }
   | { type: 'model.delta'; kind: 'text' | 'reasoning'; text: string }

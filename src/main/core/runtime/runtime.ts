@@ -36,12 +36,13 @@ import type {
 } from './hooks.js';
 import { Lanes } from './lanes.js';
 import { advance, isFinal, type RunState, type RunTransition } from './state.js';
-import type { RunRow, RunStore } from './store.js';
+import { originOf, type RunRow, type RunStore } from './store.js';
 import {
   type CapabilityGrant,
   type MessageId,
   newId,
   type RunId,
+  type RunOrigin,
   type RunOutcome,
   type SessionId,
   type StepId,
@@ -99,6 +100,8 @@ export interface StartOptions {
    * approvals and audit as a model's calls, in plan order, and end without calling the model.
    */
   calls?: DirectCalls;
+  /** The channel or schedule that started the run (none: a person at a window or terminal). */
+  origin?: RunOrigin;
 }
 
 export interface DirectCalls {
@@ -202,6 +205,7 @@ export class AgentRuntime {
         ...options.record,
         guards: options.guards ?? {},
         ...(options.calls ? { direct: true } : {}),
+        ...(options.origin ? { origin: options.origin } : {}),
       },
       parentRunId: options.parent?.runId,
     });
@@ -292,6 +296,7 @@ class RunLoop {
         goal: this.run.goal,
         resumed,
         ...(this.run.parentRunId ? { parent_run_id: this.run.parentRunId } : {}),
+        ...(originOf(this.run) ? { origin: originOf(this.run) } : {}),
       });
       if (resumed) {
         // A run whose process died is still in an active state on disk: record that first.

@@ -14,6 +14,7 @@ import {
   type MessageId,
   newId,
   type RunId,
+  type RunOrigin,
   type RunOutcome,
   type SessionId,
   type StepId,
@@ -542,6 +543,14 @@ export class RunStore {
       isError: row.is_error === 1,
     }));
   }
+}
+
+/** The channel or schedule that started a run, as recorded in its options (none: a person). */
+export function originOf(run: RunRow): RunOrigin | undefined {
+  const origin = run.options.origin;
+  return typeof origin === 'object' && origin !== null && 'channel' in origin
+    ? (origin as RunOrigin)
+    : undefined;
 }
 
 function toRun(row: RawRun): RunRow {

@@ -29,6 +29,26 @@ export function newId<T extends string>(prefix: string): T {
   return `${prefix}_${time}${count}${randomUUID().replaceAll('-', '').slice(0, 8)}` as T;
 }
 
+/**
+ * Where a run came from when no person started it at a window or terminal: the channel that
+ * received the message (or the schedule that fired), and who sent it. Recorded with the run, in
+ * its `run.started` event and the audit, so every view can say where a run came from; the
+ * policy reads `role` (a viewer triggers no tool).
+ */
+export interface RunOrigin {
+  /** The channel's name in the manifest. */
+  channel: string;
+  /** Its type: telegram, webhook, cron, queue ... */
+  type: string;
+  /** The platform's id of the sender (a Telegram user id); absent for schedules. */
+  userId?: string;
+  /** The conversation on the platform (a Telegram chat id). */
+  chatId?: string;
+  /** The cron expression that fired. */
+  schedule?: string;
+  role?: 'admin' | 'user' | 'viewer';
+}
+
 export interface Task {
   id: TaskId;
   sessionId: SessionId;

@@ -68,7 +68,7 @@ async function resolveAll(host: string): Promise<string[]> {
   return found.map((entry) => entry.address);
 }
 
-function pinnedLookup(pinned: Pinned): LookupFunction {
+export function pinnedLookup(pinned: Pinned): LookupFunction {
   return ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     if (options?.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
     else callback(null, pinned.address, pinned.family);
