@@ -185,12 +185,14 @@ async function assemble(
     .map((p) => p.trim())
     .filter(Boolean);
 
-  // Tools run confined; a sandbox level this machine cannot enforce stops here (-32010).
+  // Tools run confined; a sandbox level this machine cannot enforce stops here (-32010). The
+  // workers start with the first tool that needs one (a text turn starts none) and stay warm.
   const sandbox = await createSandbox({
     settings: settingsFromManifest(claw, {
       workspace: governance.workspace,
       dataDir: options.dataDir,
     }),
+    start: 'first-use',
   });
   opened.push(() => sandbox.close());
 

@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { getLlama, type Llama, LlamaLogLevel } from 'node-llama-cpp';
+import type { Llama } from 'node-llama-cpp';
 
 export type GpuChoice = 'auto' | false | 'cuda' | 'vulkan' | 'metal';
 
@@ -28,6 +28,9 @@ export function defaultThreads(): number {
 /** Loads the llama.cpp binding once per options; never builds from source at run time. */
 export async function loadRuntime(options: RuntimeOptions = {}): Promise<LocalRuntime> {
   const threads = options.threads ?? defaultThreads();
+  // Imported here, not at the top: a command or turn that never runs the local model never
+  // loads node-llama-cpp (hundreds of modules).
+  const { getLlama, LlamaLogLevel } = await import('node-llama-cpp');
   const base = {
     build: 'never',
     maxThreads: threads,
