@@ -36,7 +36,12 @@ import type { RunEvent } from '../runtime/events.js';
 import type { Guards } from '../runtime/guards.js';
 import { AgentRuntime } from '../runtime/runtime.js';
 import { RunStore } from '../runtime/store.js';
-import { createSandbox, settingsFromManifest } from '../sandbox/index.js';
+import {
+  type BackendInfo,
+  createSandbox,
+  detectBackend,
+  settingsFromManifest,
+} from '../sandbox/index.js';
 import { createSecretStore, loadKnownSecrets, type SecretStore } from '../secrets/index.js';
 import { type Db, openDatabase, profileDatabasePath } from '../storage/database.js';
 import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
@@ -105,6 +110,9 @@ type Release = () => void | Promise<void>;
 
 export async function openAgent(options: AgentOptions): Promise<Agent> {
   const env = options.env ?? process.env;
+  // The sandbox probes (child processes) run while the manifest is read and parsed.
+  const backend = detectBackend();
+  backend.catch(() => undefined);
   const { claw } = await loadActiveClaw(
     { dataDir: options.dataDir, resourcesDir: resourcesDirOf(options.appDir) },
     options.manifest,
@@ -122,7 +130,7 @@ export async function openAgent(options: AgentOptions): Promise<Agent> {
     });
     return await assemble(
       options,
-      { claw, catalog, locations: setup.locations, db, env },
+      { claw, catalog, locations: setup.locations, db, env, backend },
       opened,
       releaseAll,
     );
@@ -140,6 +148,7 @@ async function assemble(
     locations: ModelLocations;
     db: Db;
     env: Record<string, string | undefined>;
+    backend: Promise<BackendInfo>;
   },
   opened: Release[],
   releaseAll: () => Promise<void>,
@@ -192,6 +201,7 @@ async function assemble(
       workspace: governance.workspace,
       dataDir: options.dataDir,
     }),
+    backend: await given.backend,
     start: 'first-use',
   });
   opened.push(() => sandbox.close());

@@ -53,7 +53,10 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   let closed = false;
   const startPool = (settings: Partial<Omit<WorkerPoolOptions, 'launcher'>>) =>
     (starting ??= (async () => {
-      const started = new WorkerPool({ ...settings, launcher });
+      // First use without extra modules: each lane starts what its calls need (the built-in
+      // tools' names are known without asking a worker).
+      const lazy = options.start === 'first-use' && !settings.modules?.length;
+      const started = new WorkerPool({ ...settings, launcher, prestart: !lazy });
       try {
         await started.ready();
       } catch (error) {
