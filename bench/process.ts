@@ -136,14 +136,15 @@ export async function countLoads(
     );
     const lines = (await readFile(log, 'utf8')).split('\n');
     const files = new Set<string>();
-    let processes = 0;
+    // A process is a pid whose execve succeeded (with -f a call may be split across lines).
+    const processes = new Set<string>();
     for (const line of lines) {
       if (/ = -1 /.test(line)) continue;
       const opened = /openat\([^"]*"([^"]+\.(?:js|mjs|cjs|json|node))"/.exec(line);
       if (opened?.[1]) files.add(opened[1]);
-      if (/execve\(/.test(line)) processes++;
+      if (/execve/.test(line) && / = 0$/.test(line)) processes.add(line.split(' ')[0] ?? '');
     }
-    return { files: files.size, processes };
+    return { files: files.size, processes: processes.size };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
