@@ -58,7 +58,7 @@ export function registerServe(program: Command, ctx: CliContext, setExit: SetExi
       '--api-key-env <NAME>',
       'environment variable holding the API key clients must send (default: a new key, printed once)',
     )
-    .option('--threads <n>', 'CPU threads (default: all cores)', int)
+    .option('--threads <n>', 'CPU threads (default: physical cores, fewer on a busy machine)', int)
     .option('--context-size <n>', 'largest context window per conversation slot', int)
     .option('--slots <n>', 'conversations kept in KV cache for prefix reuse', int, 2)
     .option('--max-queue <n>', 'requests that may wait per model before 429', int, 16)
