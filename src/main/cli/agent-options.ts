@@ -58,7 +58,11 @@ export function addModelOptions(command: Command): Command {
     .option('--system <text>', 'system prompt')
     .option('--max-tokens <n>', 'longest reply in tokens', (v) => Number.parseInt(v, 10), 1024)
     .option('--temperature <t>', 'sampling temperature (0 = greedy)', Number.parseFloat, 0.7)
-    .option('--threads <n>', 'CPU threads (default: physical cores, fewer on a busy machine)', (v) => Number.parseInt(v, 10))
+    .option(
+      '--threads <n>',
+      'CPU threads (default: physical cores, fewer on a busy machine)',
+      (v) => Number.parseInt(v, 10),
+    )
     .option('--context-size <n>', 'largest context window', (v) => Number.parseInt(v, 10))
     .option(
       '--max-arg-length <chars>',
