@@ -59,7 +59,11 @@ export function addModelOptions(command: Command): Command {
     .option('--system <text>', 'system prompt')
     .option('--max-tokens <n>', 'longest reply in tokens', integerIn(1, 1_000_000), 1024)
     .option('--temperature <t>', 'sampling temperature (0 = greedy)', numberIn(0, 2), 0.7)
-    .option('--threads <n>', 'CPU threads (default: all cores)', integerIn(1, 1024))
+    .option(
+      '--threads <n>',
+      'CPU threads (default: physical cores, fewer on a busy machine)',
+      integerIn(1, 1024),
+    )
     .option('--context-size <n>', 'largest context window', integerIn(16, 16_777_216))
     .option(
       '--max-arg-length <chars>',

@@ -57,7 +57,11 @@ export function registerServe(program: Command, ctx: CliContext, setExit: SetExi
       '--api-key-env <NAME>',
       'environment variable holding the API key clients must send (default: a new key, printed once)',
     )
-    .option('--threads <n>', 'CPU threads (default: all cores)', integerIn(1, 1024))
+    .option(
+      '--threads <n>',
+      'CPU threads (default: physical cores, fewer on a busy machine)',
+      integerIn(1, 1024),
+    )
     .option(
       '--context-size <n>',
       'largest context window per conversation slot',

@@ -38,7 +38,12 @@ import type { RunEvent } from '../runtime/events.js';
 import { DEFAULT_GUARDS, type Guards } from '../runtime/guards.js';
 import { AgentRuntime } from '../runtime/runtime.js';
 import { originOf, RunStore } from '../runtime/store.js';
-import { createSandbox, settingsFromManifest } from '../sandbox/index.js';
+import {
+  type BackendInfo,
+  createSandbox,
+  detectBackend,
+  settingsFromManifest,
+} from '../sandbox/index.js';
 import { createSecretStore, loadKnownSecrets, type SecretStore } from '../secrets/index.js';
 import { type Db, openDatabase, profileDatabasePath } from '../storage/database.js';
 import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
@@ -120,6 +125,9 @@ type Release = () => void | Promise<void>;
 
 export async function openAgent(options: AgentOptions): Promise<Agent> {
   const env = options.env ?? process.env;
+  // The sandbox probes (child processes) run while the manifest is read and parsed.
+  const backend = detectBackend();
+  backend.catch(() => undefined);
   const { claw } = await loadActiveClaw(
     { dataDir: options.dataDir, resourcesDir: resourcesDirOf(options.appDir) },
     options.manifest,
@@ -137,7 +145,7 @@ export async function openAgent(options: AgentOptions): Promise<Agent> {
     });
     return await assemble(
       options,
-      { claw, catalog, locations: setup.locations, db, env },
+      { claw, catalog, locations: setup.locations, db, env, backend },
       opened,
       releaseAll,
     );
@@ -155,6 +163,7 @@ async function assemble(
     locations: ModelLocations;
     db: Db;
     env: Record<string, string | undefined>;
+    backend: Promise<BackendInfo>;
   },
   opened: Release[],
   releaseAll: () => Promise<void>,
@@ -200,12 +209,15 @@ async function assemble(
     .map((p) => p.trim())
     .filter(Boolean);
 
-  // Tools run confined; a sandbox level this machine cannot enforce stops here (-32010).
+  // Tools run confined; a sandbox level this machine cannot enforce stops here (-32010). The
+  // workers start with the first tool that needs one (a text turn starts none) and stay warm.
   const sandbox = await createSandbox({
     settings: settingsFromManifest(claw, {
       workspace: governance.workspace,
       dataDir: options.dataDir,
     }),
+    backend: await given.backend,
+    start: 'first-use',
   });
   opened.push(() => sandbox.close());
 

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import type { ResolvedClaw } from '../ckp/index.js';
 import type { ModelCatalog } from '../local/catalog.js';
-import { type LoadedModelInfo, LocalEngine } from '../local/engine.js';
+import type { LoadedModelInfo, LocalEngine } from '../local/engine.js';
 import {
   type ModelLocations,
   noModelHelp,
@@ -242,6 +242,8 @@ export class ModelSwitch {
           provider: providerId('local'),
         });
       }
+      // The engine module (and node-llama-cpp behind it) loads only when a local model runs.
+      const { LocalEngine } = await import('../local/engine.js');
       const engine = new LocalEngine({
         modelPath: found.path,
         runtime: { threads: this.deps.local.threads },

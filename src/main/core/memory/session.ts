@@ -3,7 +3,7 @@
  * database, the context builder behind the runtime's `system` hook, and the executor wrapper
  * that hands memory to the memory tools.
  */
-import { LocalEmbedder } from '../local/embeddings.js';
+import { lazyLocalEmbedder } from '../local/embeddings.js';
 import type { HistoryShaper, ModelAccess } from '../runtime/hooks.js';
 import { SkillRegistry } from '../skills/registry.js';
 import type { Db } from '../storage/database.js';
@@ -59,8 +59,9 @@ export interface SessionMemory {
 }
 
 export async function openSessionMemory(options: SessionMemoryOptions): Promise<SessionMemory> {
+  // Loaded on the first search that has vectors to compare with, not when the session opens.
   const embedder = options.embeddingModel
-    ? await LocalEmbedder.open({
+    ? await lazyLocalEmbedder({
         modelPath: options.embeddingModel,
         runtime: { threads: options.threads },
       })

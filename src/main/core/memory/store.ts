@@ -232,7 +232,11 @@ export class MemoryStore {
     let vector: number[] = [];
     const similarity = new Map<number, number>();
     let notice: string | undefined;
-    if (this.vectors) {
+    if (this.vectors && !this.vectors.hasAny()) {
+      // Nothing to compare with: the query is not embedded (the model may not even be loaded).
+      if (this.vectors.pending(1).length > 0)
+        notice = 'some chunks have no vector yet; run `pincer memory reindex` to embed them';
+    } else if (this.vectors) {
       const [q] = await this.embed([clip(query, DEFAULT_MAX_CHUNK_CHARS)]);
       // RRF weighs the top of each list: twice the limit is enough from the vector side.
       const nearest = this.vectors.nearest(q as Float32Array, limit * 2);

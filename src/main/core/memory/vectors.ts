@@ -97,6 +97,11 @@ export class VectorIndex {
     ).n;
   }
 
+  /** Whether any chunk has a vector (a search with none need not embed its query). */
+  hasAny(): boolean {
+    return this.moreThan(0);
+  }
+
   /** Whether more than n chunks have a vector (walks at most n + 1 index entries). */
   private moreThan(n: number): boolean {
     return (

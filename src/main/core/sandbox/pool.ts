@@ -32,6 +32,11 @@ export interface WorkerPoolOptions {
   size?: number;
   /** Online workers for network-category tools (default 1; 0 starts one on first use). */
   onlineSize?: number;
+  /**
+   * Start the workers now (default). `false`: each lane starts a worker when a call finds none
+   * idle, up to its size, so a process that runs one file tool starts one worker.
+   */
+  prestart?: boolean;
   /** Absolute paths of extra ES modules whose exported tools run in the workers. */
   modules?: readonly string[];
   entry?: WorkerEntry;
@@ -218,6 +223,7 @@ export class WorkerPool {
     this.modules = options.modules ?? [];
     this.readOnly = [...installationView(this.entry.file), ...this.modules];
     for (const tool of BUILTIN_TOOLS) if (!runsOnHost(tool)) this.names.add(tool.name);
+    if (options.prestart === false) return;
     for (let i = 0; i < (options.size ?? 2); i++) this.start(false);
     for (let i = 0; i < (options.onlineSize ?? 1); i++) this.start(true);
   }
@@ -346,7 +352,9 @@ export class WorkerPool {
         () => this.acquire(online),
       );
     }
-    if (![...this.workers].some((w) => w.online === online)) this.start(online);
+    const lane = [...this.workers].filter((w) => w.online === online).length;
+    const size = online ? (this.options.onlineSize ?? 1) : (this.options.size ?? 2);
+    if (lane < Math.max(1, size)) this.start(online);
     return new Promise((resolve) => this.waiting.push({ online, take: resolve }));
   }
 

@@ -10,6 +10,7 @@ import { commandCheck } from './command-policy.js';
 import { SANDBOX_DENIED, SandboxError } from './errors.js';
 import { Launcher } from './launcher.js';
 import { needsNetwork, WorkerPool, type WorkerPoolOptions } from './pool.js';
+import { runsOnHost } from './protocol.js';
 import { filesystemScope, networkScope } from './scope.js';
 import type { SandboxSettings } from './settings.js';
 
@@ -19,6 +20,12 @@ export interface SandboxOptions {
   backend?: BackendInfo;
   /** Worker pool tuning; `false` runs JS tools in-process (tests of the command path only). */
   pool?: Partial<Omit<WorkerPoolOptions, 'launcher'>> | false;
+  /**
+   * `eager` (default) starts the workers now and fails here if they cannot start;
+   * `first-use` starts them with the first tool that needs one (a text turn starts none) and
+   * keeps them warm after; a start-up failure then fails that call, and the next call retries.
+   */
+  start?: 'eager' | 'first-use';
 }
 
 export interface Sandbox {
@@ -40,19 +47,41 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   // re-checked per redirect. Everything else, commands included, gets no network under `deny`.
   const fetchNetwork =
     network.mode === 'deny' ? { ...network, mode: 'allow-all' as const } : network;
-  const pool = options.pool === false ? undefined : new WorkerPool({ ...options.pool, launcher });
-  try {
-    await pool?.ready();
-  } catch (error) {
-    await pool?.close();
-    throw new SandboxError(
-      SANDBOX_DENIED,
-      `the tool workers could not start in the sandbox: ${(error as Error).message}`,
-    );
-  }
+  const poolOptions = options.pool;
+  let pool: WorkerPool | undefined;
+  let starting: Promise<WorkerPool> | undefined;
+  let closed = false;
+  const startPool = (settings: Partial<Omit<WorkerPoolOptions, 'launcher'>>) =>
+    (starting ??= (async () => {
+      // First use without extra modules: each lane starts what its calls need (the built-in
+      // tools' names are known without asking a worker).
+      const lazy = options.start === 'first-use' && !settings.modules?.length;
+      const started = new WorkerPool({ ...settings, launcher, prestart: !lazy });
+      try {
+        await started.ready();
+      } catch (error) {
+        await started.close();
+        starting = undefined;
+        throw new SandboxError(
+          SANDBOX_DENIED,
+          `the tool workers could not start in the sandbox: ${(error as Error).message}`,
+        );
+      }
+      pool = started;
+      return started;
+    })());
+  if (poolOptions !== false && options.start !== 'first-use') await startPool(poolOptions ?? {});
 
   const executor: ToolExecutor = {
-    run(tool: Tool, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> {
+    async run(
+      tool: Tool,
+      input: Record<string, unknown>,
+      context: ToolContext,
+    ): Promise<ToolOutput> {
+      if (poolOptions !== false && !runsOnHost(tool)) {
+        if (closed) return { content: 'the sandbox is closed', isError: true };
+        await startPool(poolOptions ?? {});
+      }
       const scoped: ToolContext = {
         ...context,
         runCommand,
@@ -70,6 +99,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     backend,
     settings: options.settings,
     close: async () => {
+      closed = true;
+      await (starting?.catch(() => undefined) ?? Promise.resolve());
       await pool?.close();
     },
   };
