@@ -21,7 +21,11 @@ export function screenedTools(
       if (screened.findings.secrets.length || screened.findings.injection.length) {
         onFindings?.(call.name, screened.findings);
       }
-      return { content: screened.content, isError: outcome.isError || screened.blocked };
+      return {
+        content: screened.content,
+        isError: outcome.isError || screened.blocked,
+        ...(outcome.code !== undefined ? { code: outcome.code } : {}),
+      };
     },
   };
 }

@@ -51,6 +51,8 @@ export type RunEventBody =
       duration_ms: number;
       /** Set when the result came from an earlier process (resume), not a new execution. */
       replayed?: boolean;
+      /** The CKP code of a refusal or failure the protocol names (-32010 ... -32014). */
+      code?: number;
     }
   | {
       type: 'run.finished';

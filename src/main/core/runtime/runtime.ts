@@ -93,6 +93,12 @@ export interface StartOptions {
    * approvals and audit as a model's calls, in plan order, and end without calling the model.
    */
   calls?: DirectCalls;
+  /**
+   * One tool call given as JSON by a protocol client (CKP `claw.tool.call`, MCP `tools/call`):
+   * validated, decided by the policy, approved, run, screened and audited like a model's call;
+   * the run ends without calling the model.
+   */
+  toolCall?: { name: string; input: Record<string, unknown> };
 }
 
 export interface DirectCalls {
@@ -124,7 +130,7 @@ export interface RunHandle {
 
 /** A refused call's result: the CKP error code and a sentence the model can act on. */
 function refusal(error: string, code: number, message: string): ToolOutcome {
-  return { content: JSON.stringify({ error, code, message }), isError: true };
+  return { content: JSON.stringify({ error, code, message }), isError: true, code };
 }
 
 /** Why the run's abort signal fired. */
@@ -192,7 +198,10 @@ export class AgentRuntime {
       taskId: newId<TaskId>('tsk'),
       traceId: newId<TraceId>('trc'),
       goal: options.text,
-      options: { guards: options.guards ?? {}, ...(options.calls ? { direct: true } : {}) },
+      options: {
+        guards: options.guards ?? {},
+        ...(options.calls || options.toolCall ? { direct: true } : {}),
+      },
     });
     return this.launch(runId, options, false);
   }
@@ -302,6 +311,7 @@ class RunLoop {
         this.append(userText(options.text), parent, true);
       }
       if (options.calls && !resumed) return await this.direct(options.calls);
+      if (options.toolCall && !resumed) return await this.single(options.toolCall);
       if (resumed && this.run.options.direct === true)
         return this.end('completed', 'the interrupted calls were settled');
       await this.loop(options.requireToolFirst === true && !resumed);
@@ -409,6 +419,26 @@ class RunLoop {
     }
     this.go('answered');
     return this.end('completed', 'the requested tools ran');
+  }
+
+  /** A protocol client's one call, recorded as an assistant tool-use message like a model's. */
+  private async single(given: {
+    name: string;
+    input: Record<string, unknown>;
+  }): Promise<RunResult> {
+    const call: ToolCall = { id: newId<string>('call'), name: given.name, input: given.input };
+    this.go('user_call');
+    this.append(
+      { role: 'assistant', content: [{ type: 'tool_use', ...call }] },
+      this.lastMessageId,
+      false,
+    );
+    const [result] = await this.toolStep([call]);
+    this.go('answered');
+    return this.end(
+      'completed',
+      result?.isError ? `${call.name} failed` : 'the requested tool ran',
+    );
   }
 
   private async callModel(request: {
@@ -630,6 +660,7 @@ class RunLoop {
       is_error: outcome.isError === true,
       duration_ms: Math.round(durationMs),
       status: status === 'denied' ? 'denied' : outcome.isError ? 'error' : 'ok',
+      ...(outcome.isError && outcome.code !== undefined ? { code: outcome.code } : {}),
       ...(replayed ? { replayed } : {}),
     });
     return outcome;

@@ -85,6 +85,8 @@ export interface NetworkScope {
 export interface ToolOutput {
   content: string;
   isError?: boolean;
+  /** The CKP code of a failure the protocol names (-32010 sandbox denied, -32014 timeout). */
+  code?: number;
 }
 
 export interface Tool extends ToolSpec {
@@ -115,4 +117,11 @@ export function factsOf(spec: ToolSpec): ToolFacts {
 /** A tool failure the model can read and act on. */
 export class ToolError extends Error {
   override readonly name = 'ToolError';
+  constructor(
+    message: string,
+    /** The CKP code when the protocol names the failure (the sandbox's -32010). */
+    readonly code?: number,
+  ) {
+    super(message);
+  }
 }
