@@ -344,6 +344,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     status: z.enum(['ok', 'error', 'denied']),
     duration_ms: z.number(),
     replayed: z.boolean().optional(),
+    /** The CKP code of a refusal or failure the protocol names (-32010 ... -32014). */
+    code: z.number().optional(),
     /** The tool's (screened) output, cut to a size the UI can show; added by the assistant. */
     output: z.string().optional(),
     ...RunEventIds,
@@ -355,6 +357,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     usage: Usage,
     cost_usd: z.number(),
     turns: z.number(),
+    /** The CKP code of the failure that ended the run (a provider's quota: -32021). */
+    code: z.number().optional(),
     ...RunEventIds,
   }),
 ]);

@@ -58,6 +58,8 @@ export type RunEventBody =
       type: 'run.finished';
       outcome: RunOutcome;
       reason: string;
+      /** The CKP code of the failure that ended the run, when the protocol names it (-32021). */
+      code?: number;
       usage: Usage;
       cost_usd: number;
       turns: number;

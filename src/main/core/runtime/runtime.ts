@@ -113,6 +113,8 @@ export interface RunResult {
   state: RunState;
   outcome: RunOutcome;
   reason: string;
+  /** The CKP code of the failure that ended the run, when the protocol names it. */
+  code?: number;
   /** The model's last message (a partial one when the run was cut short). */
   reply?: Message;
   usage: Usage;
@@ -141,6 +143,8 @@ class RunStop extends Error {
     readonly outcome: RunOutcome,
     readonly transition: RunTransition,
     message: string,
+    /** The CKP code of the failure when the protocol names it (a provider's quota: -32021). */
+    readonly code?: number,
   ) {
     super(message);
   }
@@ -474,7 +478,9 @@ class RunLoop {
     } catch (error) {
       if (signal.aborted) throw this.abortStop(signal, turnController.signal);
       if (error instanceof RunStop) throw error;
-      throw new RunStop('model_error', 'fail', isModelError(error) ? error.message : String(error));
+      if (isModelError(error))
+        throw new RunStop('model_error', 'fail', error.message, error.ckpCode);
+      throw new RunStop('model_error', 'fail', String(error));
     } finally {
       clearTimeout(turnTimer);
     }
@@ -819,10 +825,10 @@ class RunLoop {
           );
     if (stop.outcome === 'completed') return this.end('completed', stop.message);
     if (!isFinal(this.state)) this.go(stop.transition);
-    return this.end(stop.outcome, stop.message);
+    return this.end(stop.outcome, stop.message, stop.code);
   }
 
-  private end(outcome: RunOutcome, reason: string): RunResult {
+  private end(outcome: RunOutcome, reason: string, code?: number): RunResult {
     this.deps.store.updateRun(this.run.id, {
       outcome,
       reason,
@@ -838,6 +844,7 @@ class RunLoop {
       usage: this.usage,
       cost_usd: this.costUsd,
       turns: this.turns,
+      ...(code !== undefined ? { code } : {}),
     });
     return {
       runId: this.run.id,
@@ -845,6 +852,7 @@ class RunLoop {
       state: this.state,
       outcome,
       reason,
+      ...(code !== undefined ? { code } : {}),
       reply: this.reply,
       usage: this.usage,
       costUsd: this.costUsd,
