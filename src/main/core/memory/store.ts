@@ -290,16 +290,16 @@ export class MemoryStore {
                 (select group_concat(c.text, char(10)) from
                    (select text from memory_chunks where document_id = d.id order by seq) c) as text
          from memory_documents d
-         where (?1 is null or d.source = ?1) and (?2 is null or d.updated_at >= ?2)
-           and (?3 is null or d.updated_at <= ?3)
-         order by d.updated_at desc, d.id desc limit ?4`,
+         where (@source is null or d.source = @source)
+           and (@from is null or d.updated_at >= @from) and (@to is null or d.updated_at <= @to)
+         order by d.updated_at desc, d.id desc limit @limit`,
       )
-      .all(
-        filter.source ?? null,
-        filter.from ?? null,
-        filter.to ?? null,
-        Math.max(1, Math.min(filter.limit ?? 100, 1000)),
-      ) as Array<{
+      .all({
+        source: filter.source ?? null,
+        from: filter.from ?? null,
+        to: filter.to ?? null,
+        limit: Math.max(1, Math.min(filter.limit ?? 100, 1000)),
+      }) as Array<{
       source: string;
       kind: 'file' | 'note';
       updated_at: string;

@@ -96,8 +96,6 @@ export class CkpSession implements RpcHandler {
     this.stopListening = options.host.onState((state) => {
       if (state === 'READY' && this.initialized) this.startHeartbeat();
       else this.stopHeartbeat();
-      // After a shutdown the peer initializes again before anything else.
-      if (state === 'STOPPED') this.initialized = false;
     });
   }
 

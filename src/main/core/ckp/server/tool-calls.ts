@@ -100,7 +100,8 @@ function refusal(
   return new RpcError(code, `${TITLES[code] ?? 'Error'}: ${detail.message}`, {
     tool,
     request_id: requestId,
-    ...(decided?.rule ? { rule_id: decided.rule } : {}),
+    // The engine names a rule `policy/id`; CKP's rule_id is the rule's own id.
+    ...(decided?.rule ? ruleOf(decided.rule) : {}),
     ...(decided ? { action: decided.decision } : {}),
     ...(detail.details ? { details: detail.details } : {}),
   });
@@ -123,4 +124,11 @@ function detailOf(text: string): { message: string; details?: unknown } {
     // Plain text.
   }
   return { message: text };
+}
+
+function ruleOf(qualified: string): { rule_id: string; policy?: string } {
+  const slash = qualified.indexOf('/');
+  return slash < 0
+    ? { rule_id: qualified }
+    : { rule_id: qualified.slice(slash + 1), policy: qualified.slice(0, slash) };
 }
