@@ -260,6 +260,7 @@ const Usage = z.object({
 const RunEventIds = {
   trace_id: z.string(),
   task_id: z.string(),
+  session_id: IdSchema,
   run_id: IdSchema,
   step_id: z.string().optional(),
   seq: z.number(),
@@ -275,7 +276,6 @@ const ToolCallSchema = z.object({
 export const RunEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('run.started'),
-    session_id: IdSchema,
     goal: z.string(),
     resumed: z.boolean(),
     ...RunEventIds,
@@ -346,8 +346,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     replayed: z.boolean().optional(),
     /** The CKP code of a refusal or failure the protocol names (-32010 ... -32014). */
     code: z.number().optional(),
-    /** The tool's (screened) output, cut to a size the UI can show; added by the assistant. */
-    output: z.string().optional(),
+    /** The tool's (screened) output, cut by the assistant to a size the UI can show. */
+    output: z.string(),
     ...RunEventIds,
   }),
   z.object({

@@ -10,7 +10,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
+import {
+  createSecretStore,
+  loadKnownSecrets,
+  SecretRedactor,
+  SecretStore,
+} from '../../../src/main/core/secrets/index.js';
 import { KeychainBackend, loadKeytar } from '../../../src/main/core/secrets/keychain.js';
 import { builtCli, runBuiltCli } from '../../support/cli-run.js';
 import { FAST_SCRYPT } from '../../support/secrets.js';
@@ -77,6 +82,18 @@ describe.skipIf(!probe.available && !required)('OS keychain backend (real Secret
     expect(await store.resolve('FROM_ENV')).toBe('env-value-9');
     expect(await store.delete('CHAIN_KEY')).toEqual(['keychain']);
     store.close();
+  });
+
+  it('its values are known to the redactor at start-up, before anything reads them', async () => {
+    await backend.set('KC_UNREAD', 'keychain-unread-value-7');
+    // A fresh store, as at start-up: this process has not read the value through it.
+    const redactor = new SecretRedactor();
+    const store = new SecretStore([new KeychainBackend({ service: SERVICE })], redactor);
+    expect(redactor.redact('x keychain-unread-value-7 y')).toBe('x keychain-unread-value-7 y');
+    const report = await loadKnownSecrets(store, redactor);
+    expect(report.unavailable).toEqual([]);
+    expect(redactor.redact('x keychain-unread-value-7 y')).toBe('x [REDACTED:KC_UNREAD] y');
+    expect(await backend.delete('KC_UNREAD')).toBe(true);
   });
 
   it('migrates the vault file into the keychain without losing a value', async () => {

@@ -15,6 +15,7 @@ import {
   policyRules,
   type ResolvedClaw,
   resourcesDirOf,
+  secretNamesOf,
 } from '../ckp/index.js';
 import type { ModelCatalog } from '../local/catalog.js';
 import type { ModelLocations } from '../local/model-manager.js';
@@ -36,7 +37,7 @@ import type { Guards } from '../runtime/guards.js';
 import { AgentRuntime } from '../runtime/runtime.js';
 import { RunStore } from '../runtime/store.js';
 import { createSandbox, settingsFromManifest } from '../sandbox/index.js';
-import { createSecretStore, type SecretStore } from '../secrets/index.js';
+import { createSecretStore, loadKnownSecrets, type SecretStore } from '../secrets/index.js';
 import { type Db, openDatabase, profileDatabasePath } from '../storage/database.js';
 import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
 import { memoryNote } from '../tools/builtins/memory-note.js';
@@ -145,6 +146,7 @@ async function assemble(
   // Keys resolve through the keychain, the vault, then the environment. The vault is never
   // unlocked by a prompt here: a run must not stop to ask for a passphrase.
   const secrets = options.secrets ?? createSecretStore({ dataDir: options.dataDir });
+  opened.push(() => secrets.close());
   const models = await ModelSwitch.open(
     { claw, secrets, catalog, locations, local: options.local ?? {}, env },
     options.model,
@@ -163,6 +165,10 @@ async function assemble(
     dataDir: options.dataDir,
     facts: (name) => registry.facts(name),
   });
+  // Every stored secret is known to the scanner before the first tool runs, not only those read;
+  // the vault key cached by reading them is zeroed (the store unlocks again when next used).
+  await loadKnownSecrets(secrets, governance.scanner.redactor, secretNamesOf(claw));
+  secrets.close();
   await mkdir(governance.workspace, { recursive: true });
   const allow = (options.tools ?? DEFAULT_TOOLS)
     .split(',')

@@ -72,26 +72,16 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
     }
   };
 
-  const sessionOfRun = new Map<string, string>();
   const book = new SessionBook(store, (id) => runtime.isSessionBusy(id));
   const tierOf = (name: string): RiskTier => agent.facts(name)?.tier ?? 'unsafe';
   const { autonomy } = agent;
 
-  const toolOutput = (runId: string, callId: string): string | undefined => {
-    const row = store.toolCalls(runId as RunId).find((call) => call.callId === callId);
-    return row?.result === null || row?.result === undefined ? undefined : clip(row.result);
-  };
-  const stopRunEvents = agent.onRunEvent((event: RunEvent) => {
-    if (event.type === 'run.started') sessionOfRun.set(event.run_id, event.session_id);
-    const sessionId = sessionOfRun.get(event.run_id) ?? store.getRun(event.run_id)?.sessionId;
-    if (!sessionId) return;
-    const view =
-      event.type === 'tool.finished'
-        ? { ...event, output: toolOutput(event.run_id, event.call_id) }
-        : event;
-    emit({ topic: 'run', sessionId, event: view as RunEventView });
-    if (event.type === 'run.finished') sessionOfRun.delete(event.run_id);
-  });
+  // Events carry their session and the tool's screened output: nothing is looked up to show them.
+  const view = (event: RunEvent): RunEventView =>
+    (event.type === 'tool.finished' ? { ...event, output: clip(event.output) } : event) as RunEventView;
+  const stopRunEvents = agent.onRunEvent((event) =>
+    emit({ topic: 'run', sessionId: event.session_id, event: view(event) }),
+  );
 
   const approvalView = (pending: PendingApproval): PendingApprovalView => ({
     id: pending.id,
@@ -253,7 +243,6 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
             }
           : {}),
       });
-      sessionOfRun.set(handle.runId, handle.sessionId);
       // Every send changes a session's busy state (and a new one appears).
       emit({ topic: 'sessions.changed' });
       void handle.done.finally(() => {
@@ -273,11 +262,7 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
     liveEvents(runId) {
       const handle = runtime.handle(runId as RunId);
       if (!handle) return [];
-      return handle.events.events.map((event) =>
-        event.type === 'tool.finished'
-          ? ({ ...event, output: toolOutput(event.run_id, event.call_id) } as RunEventView)
-          : (event as RunEventView),
-      );
+      return handle.events.events.map(view);
     },
     listRuns: (filter = {}) =>
       store

@@ -79,6 +79,11 @@ export function secretRefs(primitive: AnyPrimitive): string[] {
   }
 }
 
+/** Every secret name the manifest refers to (providers, channels, telemetry exporters). */
+export function secretNamesOf(claw: ResolvedClaw): string[] {
+  return allPrimitives(claw).flatMap(secretRefs);
+}
+
 export function renderResolvedYaml(claw: ResolvedClaw, header?: string): string {
   const body = stringify(resolvedView(claw), { lineWidth: 100 });
   return `${header ? `# ${header}\n` : ''}${body}`;

@@ -323,7 +323,15 @@ export const policyRule = z.strictObject({
       default_if_timeout: z.enum(['deny', 'allow']).optional(),
     })
     .optional(),
-  conditions: z.looseObject({ path_within: z.string().optional() }).optional(),
+  // CKP leaves conditions open; Pincer's own keys are typed where a wrong type would loosen
+  // a rule silently (see policy/rules.ts).
+  conditions: z
+    .looseObject({
+      path_within: z.string().optional(),
+      command: z.union([z.string(), z.array(z.string())]).optional(),
+      shell: z.boolean().optional(),
+    })
+    .optional(),
   rate_limit: z
     .strictObject({
       cost_per_day_usd: z.number().min(0).optional(),

@@ -2,11 +2,13 @@
  * CKP Policy rules (§5.8): an ordered list, first match wins, no match denies. A rule matches by
  * scope (`all`, `tool` with `match.annotations`, `category` with `match.category`) and then by its
  * `conditions`. CKP defines `path_within`; Pincer adds, inside `conditions` (which CKP leaves
- * open): `tool` (name globs), `command` (glob or /regex/ over a command line), `args` (per
- * argument glob or /regex/), `hosts` (host globs every URL argument must match) and `labels`.
+ * open): `tool` (name globs), `command` (argv globs or /regex/, see command-match.ts), `shell`
+ * (true: the rule is about shell lines; false: about argv calls), `args` (per argument glob or
+ * /regex/), `hosts` (host globs every URL argument must match) and `labels`.
  */
 import path from 'node:path';
 import type { EffectivePolicyRule } from '../ckp/resolved.js';
+import { type CommandCall, commandCallOf, commandMatches } from './command-match.js';
 
 export interface ToolFacts {
   name: string;
@@ -42,13 +44,21 @@ export function firstMatch(
   args: Record<string, unknown>,
   context: RuleContext,
 ): RuleMatch | undefined {
+  const command = commandCallOf(args);
   const touched = {
     paths: valuesOf(args, PATH_KEYS).map((p) => resolvePath(p, context)),
     hosts: valuesOf(args, URL_KEYS).flatMap((u) => hostOf(u)),
-    commands: commandLine(args),
+    command,
   };
   for (const rule of rules) {
-    if (matches(rule, tool, args, touched, context)) return { rule, ...touched };
+    if (matches(rule, tool, args, touched, context)) {
+      return {
+        rule,
+        paths: touched.paths,
+        hosts: touched.hosts,
+        commands: command ? [command.line] : [],
+      };
+    }
   }
   return undefined;
 }
@@ -57,7 +67,7 @@ function matches(
   rule: EffectivePolicyRule,
   tool: ToolFacts,
   args: Record<string, unknown>,
-  touched: { paths: string[]; hosts: string[]; commands: string[] },
+  touched: { paths: string[]; hosts: string[]; command: CommandCall | undefined },
   context: RuleContext,
 ): boolean {
   if (
@@ -79,10 +89,13 @@ function matches(
   }
   const toolGlobs = strings(conditions.tool);
   if (toolGlobs.length && !toolGlobs.some((g) => patternMatches(g, tool.name, true))) return false;
+  const { command } = touched;
+  if (typeof conditions.shell === 'boolean' && command?.shell !== conditions.shell) return false;
   const commandPatterns = strings(conditions.command);
   if (commandPatterns.length) {
-    if (touched.commands.length === 0) return false;
-    if (!touched.commands.every((c) => commandPatterns.some((p) => patternMatches(p, c, false))))
+    // A shell line is matched only by a rule that says it is about shell lines.
+    const shellRule = conditions.shell === true;
+    if (!command || !commandPatterns.some((p) => commandMatches(p, command, shellRule)))
       return false;
   }
   const hostGlobs = strings(conditions.hosts);
@@ -162,11 +175,4 @@ function hostOf(url: string): string[] {
     // Not a URL: a bare host name is still a host.
     return /^[a-z0-9.-]+$/i.test(url) ? [url.toLowerCase()] : ['<invalid url>'];
   }
-}
-
-/** The command line of an exec-like call: command plus args, as one string. */
-function commandLine(args: Record<string, unknown>): string[] {
-  if (typeof args.command !== 'string') return [];
-  const rest = Array.isArray(args.args) ? args.args.map(String) : [];
-  return [[args.command, ...rest].join(' ')];
 }

@@ -71,6 +71,24 @@ function highEntropy(text: string): boolean {
   return bits >= 3;
 }
 
+const PATH_VALUE = /^(?:~|\.{1,2}|[A-Za-z]:)?[/\\][\w.@%+~:/\\-]*$/;
+
+/**
+ * A path says where something is (`PWD=/home/ada/src`, `secret: /run/secrets/db`): it is not
+ * the credential itself, however random its directory names look (temp dirs do). One random
+ * segment after a slash (`/x9F2kLmQ7z`) still reads as a credential.
+ */
+function isPath(value: string): boolean {
+  if (!PATH_VALUE.test(value)) return false;
+  const segments = value.split(/[/\\]/).filter(Boolean);
+  return segments.length !== 1 || !highEntropy(segments[0] as string);
+}
+
+/** What an assignment to a secret-sounding name must hold to be redacted as one. */
+function inlineCredential(value: string): boolean {
+  return !isPath(value) && highEntropy(value);
+}
+
 const INJECTION_PHRASES = [
   'ignore previous instructions',
   'ignore all previous instructions',
@@ -121,7 +139,8 @@ export interface ScannerOptions {
 }
 
 export class ContentScanner {
-  private readonly redactor: SecretRedactor;
+  /** The known values this scanner redacts; the secrets module fills it at start-up. */
+  readonly redactor: SecretRedactor;
   readonly secretAction: SecretAction;
   readonly injectionAction: InjectionAction;
   readonly maxBytes: number;
@@ -148,7 +167,7 @@ export class ContentScanner {
         const value = pattern.group ? (groups[pattern.group - 1] as string | undefined) : match;
         // Already redacted (a known secret, or an earlier pattern): leave the marker alone.
         if (!value || value.startsWith('[REDACTED')) return match;
-        if (pattern.id === 'secret-assignment' && !highEntropy(value)) return match;
+        if (pattern.id === 'secret-assignment' && !inlineCredential(value)) return match;
         found.push(pattern.id);
         return pattern.group
           ? match.replace(value, `[REDACTED:${pattern.id}]`)

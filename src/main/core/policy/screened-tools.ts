@@ -1,31 +1,47 @@
-import type { ToolHost } from '../runtime/hooks.js';
+import type { ToolHost, ToolOutcome } from '../runtime/hooks.js';
 import type { ContentScanner, Findings } from './scanner.js';
 
 /**
- * Wraps a tool host so every output passes the scanner before the model sees it: secrets
- * redacted, prompt injection flagged or withheld, oversize output cut. Every other method is
- * the inner host's (validation included: an invalid call never reaches a person).
+ * Wraps a tool host so every outcome passes the scanner before anyone sees it: secrets
+ * redacted, prompt injection flagged or withheld, oversize output cut. This is the one place
+ * tool text is screened; the runtime stores, pushes and sends to the model what leaves here,
+ * so a tool's failure and a validation error are screened like its output. Every method of the
+ * host is kept (validation included: an invalid call never reaches a person).
  */
 export function screenedTools(
   host: ToolHost,
   scanner: ContentScanner,
   onFindings?: (tool: string, findings: Findings) => void,
 ): ToolHost {
+  const screen = (tool: string, outcome: ToolOutcome): ToolOutcome => {
+    const screened = scanner.screenToolOutput(outcome.content);
+    if (screened.findings.secrets.length || screened.findings.injection.length) {
+      onFindings?.(tool, screened.findings);
+    }
+    return {
+      content: screened.content,
+      isError: outcome.isError || screened.blocked,
+      ...(outcome.code !== undefined ? { code: outcome.code } : {}),
+    };
+  };
   return {
     definitions: () => host.definitions(),
     isReadOnly: (name) => host.isReadOnly(name),
-    validate: (call) => host.validate(call),
+    validate: (call) => {
+      const invalid = host.validate(call);
+      return invalid && screen(call.name, invalid);
+    },
     execute: async (call, context) => {
-      const outcome = await host.execute(call, context);
-      const screened = scanner.screenToolOutput(outcome.content);
-      if (screened.findings.secrets.length || screened.findings.injection.length) {
-        onFindings?.(call.name, screened.findings);
+      let outcome: ToolOutcome;
+      try {
+        outcome = await host.execute(call, context);
+      } catch (error) {
+        outcome = {
+          content: `tool failed: ${error instanceof Error ? error.message : String(error)}`,
+          isError: true,
+        };
       }
-      return {
-        content: screened.content,
-        isError: outcome.isError || screened.blocked,
-        ...(outcome.code !== undefined ? { code: outcome.code } : {}),
-      };
+      return screen(call.name, outcome);
     },
   };
 }

@@ -291,7 +291,6 @@ class RunLoop {
     try {
       this.emit({
         type: 'run.started',
-        session_id: this.run.sessionId,
         goal: this.run.goal,
         resumed,
       });
@@ -667,6 +666,7 @@ class RunLoop {
       duration_ms: Math.round(durationMs),
       status: status === 'denied' ? 'denied' : outcome.isError ? 'error' : 'ok',
       ...(outcome.isError && outcome.code !== undefined ? { code: outcome.code } : {}),
+      output: outcome.content,
       ...(replayed ? { replayed } : {}),
     });
     return outcome;
@@ -865,6 +865,7 @@ class RunLoop {
       ...body,
       trace_id: this.run.traceId,
       task_id: this.run.taskId,
+      session_id: this.run.sessionId,
       run_id: this.run.id,
       ...(this.stepId ? { step_id: this.stepId } : {}),
       seq: ++this.seq,

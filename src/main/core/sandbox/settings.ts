@@ -31,7 +31,7 @@ export interface SandboxSettings {
   workspace: string;
   network: {
     mode: NetworkMode;
-    /** Host globs for allowlist mode; a private IP literal (or host:port) listed here is granted. */
+    /** Allowlist entries (sandbox/host-grant.ts); only an IP literal grants an internal address. */
     allowedHosts: readonly string[];
     /** False only when ssrf_protection.block_private_ips is explicitly false. */
     blockPrivate: boolean;

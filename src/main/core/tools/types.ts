@@ -76,7 +76,7 @@ export interface FilesystemScope {
 
 export interface NetworkScope {
   mode: 'deny' | 'allowlist' | 'allow-all';
-  /** Host globs (allowlist mode); a private address or host:port listed here is granted. */
+  /** Names, `*.domain` wildcards and IP literals (see sandbox/host-grant.ts); only an IP literal grants an internal address. */
   allowedHosts: readonly string[];
   /** Refuse loopback, private and link-local addresses not explicitly granted. */
   blockPrivate: boolean;

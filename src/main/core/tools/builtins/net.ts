@@ -3,7 +3,8 @@
  * checked against the sandbox's network grant, resolved once, and the connection is pinned to
  * the address that was checked, so a DNS answer that changes between the check and the connect
  * (rebinding) cannot reach a loopback, private, link-local (cloud metadata) or otherwise internal
- * address unless the grant names it.
+ * address. Only an address grant (`127.0.0.1:8080` in allowed_hosts) reaches one: a host name or
+ * wildcard in the allowlist narrows, it never switches the check off.
  */
 import { lookup } from 'node:dns/promises';
 import http, { type IncomingMessage } from 'node:http';
@@ -12,6 +13,7 @@ import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 import { isPrivateAddress } from '../../sandbox/address.js';
 import { SANDBOX_DENIED } from '../../sandbox/errors.js';
+import { grantCoversAddress, grantMatchesHost, parseHostGrant } from '../../sandbox/host-grant.js';
 import { type NetworkScope, type Tool, type ToolContext, ToolError } from '../types.js';
 
 export { isPrivateAddress };
@@ -19,20 +21,9 @@ export { isPrivateAddress };
 const PUBLIC_ONLY: NetworkScope = { mode: 'allow-all', allowedHosts: [], blockPrivate: true };
 const MAX_HOPS = 5;
 
-/** `host`, `host:port` or `*.domain` (any subdomain) against a URL's host and port. */
+/** `host`, `host:port`, `*.domain` or an IP literal against a URL's host and port. */
 export function hostMatches(pattern: string, host: string, port: string): boolean {
-  const normalized = pattern.trim().toLowerCase();
-  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(normalized);
-  const [name, wantedPort] = bracketed
-    ? [bracketed[1] as string, bracketed[2]]
-    : isIP(normalized) === 6
-      ? [normalized, undefined]
-      : (normalized.split(/:(?=\d+$)/) as [string, string | undefined]);
-  if (wantedPort !== undefined && wantedPort !== port) return false;
-  const lowerHost = host.toLowerCase();
-  if (name.startsWith('*.'))
-    return lowerHost.endsWith(name.slice(1)) && lowerHost !== name.slice(2);
-  return name === lowerHost;
+  return grantMatchesHost(parseHostGrant(pattern), host, port);
 }
 
 interface Pinned {
@@ -54,16 +45,20 @@ export async function checkHop(
     throw new ToolError('network access is denied by the sandbox (CKP -32010)', SANDBOX_DENIED);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  const granted = scope.allowedHosts.some((pattern) => hostMatches(pattern, host, port));
-  if (scope.mode === 'allowlist' && !granted)
+  const grants = scope.allowedHosts.map(parseHostGrant);
+  if (scope.mode === 'allowlist' && !grants.some((grant) => grantMatchesHost(grant, host, port)))
     throw new ToolError(
       `${host} is not in the sandbox's allowed hosts (CKP -32010)`,
       SANDBOX_DENIED,
     );
   const addresses = isIP(host) ? [host] : await resolve(host);
   if (addresses.length === 0) throw new ToolError(`cannot resolve ${host}`);
-  if (!allowPrivate && !granted) {
-    const internal = addresses.find(isPrivateAddress);
+  if (!allowPrivate) {
+    const internal = addresses.find(
+      (address) =>
+        isPrivateAddress(address) &&
+        !grants.some((grant) => grantCoversAddress(grant, address, port)),
+    );
     if (internal)
       throw new ToolError(`${host} resolves to an internal address (${internal}); refused`);
   }

@@ -1,0 +1,315 @@
+/**
+ * Issue 24, breaks 6 and 7: grants never disable a safety check, and command rules parse what
+ * runs. The network half runs net/fetch in the real sandbox (bwrap, worker pool) against real
+ * HTTP servers on 127.0.0.1; the command half decides calls with the shipped default manifest
+ * plus a user's allow rules, as `pincer run` would.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseDocument } from 'yaml';
+import { loadClaw } from '../../../src/main/core/ckp/loader.js';
+import { autonomyOf, policyRules } from '../../../src/main/core/ckp/resolved.js';
+import { PolicyEngine } from '../../../src/main/core/policy/engine.js';
+import type { ToolHost } from '../../../src/main/core/runtime/hooks.js';
+import type { RunId, SessionId, StepId } from '../../../src/main/core/runtime/terms.js';
+import { detectBackend } from '../../../src/main/core/sandbox/backend.js';
+import { createSandbox, type Sandbox } from '../../../src/main/core/sandbox/sandbox.js';
+import { sandboxSettings } from '../../../src/main/core/sandbox/settings.js';
+import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
+import { checkHop, netFetch } from '../../../src/main/core/tools/builtins/net.js';
+import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
+
+const RESOURCES = path.join(import.meta.dirname, '..', '..', '..', 'resources');
+
+describe('network: a host allowlist narrows, it never opens an internal address', () => {
+  let root = '';
+  let sandbox: Sandbox;
+  let host: ToolHost;
+  const servers: Server[] = [];
+  const hits = { target: 0 };
+  let targetPort = 0;
+  let grantedPort = 0;
+
+  const listen = (handler: Parameters<typeof createServer>[1]) => {
+    const server = createServer(handler);
+    servers.push(server);
+    return new Promise<number>((resolve) =>
+      server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+    );
+  };
+  const fetch = (url: string) =>
+    host.execute(
+      { id: 'c', name: 'net__fetch', input: { url } },
+      { signal: new AbortController().signal, runId: 'run' as RunId, stepId: 'step' as StepId },
+    );
+
+  beforeAll(async () => {
+    const backend = await detectBackend();
+    if (backend.kind !== 'bwrap')
+      throw new Error(`these attacks run in the real sandbox (${backend.reason}); CI has bwrap`);
+    root = await mkdtemp(path.join(os.tmpdir(), 'pincer-netcmd-'));
+    targetPort = await listen((_req, res) => {
+      hits.target += 1;
+      res.end('TARGET REACHED');
+    });
+    grantedPort = await listen((req, res) => {
+      if (req.url === '/to-localhost')
+        return res.writeHead(302, { location: `http://localhost:${targetPort}/` }).end();
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('granted ok');
+    });
+    sandbox = await createSandbox({
+      backend,
+      settings: sandboxSettings({
+        workspace: root,
+        dataDir: path.join(root, 'data'),
+        home: path.join(root, 'home'),
+        // A name that resolves to loopback, and one private address granted as an address.
+        network: { mode: 'allowlist', allowedHosts: ['localhost', `127.0.0.1:${grantedPort}`] },
+      }),
+      pool: { size: 0, onlineSize: 1 },
+    });
+    const registry = new ToolRegistry();
+    for (const tool of BUILTIN_TOOLS) registry.register(tool);
+    host = registry.host({ allow: ['**'], workspace: root, executor: sandbox.executor });
+  }, 60_000);
+
+  afterAll(async () => {
+    await sandbox?.close();
+    await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it('a listed name that resolves to 127.0.0.1 is refused; the address grant works', async () => {
+    const before = hits.target;
+    const refused = await fetch(`http://localhost:${targetPort}/`);
+    expect(refused).toMatchObject({ isError: true, content: expect.stringContaining('internal') });
+    expect(hits.target).toBe(before);
+    expect((await fetch(`http://127.0.0.1:${grantedPort}/`)).content).toBe(
+      'HTTP 200 text/plain\n\ngranted ok',
+    );
+    // The grant is for that port only.
+    const otherPort = await fetch(`http://127.0.0.1:${targetPort}/`);
+    expect(otherPort.isError).toBe(true);
+    expect(hits.target).toBe(before);
+  });
+
+  it('a redirect from the granted address to a listed name that is loopback is refused', async () => {
+    const before = hits.target;
+    const result = await fetch(`http://127.0.0.1:${grantedPort}/to-localhost`);
+    expect(result).toMatchObject({ isError: true, content: expect.stringContaining('internal') });
+    expect(hits.target).toBe(before);
+  });
+
+  it('a wildcard that resolves to loopback or the metadata service is refused', async () => {
+    const dns = async (name: string) =>
+      ({ 'home.pincer.test': ['127.0.0.1'], 'meta.pincer.test': ['169.254.169.254'] })[name] ?? [];
+    const scope = {
+      mode: 'allowlist' as const,
+      allowedHosts: ['*.pincer.test'],
+      blockPrivate: true,
+    };
+    for (const name of ['home.pincer.test', 'meta.pincer.test']) {
+      await expect(checkHop(new URL(`http://${name}/`), scope, false, dns), name).rejects.toThrow(
+        /internal address/,
+      );
+    }
+  });
+
+  it('IPv6 spellings of loopback and metadata are classified by the IPv4 they carry', async () => {
+    const open = { mode: 'allow-all' as const, allowedHosts: [], blockPrivate: true };
+    const noDns = async () => [];
+    for (const literal of [
+      '[::127.0.0.1]',
+      '[::ffff:0:127.0.0.1]',
+      '[::ffff:0:7f00:1]',
+      '[64:ff9b::169.254.169.254]',
+      '[2002:a9fe:a9fe::1]',
+      '[2001:0:4136:e378:8000:63bf:80ff:fffe]',
+      '[fd00:ec2::254]',
+    ]) {
+      await expect(
+        checkHop(new URL(`http://${literal}:${targetPort}/`), open, false, noDns),
+        literal,
+      ).rejects.toThrow(/internal address/);
+    }
+    // And the tool itself, with no allowlist to stop it first: refused before any connection.
+    const before = hits.target;
+    const result = await netFetch
+      .run(
+        { url: `http://[::127.0.0.1]:${targetPort}/` },
+        { signal: new AbortController().signal, workspace: root, env: {}, network: open },
+      )
+      .catch((error: Error) => ({ content: error.message, isError: true }));
+    expect(result).toMatchObject({ isError: true, content: expect.stringContaining('internal') });
+    expect(hits.target).toBe(before);
+  });
+});
+
+describe('commands: rules match what runs', () => {
+  let dir = '';
+  let engine: PolicyEngine;
+  const registry = new ToolRegistry();
+  for (const tool of BUILTIN_TOOLS) registry.register(tool);
+
+  /** The shipped manifest, autonomous, with the user's command rules where its comment says. */
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'pincer-rules-'));
+    const doc = parseDocument(await readFile(path.join(RESOURCES, 'claw.yaml'), 'utf8'));
+    doc.setIn(['spec', 'identity', 'inline', 'autonomy'], 'autonomous');
+    const rules = doc.getIn(['spec', 'policies', 0, 'inline', 'rules']) as {
+      items: unknown[];
+    };
+    const at = (rules.items as Array<{ get(key: string): unknown }>).findIndex(
+      (rule) => rule.get('id') === 'approve-network',
+    );
+    const shell = { category: 'shell' };
+    rules.items.splice(
+      at,
+      0,
+      doc.createNode({
+        id: 'allow-git',
+        action: 'allow',
+        scope: 'category',
+        match: shell,
+        conditions: { command: 'git *' },
+      }),
+      doc.createNode({
+        id: 'allow-programs',
+        action: 'allow',
+        scope: 'category',
+        match: shell,
+        conditions: { command: '* *' },
+      }),
+      doc.createNode({
+        id: 'allow-ls-line',
+        action: 'allow',
+        scope: 'category',
+        match: shell,
+        conditions: { command: 'ls -la', shell: true },
+      }),
+    );
+    const file = path.join(dir, 'claw.yaml');
+    await writeFile(file, doc.toString());
+    const claw = await loadClaw(file, { contextDir: dir });
+    expect(claw.warnings).toEqual([]);
+    engine = new PolicyEngine({
+      rules: policyRules(claw),
+      autonomy: autonomyOf(claw) ?? 'supervised',
+      facts: (name) => registry.facts(name),
+      context: { workspace: path.join(dir, 'workspace'), home: dir },
+    });
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const decide = (input: Record<string, unknown>) =>
+    engine.decide(
+      { id: 'c', name: 'sys/exec', input },
+      {
+        runId: 'run' as RunId,
+        sessionId: 'ses' as SessionId,
+        stepId: 'stp' as StepId,
+        readOnly: false,
+      },
+    );
+
+  it('`git --version; id` as a shell line is not covered by `git *`: it asks', async () => {
+    const decision = await decide({ command: 'git --version; id', shell: true });
+    expect(decision).toMatchObject({ action: 'ask', rule: 'default/approve-shell' });
+    // A shell: true rule covers its own line exactly, and nothing appended to it.
+    expect(await decide({ command: 'ls -la', shell: true })).toMatchObject({
+      action: 'allow',
+      rule: 'default/allow-ls-line',
+    });
+    expect(await decide({ command: 'ls -la; id', shell: true })).toMatchObject({ action: 'ask' });
+  });
+
+  it('the argv forms the allow rules were written for are allowed', async () => {
+    for (const [command, args, rule] of [
+      ['git', ['status'], 'allow-git'],
+      ['git', ['push', '-u', 'origin', 'main'], 'allow-git'],
+      ['git', ['add', '-u'], 'allow-git'],
+      ['find', ['.', '-name', '*.md'], 'allow-programs'],
+      ['awk', ['{print $1}', 'notes.md'], 'allow-programs'],
+      ['tar', ['-xzf', 'a.tgz'], 'allow-programs'],
+      ['rsync', ['-av', '--delete', 'a/', 'b/'], 'allow-programs'],
+      ['sh', ['build.sh'], 'allow-programs'],
+    ] as const) {
+      expect(await decide({ command, args: [...args] }), `${command} ${args.join(' ')}`).toEqual(
+        expect.objectContaining({ action: 'allow', rule: `default/${rule}` }),
+      );
+    }
+  });
+
+  it('a rule whose shell or command has the wrong type is a manifest error, not a looser rule', async () => {
+    const doc = parseDocument(await readFile(path.join(RESOURCES, 'claw.yaml'), 'utf8'));
+    doc.setIn(['spec', 'policies', 0, 'inline', 'rules', 0, 'conditions'], {
+      command: 'git *',
+      shell: 'yes',
+    });
+    const file = path.join(dir, 'bad.yaml');
+    await writeFile(file, doc.toString());
+    await expect(loadClaw(file, { contextDir: dir })).rejects.toThrow(/conditions\.shell/);
+  });
+
+  // Each known argument-level escape, with the default rule that refuses it.
+  it.each([
+    ['git', ['-c', 'alias.x=!id', 'x'], 'deny-git-program-options'],
+    ['git', ['-c', 'core.sshCommand=id', 'fetch', 'origin'], 'deny-git-program-options'],
+    ['git', ['-c', 'core.pager=id', 'log'], 'deny-git-program-options'],
+    ['git', ['--config-env=alias.x=X', 'x'], 'deny-git-program-options'],
+    ['git', ['clone', '--config', 'core.fsmonitor=id', 'u', 'd'], 'deny-git-program-options'],
+    ['git', ['--exec-path=.', 'x'], 'deny-git-program-options'],
+    ['git', ['fetch', '--upload-pack=id', 'origin'], 'deny-git-program-options'],
+    ['git', ['ls-remote', '--upl=id', 'origin'], 'deny-git-program-options'],
+    ['git', ['clone', '-u', 'id', 'u', 'd'], 'deny-git-program-options'],
+    ['git', ['push', '--receive-pack=id', 'origin'], 'deny-git-program-options'],
+    ['git', ['push', '--exec=id', 'origin'], 'deny-git-program-options'],
+    ['git', ['archive', '--exec=id', '--remote=u', 'HEAD'], 'deny-git-program-options'],
+    ['git', ['rebase', '-x', 'id', 'HEAD~1'], 'deny-git-program-options'],
+    ['git', ['difftool', '--extcmd=id'], 'deny-git-program-options'],
+    ['git', ['submodule', 'foreach', 'id'], 'deny-git-program-options'],
+    ['git', ['bisect', 'run', 'id'], 'deny-git-program-options'],
+    ['git', ['filter-branch', '--tree-filter', 'id'], 'deny-git-program-options'],
+    ['find', ['.', '-exec', 'id', ';'], 'deny-find-actions'],
+    ['find', ['.', '-execdir', 'id', ';'], 'deny-find-actions'],
+    ['find', ['.', '-ok', 'id', ';'], 'deny-find-actions'],
+    ['find', ['.', '-delete'], 'deny-find-actions'],
+    ['find', ['.', '-fprint', '/tmp/x'], 'deny-find-actions'],
+    ['xargs', ['id'], 'deny-program-launchers'],
+    ['env', ['id'], 'deny-program-launchers'],
+    ['timeout', ['5', 'id'], 'deny-program-launchers'],
+    ['nohup', ['id'], 'deny-program-launchers'],
+    ['sudo', ['id'], 'deny-program-launchers'],
+    ['sh', ['-c', 'id'], 'deny-inline-shell'],
+    ['bash', ['-c', 'id'], 'deny-inline-shell'],
+    ['bash', ['-lc', 'id'], 'deny-inline-shell'],
+    ['bash', ['--norc', '-c', 'id'], 'deny-inline-shell'],
+    ['awk', ['BEGIN{system("id")}'], 'deny-awk-commands'],
+    ['gawk', ['BEGIN{while(("id" | getline l)>0) print l}'], 'deny-awk-commands'],
+    ['awk', ['-f', 'prog.awk'], 'deny-awk-commands'],
+    ['tar', ['-xf', 'a.tar', '--to-command=id'], 'deny-transfer-program-options'],
+    [
+      'tar',
+      ['-cf', 'a.tar', '--checkpoint=1', '--checkpoint-action=exec=id', '.'],
+      'deny-transfer-program-options',
+    ],
+    ['tar', ['-I', 'id', '-xf', 'a.tar'], 'deny-transfer-program-options'],
+    ['tar', ['xIf', 'id', 'a.tar'], 'deny-transfer-program-options'],
+    ['rsync', ['-e', 'id', 'h:a', 'b'], 'deny-transfer-program-options'],
+    ['rsync', ['-ave', 'id', 'h:a', 'b'], 'deny-transfer-program-options'],
+    ['rsync', ['--rsync-path=id', 'h:a', 'b'], 'deny-transfer-program-options'],
+    ['ssh', ['-o', 'ProxyCommand=id', 'h'], 'deny-transfer-program-options'],
+    ['scp', ['-S', 'id', 'h:a', 'b'], 'deny-transfer-program-options'],
+  ] as const)('%s %j is refused by %s', async (command, args, rule) => {
+    expect(await decide({ command, args: [...args] })).toMatchObject({
+      action: 'deny',
+      rule: `default/${rule}`,
+    });
+  });
+});
