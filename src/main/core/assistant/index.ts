@@ -78,7 +78,9 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
 
   // Events carry their session and the tool's screened output: nothing is looked up to show them.
   const view = (event: RunEvent): RunEventView =>
-    (event.type === 'tool.finished' ? { ...event, output: clip(event.output) } : event) as RunEventView;
+    (event.type === 'tool.finished'
+      ? { ...event, output: clip(event.output) }
+      : event) as RunEventView;
   const stopRunEvents = agent.onRunEvent((event) =>
     emit({ topic: 'run', sessionId: event.session_id, event: view(event) }),
   );
