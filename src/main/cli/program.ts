@@ -5,6 +5,7 @@ import { registerChat } from './commands/chat.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerGateway } from './commands/gateway.js';
 import { registerManifest } from './commands/manifest.js';
+import { registerMcp } from './commands/mcp.js';
 import { registerMemory } from './commands/memory.js';
 import { registerModels } from './commands/models.js';
 import { registerRun } from './commands/run.js';
@@ -43,6 +44,7 @@ export function buildProgram(ctx: CliContext, setExit: SetExitCode): Command {
   registerMemory(program, ctx, setExit);
   registerSkills(program, ctx, setExit);
   registerServe(program, ctx, setExit);
+  registerMcp(program, ctx, setExit);
   return program;
 }
 

@@ -4,7 +4,6 @@
  * `--ws PORT` (127.0.0.1, bearer token). The agent is the root's, opened on `claw.initialize`
  * and closed on `claw.shutdown`; `--manifest` names the agent served.
  */
-import { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { type Agent, openAgent } from '../../core/agent/index.js';
 import { loadActiveClaw, resourcesDirOf } from '../../core/ckp/index.js';
@@ -28,6 +27,7 @@ import {
 } from '../agent-options.js';
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
+import { protocolStdout } from '../protocol-stdout.js';
 
 interface ServeOptions extends ModelChoiceOptions {
   stdio?: boolean;
@@ -75,7 +75,7 @@ export function registerServe(program: Command, ctx: CliContext, setExit: SetExi
     if (!token) return usage(`${options.tokenEnv} is not set`);
 
     // stdout is the protocol's alone: anything else that writes there goes to stderr instead.
-    const diverted = options.stdio ? divertStdout(ctx) : undefined;
+    const diverted = options.stdio ? protocolStdout(ctx) : undefined;
     try {
       const { claw } = await loadActiveClaw(
         { dataDir: ctx.dataDir, resourcesDir: resourcesDirOf(ctx.appDir) },
@@ -108,7 +108,7 @@ export function registerServe(program: Command, ctx: CliContext, setExit: SetExi
       for (const listener of listeners)
         ctx.stderr.write(`pincer serve: CKP on ${listener.url} (Authorization: Bearer <token>)\n`);
       if (listeners.length && !options.tokenEnv) ctx.stderr.write(`pincer serve: token ${token}\n`);
-      if (diverted) await serveStdio(open, process.stdin, diverted.protocol);
+      if (diverted) await serveStdio(open, process.stdin, diverted.stream);
       else await untilSignal();
       await Promise.all(listeners.map((listener) => listener.close()));
       await host.stop(0);
@@ -132,29 +132,4 @@ function untilSignal(): Promise<void> {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
-}
-
-/**
- * Protocol frames go to the real stdout; whatever else writes to process.stdout (a library's
- * log, a stray console.log) goes to stderr until `restore`.
- */
-function divertStdout(ctx: CliContext): { protocol: Writable; restore(): void } {
-  if (ctx.stdout !== process.stdout) return { protocol: ctx.stdout as Writable, restore: () => {} };
-  const original = process.stdout.write;
-  const writeOut = original.bind(process.stdout) as (
-    chunk: Buffer,
-    done: (error?: Error | null) => void,
-  ) => boolean;
-  const protocol = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      writeOut(chunk, (error) => done(error ?? undefined));
-    },
-  });
-  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
-  return {
-    protocol,
-    restore: () => {
-      process.stdout.write = original;
-    },
-  };
 }
