@@ -1,6 +1,6 @@
 /**
  * `pincer mcp serve`: the agent's tools for other MCP clients. tools/list is what the agent may
- * use (model-facing names, e.g. `fs__read`); tools/call is one run of the agent's runtime with
+ * use (by their model-facing wire names); tools/call is one run of the agent's runtime with
  * the call given as JSON, so validation, the manifest's policy, the sandbox, deadlines, screening
  * and audit are Pincer's. A refusal is an error result naming its CKP code. Approvals have no
  * surface on this transport: an approval the policy asks for is refused at once (the rule's own
