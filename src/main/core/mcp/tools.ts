@@ -8,6 +8,7 @@
  * A server's own annotations are untrusted: they may make a tool look more dangerous
  * (destructiveHint), never safer (readOnlyHint is not taken from a server).
  */
+import path from 'node:path';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Primitive, ResolvedClaw } from '../ckp/resolved.js';
 import { toolCategory } from '../ckp/resolved.js';
@@ -63,7 +64,7 @@ export class McpTools {
       const uri = tool.spec.mcp_source?.uri;
       if (uri) bySource.set(uri, [...(bySource.get(uri) ?? []), tool]);
     }
-    for (const [uri, tools] of bySource) starts.push(source.manifestSource(uri, tools));
+    for (const [uri, tools] of bySource) starts.push(source.manifestSource(uri, tools, claw.dir));
     for (const [name, entry] of Object.entries(servers)) {
       if (!entry.disabled) starts.push(source.userServer(name, entry));
     }
@@ -85,8 +86,13 @@ export class McpTools {
     await Promise.all([...this.connections.values()].map((connection) => connection.close()));
   }
 
-  private async manifestSource(uri: string, primitives: Primitive<'Tool'>[]): Promise<void> {
-    const connection = this.connect(uri, targetOfUri(uri, this.options), (listed) => {
+  private async manifestSource(
+    uri: string,
+    primitives: Primitive<'Tool'>[],
+    manifestDir: string,
+  ): Promise<void> {
+    const target = targetOfUri(uri, { ...this.options, baseDir: manifestDir });
+    const connection = this.connect(uri, target, (listed) => {
       for (const primitive of primitives) {
         const remote = primitive.spec.mcp_source?.tool_name ?? primitive.name;
         const offered = listed.find((tool) => tool.name === remote);
@@ -177,13 +183,20 @@ export class McpTools {
   }
 }
 
-/** `stdio:///path/to/server arg ...` or an http(s) URL (CKP §5.4 mcp_source). */
+/**
+ * `stdio:///path/to/server arg ...` or an http(s) URL (CKP §5.4 mcp_source). An argument that
+ * starts with ./ or ../ is a path relative to the manifest's folder.
+ */
 export function targetOfUri(
   uri: string,
-  options: Pick<McpSourceOptions, 'home' | 'manifestNetwork'>,
+  options: Pick<McpSourceOptions, 'home' | 'manifestNetwork'> & { baseDir: string },
 ): McpTarget {
   if (uri.startsWith('stdio://')) {
-    const argv = uri.slice('stdio://'.length).trim().split(/\s+/);
+    const argv = uri
+      .slice('stdio://'.length)
+      .trim()
+      .split(/\s+/)
+      .map((arg) => (/^\.\.?\//.test(arg) ? path.resolve(options.baseDir, arg) : arg));
     return {
       kind: 'stdio',
       argv,
