@@ -1,135 +1,191 @@
 /**
- * `pincer serve`: the agent for other programs. Transport flags pick the server: the Claw
- * Kernel Protocol over `--stdio` (stdout carries protocol messages only), `--http PORT` and
- * `--ws PORT` (127.0.0.1, bearer token). The agent is the root's, opened on `claw.initialize`
- * and closed on `claw.shutdown`; `--manifest` names the agent served.
+ * `pincer serve`: the agent for other programs. The transport flags pick the server: the Claw
+ * Kernel Protocol over --stdio, --http PORT or --ws PORT (serve-ckp.ts), or with --openai the
+ * local model behind an OpenAI-compatible HTTP endpoint for other apps (editors, scripts).
  */
 import type { Command } from 'commander';
-import { type Agent, openAgent } from '../../core/agent/index.js';
-import { loadActiveClaw, resourcesDirOf } from '../../core/ckp/index.js';
+import { openLocalEngine } from '../../core/agent/index.js';
+import { errorMessage } from '../../core/local/errors.js';
+import { modelPath } from '../../core/local/model-manager.js';
+import { localSetup } from '../../core/local/setup.js';
+import { findEmbeddingModel } from '../../core/memory/open.js';
 import {
-  CkpHost,
-  InProcessSwarm,
-  type Listener,
-  listenHttp,
-  listenWebSocket,
-  newToken,
-  serveStdio,
-  sessionFactory,
-  ToolCalls,
-} from '../../core/ckp/server/index.js';
-import {
-  addModelChoiceOptions,
-  addModelOptions,
-  agentOptionsOf,
-  checkModelChoice,
-  type ModelChoiceOptions,
-} from '../agent-options.js';
+  DEFAULT_PORT,
+  generateApiKey,
+  LocalBackend,
+  type RequestLogEntry,
+  startOpenAiServer,
+} from '../../core/openai-server/index.js';
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
-import { protocolStdout } from '../protocol-stdout.js';
+import { type CkpServeOptions, serveCkp, wantsCkp } from './serve-ckp.js';
 
-interface ServeOptions extends ModelChoiceOptions {
-  stdio?: boolean;
-  http?: string;
-  ws?: string;
+interface ServeOptions extends Omit<CkpServeOptions, 'host'> {
+  openai?: boolean;
+  port: string;
   host: string;
-  heartbeat?: string;
-  tokenEnv?: string;
+  model?: string;
+  modelPath?: string;
+  embeddingModel?: string;
+  apiKeyEnv?: string;
+  threads?: number;
+  contextSize?: number;
+  slots: number;
+  maxQueue: number;
 }
 
-/** Every tool of the registry is served; the manifest's policy decides each call. */
-const SERVED_TOOLS = '**';
+const int = (v: string) => Number.parseInt(v, 10);
 
 export function registerServe(program: Command, ctx: CliContext, setExit: SetExitCode) {
-  addModelChoiceOptions(
-    addModelOptions(
-      program
-        .command('serve')
-        .description('serve the agent to other programs: the Claw Kernel Protocol (JSON-RPC)')
-        .option('--stdio', 'CKP over stdin/stdout, one JSON-RPC message per line')
-        .option('--http <port>', 'CKP over HTTP POST on 127.0.0.1 (bearer token)')
-        .option('--ws <port>', 'CKP over WebSocket on 127.0.0.1 (bearer token)')
-        .option('--host <address>', 'address the HTTP and WebSocket servers bind', '127.0.0.1')
-        .option('--heartbeat <ms>', 'heartbeat interval (default: the manifest annotation, 30 s)')
-        .option(
-          '--token-env <NAME>',
-          'environment variable holding the bearer token (default: a new one, printed on stderr)',
-        ),
-    ),
-  ).action(async (options: ServeOptions) => {
-    const usage = (message: string) => {
-      ctx.stderr.write(`pincer serve: ${message}\n`);
-      setExit(ExitCode.usage);
-    };
-    const ports = { http: portOf(options.http), ws: portOf(options.ws) };
-    if (!options.stdio && options.http === undefined && options.ws === undefined)
-      return usage('choose a transport: --stdio, --http PORT or --ws PORT');
-    if (ports.http === null || ports.ws === null) return usage('a port is 0-65535');
-    const heartbeatMs = options.heartbeat === undefined ? undefined : Number(options.heartbeat);
-    if (heartbeatMs !== undefined && !(Number.isInteger(heartbeatMs) && heartbeatMs > 0))
-      return usage('--heartbeat is a positive number of milliseconds');
-    const problem = checkModelChoice(options);
-    if (problem) return usage(problem);
-    const token = options.tokenEnv ? process.env[options.tokenEnv] : newToken();
-    if (!token) return usage(`${options.tokenEnv} is not set`);
-
-    // stdout is the protocol's alone: anything else that writes there goes to stderr instead.
-    const diverted = options.stdio ? protocolStdout(ctx) : undefined;
-    try {
-      const { claw } = await loadActiveClaw(
-        { dataDir: ctx.dataDir, resourcesDir: resourcesDirOf(ctx.appDir) },
-        options.manifest,
+  program
+    .command('serve')
+    .description(
+      'serve the agent over the Claw Kernel Protocol (--stdio, --http PORT, --ws PORT), or with --openai the local model as an OpenAI-compatible API',
+    )
+    .option('--stdio', 'CKP over stdin/stdout, one JSON-RPC message per line')
+    .option('--http <port>', 'CKP over HTTP POST (bearer token)')
+    .option('--ws <port>', 'CKP over WebSocket (bearer token)')
+    .option(
+      '--manifest <file>',
+      'CKP: the claw.yaml of the agent served (default: the one in force)',
+    )
+    .option('--provider <name>', 'CKP: a provider of the manifest (default: its first)')
+    .option('--tools <globs>', 'CKP: tools served (default: all; the policy decides each call)')
+    .option('--heartbeat <ms>', 'CKP: heartbeat interval (default: the manifest annotation, 30 s)')
+    .option(
+      '--token-env <NAME>',
+      'CKP: variable holding the bearer token (default: a new one, printed on stderr)',
+    )
+    .option('--openai', 'serve the local model at /v1 (chat, completions, embeddings, responses)')
+    .option('--port <port>', `--openai: port (0: a free one)`, String(DEFAULT_PORT))
+    .option(
+      '--host <address>',
+      'address to listen on; other than loopback exposes it to the network',
+      '127.0.0.1',
+    )
+    .option('--model <name>', 'catalog name of an installed chat model')
+    .option('--model-path <file>', 'GGUF chat model (else PINCER_MODEL, bundled, data dir)')
+    .option(
+      '--embedding-model <file>',
+      'GGUF embedding model (else PINCER_EMBEDDING_MODEL or the installed default)',
+    )
+    .option(
+      '--api-key-env <NAME>',
+      'environment variable holding the API key clients must send (default: a new key, printed once)',
+    )
+    .option('--threads <n>', 'CPU threads (default: all cores)', int)
+    .option('--context-size <n>', 'largest context window per conversation slot', int)
+    .option('--slots <n>', 'conversations kept in KV cache for prefix reuse', int, 2)
+    .option('--max-queue <n>', 'requests that may wait per model before 429', int, 16)
+    .action(async (options: ServeOptions) => {
+      if (options.openai && wantsCkp(options))
+        return setExit(usage(ctx, '--openai and the CKP transports are separate servers'));
+      if (options.openai) return setExit(await serveOpenAi(ctx, options));
+      if (wantsCkp(options)) return setExit(await serveCkp(ctx, options));
+      setExit(
+        usage(ctx, 'choose a transport: --stdio, --http PORT or --ws PORT (CKP), or --openai'),
       );
-      const agentOptions = agentOptionsOf(ctx, {
-        ...options,
-        manifest: claw.file,
-        tools: options.tools ?? SERVED_TOOLS,
-      });
-      // Without a model flag the served manifest's primary provider answers.
-      if (!options.provider && options.protocol === 'local' && !options.modelPath)
-        agentOptions.model = { kind: 'provider', name: claw.providers[0]?.name ?? '' };
-      const host = new CkpHost({
-        claw,
-        open: (): Promise<Agent> => openAgent(agentOptions),
-        heartbeatMs,
-        onLifecycle: (event) => ctx.stderr.write(`${JSON.stringify(event)}\n`),
-      });
-      const open = sessionFactory({
-        host,
-        services: { tools: new ToolCalls(), swarm: new InProcessSwarm() },
-      });
-      const listeners: Listener[] = [];
-      const bind = { host: options.host, token };
-      if (ports.http !== undefined)
-        listeners.push(await listenHttp(open, { ...bind, port: ports.http }));
-      if (ports.ws !== undefined)
-        listeners.push(await listenWebSocket(open, { ...bind, port: ports.ws }));
-      for (const listener of listeners)
-        ctx.stderr.write(`pincer serve: CKP on ${listener.url} (Authorization: Bearer <token>)\n`);
-      if (listeners.length && !options.tokenEnv) ctx.stderr.write(`pincer serve: token ${token}\n`);
-      if (diverted) await serveStdio(open, process.stdin, diverted.stream);
-      else await untilSignal();
-      await Promise.all(listeners.map((listener) => listener.close()));
-      await host.stop(0);
-    } catch (error) {
-      ctx.stderr.write(`pincer serve: ${error instanceof Error ? error.message : String(error)}\n`);
-      setExit(ExitCode.failed);
-    } finally {
-      diverted?.restore();
+    });
+}
+
+function usage(ctx: CliContext, message: string): number {
+  ctx.stderr.write(`pincer serve: ${message}\n`);
+  return ExitCode.usage;
+}
+
+async function serveOpenAi(ctx: CliContext, options: ServeOptions): Promise<number> {
+  const port = Number(options.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    return usage(ctx, `--port must be 0-65535, got ${options.port}`);
+  for (const [flag, value] of [
+    ['--slots', options.slots],
+    ['--max-queue', options.maxQueue],
+  ] as const) {
+    if (!Number.isInteger(value) || value < (flag === '--slots' ? 1 : 0))
+      return usage(ctx, `${flag} must be a whole number, got ${value}`);
+  }
+  let apiKey = generateApiKey();
+  let keySource = 'generated for this run (pass --api-key-env NAME for a fixed one)';
+  if (options.apiKeyEnv) {
+    const fromEnv = process.env[options.apiKeyEnv]?.trim();
+    if (!fromEnv)
+      return usage(ctx, `--api-key-env ${options.apiKeyEnv}: that variable is empty or unset`);
+    apiKey = fromEnv;
+    keySource = `from $${options.apiKeyEnv}`;
+  }
+  try {
+    const chosenPath = options.model
+      ? await catalogModelPath(ctx, options.model)
+      : options.modelPath;
+    // One more sequence than slots: raw completions keep their own KV cache.
+    const engine = await openLocalEngine({
+      appDir: ctx.appDir,
+      dataDir: ctx.dataDir,
+      env: process.env,
+      modelPath: chosenPath,
+      threads: options.threads,
+      contextSize: options.contextSize,
+      maxConversations: options.slots + 1,
+      onSkip: ({ problem }) =>
+        ctx.stderr.write(`pincer: skipping a model that cannot be used: ${problem}\n`),
+    });
+    if ('missing' in engine) {
+      ctx.stderr.write(`${engine.missing}\n`);
+      return ExitCode.failed;
     }
-  });
+    const backend = new LocalBackend({
+      engine,
+      slots: options.slots,
+      threads: options.threads,
+      embeddingModelPath:
+        options.embeddingModel ??
+        (await findEmbeddingModel(ctx.dataDir, ctx.appDir, { env: process.env })),
+    });
+    const server = await startOpenAiServer({
+      backend,
+      host: options.host,
+      port,
+      apiKey,
+      maxWaiting: options.maxQueue,
+      onLog: (entry) => ctx.stderr.write(`${logLine(entry)}\n`),
+    }).catch(async (error: unknown) => {
+      await engine.dispose();
+      throw error;
+    });
+    const models = (await backend.models()).map((m) => m.id).join(', ');
+    ctx.stdout.write(
+      `Pincer OpenAI-compatible endpoint: ${server.baseUrl}\n` +
+        `Models: ${models}\n` +
+        `API key (${keySource}): ${apiKey}\n` +
+        'Ctrl+C stops it.\n',
+    );
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await server.close();
+    await backend.close();
+    await engine.dispose();
+    return ExitCode.ok;
+  } catch (error) {
+    ctx.stderr.write(`pincer serve: ${errorMessage(error)}\n`);
+    return ExitCode.failed;
+  }
 }
 
-function portOf(value: string | undefined): number | undefined | null {
-  if (value === undefined) return undefined;
-  const port = Number(value);
-  return Number.isInteger(port) && port >= 0 && port <= 65535 ? port : null;
+async function catalogModelPath(ctx: CliContext, name: string): Promise<string> {
+  const { catalog, locations } = await localSetup(ctx.appDir, ctx.dataDir);
+  return modelPath(catalog, locations.modelsDir, name);
 }
 
-function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
+/** Metadata only: what was asked of which model, how it ended, token counts and time. */
+function logLine(entry: RequestLogEntry): string {
+  const tokens =
+    entry.promptTokens === undefined
+      ? ''
+      : ` prompt=${entry.promptTokens} cached=${entry.cachedTokens ?? 0} completion=${entry.completionTokens ?? 0}`;
+  return (
+    `${new Date().toISOString()} ${entry.method} ${entry.path} ${entry.status} ${entry.outcome}` +
+    `${entry.model ? ` model=${entry.model}` : ''}${entry.stream ? ' stream' : ''}${tokens} ${entry.durationMs}ms`
+  );
 }

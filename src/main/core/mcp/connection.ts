@@ -18,7 +18,14 @@ import { ToolError, type ToolOutput } from '../tools/types.js';
 import { ConfinedStdioTransport } from './process-transport.js';
 
 export type McpTarget =
-  | { kind: 'stdio'; argv: string[]; env: Record<string, string>; network: boolean }
+  | {
+      kind: 'stdio';
+      argv: string[];
+      env: Record<string, string>;
+      network: boolean;
+      /** The server's own files, shown read-only in the sandbox's view. */
+      readOnly: string[];
+    }
   | { kind: 'http'; url: URL; headers: Record<string, string> };
 
 export type McpState = 'connecting' | 'ready' | 'down' | 'closed';
@@ -78,8 +85,10 @@ export class McpConnection {
     const client = new Client({ name: 'pincer', version: PINCER_VERSION }, { capabilities: {} });
     let transport: Transport;
     if (this.options.target.kind === 'stdio') {
-      const { argv, env, network } = this.options.target;
-      this.transport = new ConfinedStdioTransport(this.options.spawn({ argv, env, network }));
+      const { argv, env, network, readOnly } = this.options.target;
+      this.transport = new ConfinedStdioTransport(
+        this.options.spawn({ argv, env, network, readOnly }),
+      );
       transport = this.transport;
     } else {
       this.transport = undefined;

@@ -8,6 +8,7 @@
  * A server's own annotations are untrusted: they may make a tool look more dangerous
  * (destructiveHint), never safer (readOnlyHint is not taken from a server).
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Primitive, ResolvedClaw } from '../ckp/resolved.js';
@@ -163,6 +164,7 @@ export class McpTools {
           ...(await this.reveal(entry.env)),
         },
         network: entry.network === true,
+        readOnly: programFiles([entry.command, ...entry.args]),
       };
     }
     return { kind: 'http', url: new URL(entry.url), headers: await this.reveal(entry.headers) };
@@ -202,9 +204,32 @@ export function targetOfUri(
       argv,
       env: { PATH: DEFAULT_PATH, HOME: options.home, LANG: 'C.UTF-8' },
       network: options.manifestNetwork,
+      readOnly: programFiles(argv),
     };
   }
   return { kind: 'http', url: new URL(uri), headers: {} };
+}
+
+/**
+ * What a server needs to see of its own: for each absolute path on its command line, the
+ * package folder around it (the nearest folder with a package.json, where its dependencies
+ * resolve), else the file's folder. The sandbox's view otherwise shows system folders only.
+ */
+export function programFiles(argv: readonly string[]): string[] {
+  const shown = new Set<string>();
+  for (const arg of argv) {
+    if (!path.isAbsolute(arg) || !existsSync(arg)) continue;
+    let dir = path.dirname(arg);
+    for (let at = dir; ; at = path.dirname(at)) {
+      if (existsSync(path.join(at, 'package.json'))) {
+        dir = at;
+        break;
+      }
+      if (path.dirname(at) === at) break;
+    }
+    shown.add(dir);
+  }
+  return [...shown];
 }
 
 function manifestTool(

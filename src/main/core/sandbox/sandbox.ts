@@ -30,6 +30,8 @@ export interface ServerSpec {
   env: Record<string, string>;
   /** Granted network access; else it runs without a network namespace it could reach out of. */
   network: boolean;
+  /** The server's own files (its program, its package), shown read-only. */
+  readOnly?: readonly string[];
 }
 
 export interface ConfinedProcess {
@@ -92,6 +94,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       argv: spec.argv,
       cwd: options.settings.workspace,
       network: spec.network,
+      readOnly: spec.readOnly,
       limits: options.settings.limits,
       // Servers are often V8 or other runtimes that reserve address space far beyond what they
       // use: no RLIMIT_AS, as for the tool workers; the other limits hold.

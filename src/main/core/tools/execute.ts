@@ -10,9 +10,9 @@ import { CKP_ERRORS } from '../ckp/codes.js';
 import type { ToolRegistry } from './registry.js';
 import {
   inProcessExecutor,
+  isToolError,
   type Tool,
   type ToolContext,
-  ToolError,
   type ToolExecutor,
   type ToolOutput,
 } from './types.js';
@@ -147,16 +147,17 @@ export async function runTool(
       };
     }
     if (signal.aborted) return { content: `${tool.name} was cancelled`, isError: true };
-    if (error instanceof ToolError)
-      return { content: error.message, isError: true, ...codeOf(error) };
+    if (isToolError(error)) return { content: error.message, isError: true, ...codeOf(error) };
     return { content: `${tool.name} failed: ${(error as Error).message}`, isError: true };
   }
 }
 
 const ABORT_GRACE_MS = 1000;
 
-function codeOf(error: ToolError): { code?: number } {
-  return error.code === undefined ? {} : { code: error.code };
+/** The CKP code a tool error carries (a ToolError's; a file guard's string code is no CKP code). */
+function codeOf(error: Error): { code?: number } {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'number' ? { code } : {};
 }
 
 function rejectAfterAbort(signal: AbortSignal, graceMs: number): Promise<never> {
