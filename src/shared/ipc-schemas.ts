@@ -361,6 +361,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     status: z.enum(['ok', 'error', 'denied']),
     duration_ms: z.number(),
     replayed: z.boolean().optional(),
+    /** The CKP code of a refusal or failure the protocol names (-32010 ... -32014). */
+    code: z.number().optional(),
     /** The tool's (screened) output, cut by the assistant to a size the UI can show. */
     output: z.string(),
     ...RunEventIds,
@@ -372,6 +374,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     usage: Usage,
     cost_usd: z.number(),
     turns: z.number(),
+    /** The CKP code of the failure that ended the run (a provider's quota: -32021). */
+    code: z.number().optional(),
     ...RunEventIds,
   }),
 ]);

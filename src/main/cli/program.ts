@@ -130,6 +130,16 @@ export const COMMANDS: ReadonlyArray<{
     ],
   },
   {
+    load: async () => (await import('./commands/mcp.js')).registerMcp,
+    commands: [
+      {
+        name: 'mcp',
+        term: 'mcp',
+        summary: 'MCP servers whose tools the agent uses, and the agent as an MCP server',
+      },
+    ],
+  },
+  {
     load: async () => (await import('./commands/swarm.js')).registerSwarm,
     commands: [{ name: 'swarm', term: 'swarm', summary: "run or join the manifest's swarm" }],
   },
@@ -140,7 +150,7 @@ export const COMMANDS: ReadonlyArray<{
         name: 'serve',
         term: 'serve [options]',
         summary:
-          'serve the Claw Kernel Protocol (to come), or with --openai the local model as an OpenAI-compatible API',
+          'serve the agent over the Claw Kernel Protocol (--stdio, --http PORT, --ws PORT), or with --openai the local model as an OpenAI-compatible API',
       },
     ],
   },

@@ -1,6 +1,7 @@
 /**
- * `pincer serve --openai`: the local model behind an OpenAI-compatible HTTP endpoint for other
- * apps (editors, scripts, agents). Plain `pincer serve` (the CKP server) is still to come.
+ * `pincer serve`: the agent for other programs. The transport flags pick the server: the Claw
+ * Kernel Protocol over --stdio, --http PORT or --ws PORT (serve-ckp.ts), or with --openai the
+ * local model behind an OpenAI-compatible HTTP endpoint for other apps (editors, scripts).
  */
 import type { Command } from 'commander';
 import { openLocalEngine } from '../../core/agent/index.js';
@@ -17,10 +18,10 @@ import {
 } from '../../core/openai-server/index.js';
 import { type CliContext, ExitCode } from '../context.js';
 import { integerIn } from '../options.js';
-import { pending } from '../pending.js';
 import type { SetExitCode } from '../program.js';
+import { type CkpServeOptions, serveCkp, wantsCkp } from './serve-ckp.js';
 
-interface ServeOptions {
+interface ServeOptions extends Omit<CkpServeOptions, 'host'> {
   openai?: boolean;
   port: number;
   host: string;
@@ -38,10 +39,24 @@ export function registerServe(program: Command, ctx: CliContext, setExit: SetExi
   program
     .command('serve')
     .description(
-      'serve the Claw Kernel Protocol (to come), or with --openai the local model as an OpenAI-compatible API',
+      'serve the agent over the Claw Kernel Protocol (--stdio, --http PORT, --ws PORT), or with --openai the local model as an OpenAI-compatible API',
+    )
+    .option('--stdio', 'CKP over stdin/stdout, one JSON-RPC message per line')
+    .option('--http <port>', 'CKP over HTTP POST (bearer token)')
+    .option('--ws <port>', 'CKP over WebSocket (bearer token)')
+    .option(
+      '--manifest <file>',
+      'CKP: the claw.yaml of the agent served (default: the one in force)',
+    )
+    .option('--provider <name>', 'CKP: a provider of the manifest (default: its first)')
+    .option('--tools <globs>', 'CKP: tools served (default: all; the policy decides each call)')
+    .option('--heartbeat <ms>', 'CKP: heartbeat interval (default: the manifest annotation, 30 s)')
+    .option(
+      '--token-env <NAME>',
+      'CKP: variable holding the bearer token (default: a new one, printed on stderr)',
     )
     .option('--openai', 'serve the local model at /v1 (chat, completions, embeddings, responses)')
-    .option('--port <port>', 'port (0: a free one)', integerIn(0, 65535), DEFAULT_PORT)
+    .option('--port <port>', '--openai: port (0: a free one)', integerIn(0, 65535), DEFAULT_PORT)
     .option(
       '--host <address>',
       'address to listen on; other than loopback exposes it to the network',
@@ -75,11 +90,13 @@ export function registerServe(program: Command, ctx: CliContext, setExit: SetExi
       16,
     )
     .action(async (options: ServeOptions) => {
-      if (!options.openai) {
-        setExit(pending(ctx, 'serve', 'the CKP JSON-RPC server', []));
-        return;
-      }
-      setExit(await serveOpenAi(ctx, options));
+      if (options.openai && wantsCkp(options))
+        return setExit(usage(ctx, '--openai and the CKP transports are separate servers'));
+      if (options.openai) return setExit(await serveOpenAi(ctx, options));
+      if (wantsCkp(options)) return setExit(await serveCkp(ctx, options));
+      setExit(
+        usage(ctx, 'choose a transport: --stdio, --http PORT or --ws PORT (CKP), or --openai'),
+      );
     });
 }
 

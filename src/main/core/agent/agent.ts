@@ -20,6 +20,8 @@ import {
 import type { ModelCatalog } from '../local/catalog.js';
 import type { ModelLocations, SkippedModel } from '../local/model-manager.js';
 import { localSetup } from '../local/setup.js';
+import { readMcpServers } from '../mcp/config.js';
+import { McpTools } from '../mcp/tools.js';
 import type { BuiltContext } from '../memory/context.js';
 import { findEmbeddingModel } from '../memory/open.js';
 import { retentionFromManifest } from '../memory/retention.js';
@@ -61,7 +63,7 @@ import type { LocalModelSettings, ModelChoice } from './model-choice.js';
 import { ModelSwitch } from './model-switch.js';
 
 /** Tools a model sees unless told otherwise (every surface alike); the policy decides every call. */
-export const DEFAULT_TOOLS = 'fs/*,sys/exec,net/fetch,memory/*';
+export const DEFAULT_TOOLS = 'fs/*,sys/exec,net/fetch,memory/*,mcp/**';
 export const DEFAULT_SYSTEM =
   'You are Pincer, a helpful assistant running locally. Answer concisely.';
 const SUB_AGENT_NOTE =
@@ -110,6 +112,8 @@ export interface Agent {
   guards: Guards;
   /** Sub-agents (agents/delegate): children are runtimes of this root, never wider than their parent. */
   delegation: Delegation;
+  /** The MCP servers the registry's MCP tools come from, and how each is doing. */
+  mcp: McpTools;
   /** Registry facts, then the manifest's declarations: what policy and views know of a tool. */
   facts(name: string): ToolFacts | undefined;
   /** Every event of every run, after the audit recorded it; returns the unsubscribe function. */
@@ -220,6 +224,21 @@ async function assemble(
     start: 'first-use',
   });
   opened.push(() => sandbox.close());
+
+  // MCP servers are a tool source: the manifest's mcp_source tools and the user's list, started
+  // through the sandbox; their calls take the same path as every other tool's.
+  const mcp = await McpTools.open(
+    {
+      registry,
+      spawn: sandbox.spawnServer,
+      secrets,
+      home: governance.workspace,
+      manifestNetwork: sandbox.settings.network.mode === 'allow-all',
+    },
+    claw,
+    await readMcpServers(options.dataDir),
+  );
+  opened.push(() => mcp.close());
 
   const memory = await openSessionMemory({
     executor: sandbox.executor,
@@ -361,6 +380,7 @@ async function assemble(
     runtime,
     guards,
     delegation,
+    mcp,
     facts,
     onRunEvent(listener) {
       listeners.add(listener);

@@ -299,6 +299,45 @@ export class MemoryStore {
     return ids.size;
   }
 
+  /**
+   * Indexed documents and notes with their text (chunks joined in order): one by its source, or
+   * those updated within [from, to] (ISO 8601), newest first.
+   */
+  documents(filter: { source?: string; from?: string; to?: string; limit?: number }): Array<{
+    source: string;
+    kind: 'file' | 'note';
+    text: string;
+    updatedAt: string;
+  }> {
+    const rows = this.db
+      .prepare(
+        `select d.source, d.kind, d.updated_at,
+                (select group_concat(c.text, char(10)) from
+                   (select text from memory_chunks where document_id = d.id order by seq) c) as text
+         from memory_documents d
+         where (@source is null or d.source = @source)
+           and (@from is null or d.updated_at >= @from) and (@to is null or d.updated_at <= @to)
+         order by d.updated_at desc, d.id desc limit @limit`,
+      )
+      .all({
+        source: filter.source ?? null,
+        from: filter.from ?? null,
+        to: filter.to ?? null,
+        limit: Math.max(1, Math.min(filter.limit ?? 100, 1000)),
+      }) as Array<{
+      source: string;
+      kind: 'file' | 'note';
+      updated_at: string;
+      text: string | null;
+    }>;
+    return rows.map((row) => ({
+      source: row.source,
+      kind: row.kind,
+      text: row.text ?? '',
+      updatedAt: row.updated_at,
+    }));
+  }
+
   stats(): { documents: number; notes: number; chunks: number; embedded: number } {
     const count = (sql: string) => (this.db.prepare(sql).get() as { n: number }).n;
     return {

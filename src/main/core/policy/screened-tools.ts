@@ -18,7 +18,11 @@ export function screenedTools(
     if (screened.findings.secrets.length || screened.findings.injection.length) {
       onFindings?.(tool, screened.findings);
     }
-    return { content: screened.content, isError: outcome.isError || screened.blocked };
+    return {
+      content: screened.content,
+      isError: outcome.isError || screened.blocked,
+      ...(outcome.code !== undefined ? { code: outcome.code } : {}),
+    };
   };
   return {
     definitions: () => host.definitions(),

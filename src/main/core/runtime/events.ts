@@ -62,11 +62,15 @@ export type RunEventBody =
       output: string;
       /** Set when the result came from an earlier process (resume), not a new execution. */
       replayed?: boolean;
+      /** The CKP code of a refusal or failure the protocol names (-32010 ... -32014). */
+      code?: number;
     }
   | {
       type: 'run.finished';
       outcome: RunOutcome;
       reason: string;
+      /** The CKP code of the failure that ended the run, when the protocol names it (-32021). */
+      code?: number;
       usage: Usage;
       cost_usd: number;
       turns: number;

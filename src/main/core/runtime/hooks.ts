@@ -63,6 +63,8 @@ export interface ToolRunContext {
 export interface ToolOutcome {
   content: string;
   isError?: boolean;
+  /** The CKP code of a refusal or failure the protocol names (policy, approval, sandbox, timeout). */
+  code?: number;
 }
 
 export interface ToolHost {

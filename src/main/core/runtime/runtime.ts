@@ -102,6 +102,12 @@ export interface StartOptions {
   calls?: DirectCalls;
   /** The channel or schedule that started the run (none: a person at a window or terminal). */
   origin?: RunOrigin;
+  /**
+   * One tool call given as JSON by a protocol client (CKP `claw.tool.call`, MCP `tools/call`):
+   * validated, decided by the policy, approved, run, screened and audited like a model's call;
+   * the run ends without calling the model.
+   */
+  toolCall?: { name: string; input: Record<string, unknown> };
 }
 
 export interface DirectCalls {
@@ -116,6 +122,8 @@ export interface RunResult {
   state: RunState;
   outcome: RunOutcome;
   reason: string;
+  /** The CKP code of the failure that ended the run, when the protocol names it. */
+  code?: number;
   /** The model's last message (a partial one when the run was cut short). */
   reply?: Message;
   usage: Usage;
@@ -133,7 +141,7 @@ export interface RunHandle {
 
 /** A refused call's result: the CKP error code and a sentence the model can act on. */
 function refusal(error: string, code: number, message: string): ToolOutcome {
-  return { content: JSON.stringify({ error, code, message }), isError: true };
+  return { content: JSON.stringify({ error, code, message }), isError: true, code };
 }
 
 /** Why the run's abort signal fired. */
@@ -144,6 +152,8 @@ class RunStop extends Error {
     readonly outcome: RunOutcome,
     readonly transition: RunTransition,
     message: string,
+    /** The CKP code of the failure when the protocol names it (a provider's quota: -32021). */
+    readonly code?: number,
   ) {
     super(message);
   }
@@ -204,7 +214,7 @@ export class AgentRuntime {
       options: {
         ...options.record,
         guards: options.guards ?? {},
-        ...(options.calls ? { direct: true } : {}),
+        ...(options.calls || options.toolCall ? { direct: true } : {}),
         ...(options.origin ? { origin: options.origin } : {}),
       },
       parentRunId: options.parent?.runId,
@@ -318,6 +328,7 @@ class RunLoop {
         this.append(userText(options.text), parent, true);
       }
       if (options.calls && !resumed) return await this.direct(options.calls);
+      if (options.toolCall && !resumed) return await this.single(options.toolCall);
       if (resumed && this.run.options.direct === true)
         return this.end('completed', 'the interrupted calls were settled');
       await this.loop(options.requireToolFirst === true && !resumed);
@@ -427,6 +438,26 @@ class RunLoop {
     return this.end('completed', 'the requested tools ran');
   }
 
+  /** A protocol client's one call, recorded as an assistant tool-use message like a model's. */
+  private async single(given: {
+    name: string;
+    input: Record<string, unknown>;
+  }): Promise<RunResult> {
+    const call: ToolCall = { id: newId<string>('call'), name: given.name, input: given.input };
+    this.go('user_call');
+    this.append(
+      { role: 'assistant', content: [{ type: 'tool_use', ...call }] },
+      this.lastMessageId,
+      false,
+    );
+    const [result] = await this.toolStep([call]);
+    this.go('answered');
+    return this.end(
+      'completed',
+      result?.isError ? `${call.name} failed` : 'the requested tool ran',
+    );
+  }
+
   private async callModel(request: {
     system?: string;
     messages: Message[];
@@ -460,7 +491,9 @@ class RunLoop {
     } catch (error) {
       if (signal.aborted) throw this.abortStop(signal, turnController.signal);
       if (error instanceof RunStop) throw error;
-      throw new RunStop('model_error', 'fail', isModelError(error) ? error.message : String(error));
+      if (isModelError(error))
+        throw new RunStop('model_error', 'fail', error.message, error.ckpCode);
+      throw new RunStop('model_error', 'fail', String(error));
     } finally {
       clearTimeout(turnTimer);
     }
@@ -646,6 +679,7 @@ class RunLoop {
       is_error: outcome.isError === true,
       duration_ms: Math.round(durationMs),
       status: status === 'denied' ? 'denied' : outcome.isError ? 'error' : 'ok',
+      ...(outcome.isError && outcome.code !== undefined ? { code: outcome.code } : {}),
       output: outcome.content,
       ...(replayed ? { replayed } : {}),
     });
@@ -805,10 +839,10 @@ class RunLoop {
           );
     if (stop.outcome === 'completed') return this.end('completed', stop.message);
     if (!isFinal(this.state)) this.go(stop.transition);
-    return this.end(stop.outcome, stop.message);
+    return this.end(stop.outcome, stop.message, stop.code);
   }
 
-  private end(outcome: RunOutcome, reason: string): RunResult {
+  private end(outcome: RunOutcome, reason: string, code?: number): RunResult {
     this.deps.store.updateRun(this.run.id, {
       outcome,
       reason,
@@ -824,6 +858,7 @@ class RunLoop {
       usage: this.usage,
       cost_usd: this.costUsd,
       turns: this.turns,
+      ...(code !== undefined ? { code } : {}),
     });
     return {
       runId: this.run.id,
@@ -831,6 +866,7 @@ class RunLoop {
       state: this.state,
       outcome,
       reason,
+      ...(code !== undefined ? { code } : {}),
       reply: this.reply,
       usage: this.usage,
       costUsd: this.costUsd,

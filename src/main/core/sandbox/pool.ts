@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isCkpErrorCode } from '../ckp/codes.js';
 import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
 import type { Tool, ToolContext, ToolOutput } from '../tools/types.js';
 import { minimalEnvironment } from './environment.js';
@@ -149,8 +150,13 @@ class Worker {
             ? {
                 content: String(message.output?.content ?? ''),
                 isError: message.output?.isError === true ? true : undefined,
+                ...codedFailure(message.output?.isError === true, message.output?.code),
               }
-            : { content: String(message.message), isError: true },
+            : {
+                content: String(message.message),
+                isError: true,
+                ...codedFailure(true, message.code),
+              },
         );
       });
       const gone = (why: string) => {
@@ -278,6 +284,7 @@ export class WorkerPool {
             ? `${tool.name} timed out after ${tool.timeoutMs} ms (CKP ${TOOL_TIMEOUT})`
             : `${tool.name} was cancelled`,
           isError: true,
+          ...(timedOut ? { code: TOOL_TIMEOUT } : {}),
         };
       }
       return output;
@@ -369,4 +376,9 @@ export class WorkerPool {
     }
     worker.busy = false;
   }
+}
+
+/** A CKP code the worker claims is kept only on a failure, and only when it is one CKP defines. */
+function codedFailure(isError: boolean, code: unknown): { code?: number } {
+  return isError && isCkpErrorCode(code) ? { code } : {};
 }

@@ -3,6 +3,8 @@
  * the OS backend; JS tools run in a pool of pre-started, confined worker processes; every tool
  * gets the filesystem and network scope it must honour. Built once per runtime.
  */
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import type { Tool, ToolContext, ToolExecutor, ToolOutput } from '../tools/types.js';
 import { assertLevel, type BackendInfo, detectBackend } from './backend.js';
 import { confinedCommandRunner } from './command.js';
@@ -28,8 +30,30 @@ export interface SandboxOptions {
   start?: 'eager' | 'first-use';
 }
 
+/** A long-lived program (an MCP server) to start confined. */
+export interface ServerSpec {
+  argv: readonly string[];
+  /** The whole environment it gets (the caller declares it; nothing is inherited). */
+  env: Record<string, string>;
+  /** Granted network access; else it runs without a network namespace it could reach out of. */
+  network: boolean;
+  /** The server's own files (its program, its package), shown read-only. */
+  readOnly?: readonly string[];
+}
+
+export interface ConfinedProcess {
+  child: ChildProcessByStdio<Writable, Readable, Readable>;
+  /** Ends the process group and releases what the launch made. */
+  stop(): Promise<void>;
+}
+
 export interface Sandbox {
   executor: ToolExecutor;
+  /**
+   * Starts a server confined like a command: the backend's filesystem view, its own process
+   * group, the sandbox's resource limits (its wall clock excepted: a server lives on).
+   */
+  spawnServer(spec: ServerSpec): ConfinedProcess;
   backend: BackendInfo;
   settings: SandboxSettings;
   close(): Promise<void>;
@@ -94,8 +118,44 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       return tool.run(input, scoped);
     },
   };
+  const spawnServer = (spec: ServerSpec): ConfinedProcess => {
+    const launch = launcher.launch({
+      argv: spec.argv,
+      cwd: options.settings.workspace,
+      network: spec.network,
+      readOnly: spec.readOnly,
+      limits: options.settings.limits,
+      // Servers are often V8 or other runtimes that reserve address space far beyond what they
+      // use: no RLIMIT_AS, as for the tool workers; the other limits hold.
+      worker: true,
+    });
+    const child = spawn(launch.file, launch.args, {
+      cwd: options.settings.workspace,
+      env: spec.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve();
+      else child.once('close', () => resolve());
+      child.once('error', () => resolve());
+    });
+    return {
+      child,
+      stop: async () => {
+        try {
+          if (child.pid) process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+        await exited;
+        await launch.cleanup();
+      },
+    };
+  };
   return {
     executor,
+    spawnServer,
     backend,
     settings: options.settings,
     close: async () => {

@@ -7,6 +7,7 @@
  * `fs__read`; the mapping is checked for collisions when a tool is registered.
  */
 import type { ToolCall, ToolDef } from '../../../shared/messages.js';
+import { CKP_ERRORS } from '../ckp/codes.js';
 import type { Primitive, ResolvedClaw } from '../ckp/resolved.js';
 import { toolCategory } from '../ckp/resolved.js';
 import type { ToolFacts } from '../policy/rules.js';
@@ -145,7 +146,7 @@ export class ToolRegistry {
     if (!tool || !visible.includes(tool)) {
       const available = visible.map((t) => wireName(t.name));
       const content = JSON.stringify({ error: 'unknown_tool', tool: call.name, available });
-      return { error: { content, isError: true } };
+      return { error: { content, isError: true, code: CKP_ERRORS.invalidParams } };
     }
     if (call.invalidArguments !== undefined) {
       const violations = [{ path: '', message: call.invalidArguments }];
@@ -153,7 +154,10 @@ export class ToolRegistry {
       return { error: { content, isError: true } };
     }
     const invalid = this.validator.check(tool.name, tool.inputSchema, call.input);
-    if (invalid) return { error: { content: JSON.stringify(invalid), isError: true } };
+    if (invalid) {
+      const content = JSON.stringify(invalid);
+      return { error: { content, isError: true, code: CKP_ERRORS.invalidParams } };
+    }
     return { call, tool };
   }
 }

@@ -94,6 +94,8 @@ export interface NetworkScope {
 export interface ToolOutput {
   content: string;
   isError?: boolean;
+  /** The CKP code of a failure the protocol names (-32010 sandbox denied, -32014 timeout). */
+  code?: number;
 }
 
 export interface Tool extends ToolSpec {
@@ -125,6 +127,13 @@ export function factsOf(spec: ToolSpec): ToolFacts {
 /** A tool failure the model can read and act on. */
 export class ToolError extends Error {
   override readonly name = 'ToolError';
+  constructor(
+    message: string,
+    /** The CKP code when the protocol names the failure (the sandbox's -32010). */
+    readonly code?: number,
+  ) {
+    super(message);
+  }
 }
 
 /** Failures whose message goes to the model as it is: a tool's own, and the file guard's. */

@@ -12,6 +12,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 import { isPrivateAddress } from '../../sandbox/address.js';
+import { SANDBOX_DENIED } from '../../sandbox/errors.js';
 import { grantCoversAddress, grantMatchesHost, parseHostGrant } from '../../sandbox/host-grant.js';
 import { type NetworkScope, type Tool, type ToolContext, ToolError } from '../types.js';
 
@@ -41,12 +42,15 @@ export async function checkHop(
     throw new ToolError(`only http and https URLs can be fetched, not ${url.protocol}`);
   }
   if (scope.mode === 'deny')
-    throw new ToolError('network access is denied by the sandbox (CKP -32010)');
+    throw new ToolError('network access is denied by the sandbox (CKP -32010)', SANDBOX_DENIED);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   const grants = scope.allowedHosts.map(parseHostGrant);
   if (scope.mode === 'allowlist' && !grants.some((grant) => grantMatchesHost(grant, host, port)))
-    throw new ToolError(`${host} is not in the sandbox's allowed hosts (CKP -32010)`);
+    throw new ToolError(
+      `${host} is not in the sandbox's allowed hosts (CKP -32010)`,
+      SANDBOX_DENIED,
+    );
   const addresses = isIP(host) ? [host] : await resolve(host);
   if (addresses.length === 0) throw new ToolError(`cannot resolve ${host}`);
   if (!allowPrivate) {
