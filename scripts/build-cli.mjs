@@ -11,8 +11,9 @@ import { rm } from 'node:fs/promises';
 import { build } from 'esbuild';
 
 const NATIVE = ['better-sqlite3', 'sqlite-vec', 'keytar', 'node-llama-cpp', 'electron'];
-// ws loads these optional native speed-ups when installed; without them it uses plain JS.
-const OPTIONAL = ['bufferutil', 'utf-8-validate'];
+// Optional packages loaded only when installed: ws's native speed-ups (plain JS without them)
+// and the React DevTools bridge Ink imports only when DEV=true.
+const OPTIONAL = ['bufferutil', 'utf-8-validate', 'react-devtools-core'];
 
 await rm('dist', { recursive: true, force: true });
 const result = await build({
