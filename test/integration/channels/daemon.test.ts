@@ -10,7 +10,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeAll, expect, it } from 'vitest';
+import { afterEach, beforeAll, expect, it, vi } from 'vitest';
 import {
   SIGNATURE_HEADER,
   signWebhook,
@@ -141,8 +141,14 @@ it('serves a signed webhook, is the only instance on its data dir, reports its c
   expect(second.code).toBe(1);
   expect(second.stderr).toMatch(/already serves this data dir/);
 
-  const status = await runBuiltCli(['channels', 'status'], { env });
-  expect(status.stdout).toMatch(/hook \(webhook\): running, 1 run\(s\)/);
+  // The daemon rewrites its status file every 2 s: wait for the one that counts the run.
+  await vi.waitFor(
+    async () => {
+      const status = await runBuiltCli(['channels', 'status'], { env });
+      expect(status.stdout).toMatch(/hook \(webhook\): running, 1 run\(s\)/);
+    },
+    { timeout: 120_000, interval: 500 },
+  );
   const list = await runBuiltCli(['daemon', 'status', '--json'], { env });
   expect(JSON.parse(list.stdout)).toMatchObject({ running: true, pid: daemon.child.pid });
 
