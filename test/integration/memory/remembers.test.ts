@@ -71,9 +71,7 @@ describe('a chat remembers a fact from a previous session through retrieval', ()
     const monday = new Date(2026, 10, 16, 10, 0);
     const first = new ScriptedProvider([
       {
-        toolCalls: [
-          { name: 'memory__note', input: { text: 'Ana parks her bike in locker 4417.' } },
-        ],
+        toolCalls: [{ name: 'memory/note', input: { text: 'Ana parks her bike in locker 4417.' } }],
       },
       { text: 'Noted.' },
     ]);

@@ -183,8 +183,8 @@ describe('agent loop', () => {
     const asked: string[] = [];
     const { rt, provider } = runtime(
       [
-        call('demo__read', { file: 'a.txt' }),
-        call('demo__read', { path: 'a.txt' }),
+        call('demo/read', { file: 'a.txt' }),
+        call('demo/read', { path: 'a.txt' }),
         { text: 'It says: file body' },
       ],
       {

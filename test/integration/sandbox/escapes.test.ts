@@ -46,7 +46,7 @@ const context = (signal = new AbortController().signal) => ({
 });
 
 async function call(name: string, input: Record<string, unknown>) {
-  return host.execute({ id: 'c', name: name.replaceAll('/', '__'), input }, context());
+  return host.execute({ id: 'c', name, input }, context());
 }
 
 async function exec(command: string, timeoutMs = 5000) {

@@ -57,12 +57,12 @@ it('48. failed escapes are error results; the same run calls tools again and com
     if (seen === 0)
       return {
         toolCalls: [
-          { name: 'sys__exec', input: { command: 'sleep', args: ['30'], timeout_ms: 300 } },
-          { name: 'fs__read', input: { path: '/etc/shadow' } },
-          { name: 'hostile__crash', input: {} },
+          { name: 'sys/exec', input: { command: 'sleep', args: ['30'], timeout_ms: 300 } },
+          { name: 'fs/read', input: { path: '/etc/shadow' } },
+          { name: 'hostile/crash', input: {} },
         ],
       };
-    if (seen === 3) return { toolCalls: [{ name: 'fs__read', input: { path: 'notes.md' } }] };
+    if (seen === 3) return { toolCalls: [{ name: 'fs/read', input: { path: 'notes.md' } }] };
     return { text: 'done' };
   });
   const registry = new ToolRegistry();

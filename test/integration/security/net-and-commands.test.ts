@@ -43,7 +43,7 @@ describe('network: a host allowlist narrows, it never opens an internal address'
   };
   const fetch = (url: string) =>
     host.execute(
-      { id: 'c', name: 'net__fetch', input: { url } },
+      { id: 'c', name: 'net/fetch', input: { url } },
       { signal: new AbortController().signal, runId: 'run' as RunId, stepId: 'step' as StepId },
     );
 

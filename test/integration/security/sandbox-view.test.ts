@@ -45,7 +45,7 @@ const context = () => ({
   stepId: 'step' as StepId,
 });
 const call = (name: string, input: Record<string, unknown>) =>
-  host.execute({ id: 'c', name: name.replaceAll('/', '__'), input }, context());
+  host.execute({ id: 'c', name, input }, context());
 const sh = (command: string) => call('sys/exec', { command, shell: true, timeout_ms: 10_000 });
 
 beforeAll(async () => {

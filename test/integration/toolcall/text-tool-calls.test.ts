@@ -157,7 +157,7 @@ describe('the compact language on the tiny local model, under its grammar', () =
         // Required: the grammar admits only calls; each names an allowed tool and validates.
         expect(made.length, JSON.stringify(finish?.message)).toBeGreaterThan(0);
         for (const call of made) {
-          expect(['fs__read', 'fs__list']).toContain(call.name);
+          expect(['fs/read', 'fs/list']).toContain(call.name);
           // The compact grammar fixes names, keys, required keys and types; numeric ranges
           // are left to the validation guard, which answers with a structured error.
           const checked = tools.check(call, ['fs/read', 'fs/list']);

@@ -83,7 +83,7 @@ it('the local model calls only allowed tools, with arguments that validate', asy
       for (const event of events) {
         if (event.type === 'tool.requested') {
           calls++;
-          expect(event.call.name).toBe('demo__pick');
+          expect(event.call.name).toBe('demo/pick');
           expect(['red', 'green', 'blue']).toContain(event.call.input.colour);
         }
       }

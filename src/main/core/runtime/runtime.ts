@@ -22,7 +22,6 @@ import {
   resolveCall,
   type ToolCallProgram,
 } from '../toolcall/index.js';
-import { wireName } from '../tools/registry.js';
 import { type RunEvent, type RunEventBody, RunEventStream } from './events.js';
 import { callSignature, DEFAULT_GUARDS, type Guards } from './guards.js';
 import type {
@@ -381,7 +380,7 @@ class RunLoop {
       try {
         calls = invokes.map((invoke) => {
           const resolved = resolveCall(invoke, context, previous);
-          return { id: newId<string>('call'), name: wireName(resolved.tool), input: resolved.args };
+          return { id: newId<string>('call'), name: resolved.tool, input: resolved.args };
         });
       } catch (error) {
         throw new RunStop('denied', 'deny', (error as Error).message);

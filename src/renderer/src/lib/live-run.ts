@@ -4,7 +4,6 @@
  * the stored history, which is the source of truth.
  */
 import type { RunEventView, ToolCallView } from '../../../shared/ipc';
-import { toolDisplayName } from '../../../shared/messages';
 
 export type LiveItem =
   | { kind: 'text'; text: string }
@@ -95,7 +94,7 @@ export function applyRunEvent(run: LiveRun, event: RunEventView, now = performan
           [event.call.id]: {
             callId: event.call.id,
             runId: run.runId,
-            name: toolDisplayName(event.call.name),
+            name: event.call.name,
             input: event.call.input,
             output: null,
             status: 'requested',
