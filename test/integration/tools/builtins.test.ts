@@ -8,10 +8,10 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolHost } from '../../../src/main/core/runtime/hooks.js';
-import type { RunId, StepId } from '../../../src/main/core/runtime/terms.js';
+import type { RunId, StepId } from '../../../src/main/core/terms.js';
 import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
 import { isPrivateAddress } from '../../../src/main/core/tools/builtins/net.js';
+import type { ToolHost } from '../../../src/main/core/tools/host.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 
 let workspace = '';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LocalEngine } from '../../../src/main/core/local/engine.js';
 import { LocalModelProvider } from '../../../src/main/core/local/provider.js';
-import { viaProvider } from '../../../src/main/core/runtime/hooks.js';
+import { viaProvider } from '../../../src/main/core/models/access.js';
 import { AgentRuntime } from '../../../src/main/core/runtime/runtime.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 import type { Tool } from '../../../src/main/core/tools/types.js';

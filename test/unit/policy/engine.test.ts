@@ -4,7 +4,7 @@ import type { EffectivePolicyRule } from '../../../src/main/core/ckp/resolved.js
 import { ApprovalBroker } from '../../../src/main/core/policy/broker.js';
 import { type Autonomy, PolicyEngine } from '../../../src/main/core/policy/engine.js';
 import { patternMatches, type ToolFacts } from '../../../src/main/core/policy/rules.js';
-import type { RunId, SessionId, StepId } from '../../../src/main/core/runtime/terms.js';
+import type { RunId, SessionId, StepId } from '../../../src/main/core/terms.js';
 
 const rule = (
   r: Partial<EffectivePolicyRule> & Pick<EffectivePolicyRule, 'id' | 'action' | 'scope'>,

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { textOf } from '../../../shared/messages.js';
 import { openAgentRecords } from '../../core/agent/index.js';
 import type { AgentRuntime, RunHandle } from '../../core/runtime/runtime.js';
-import type { MessageId, RunId, SessionId } from '../../core/runtime/terms.js';
+import type { MessageId, RunId, SessionId } from '../../core/terms.js';
 import {
   addModelChoiceOptions,
   addModelOptions,

@@ -21,6 +21,7 @@ import type { ModelCatalog } from '../local/catalog.js';
 import type { ModelLocations, SkippedModel } from '../local/model-manager.js';
 import { localSetup } from '../local/setup.js';
 import type { BuiltContext } from '../memory/context.js';
+import { memoryNote } from '../memory/note-tool.js';
 import { findEmbeddingModel } from '../memory/open.js';
 import { retentionFromManifest } from '../memory/retention.js';
 import { openSessionMemory, type SessionMemory } from '../memory/session.js';
@@ -31,7 +32,7 @@ import {
   manifestToolFacts,
 } from '../policy/from-manifest.js';
 import type { ToolFacts } from '../policy/rules.js';
-import { screenedTools } from '../policy/screened-tools.js';
+import { AuditLog } from '../runtime/audit.js';
 import type { RunEvent } from '../runtime/events.js';
 import type { Guards } from '../runtime/guards.js';
 import { AgentRuntime } from '../runtime/runtime.js';
@@ -40,11 +41,11 @@ import { createSandbox, settingsFromManifest } from '../sandbox/index.js';
 import { createSecretStore, loadKnownSecrets, type SecretStore } from '../secrets/index.js';
 import { type Db, openDatabase, profileDatabasePath } from '../storage/database.js';
 import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
-import { memoryNote } from '../tools/builtins/memory-note.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { AutonomySwitch } from './autonomy.js';
 import type { LocalModelSettings, ModelChoice } from './model-choice.js';
 import { ModelSwitch } from './model-switch.js';
+import { screenedTools } from './screened-tools.js';
 
 /** Tools a model sees unless told otherwise (every surface alike); the policy decides every call. */
 export const DEFAULT_TOOLS = 'fs/*,sys/exec,net/fetch,memory/*';
@@ -81,7 +82,8 @@ export interface Agent {
   claw: ResolvedClaw;
   store: RunStore;
   registry: ToolRegistry;
-  governance: Governance;
+  /** The manifest's governance, and the audit log that records every run event. */
+  governance: Governance & { audit: AuditLog };
   /** The policy hook the runtime asks: the manifest's autonomy unless a surface switches it. */
   autonomy: AutonomySwitch;
   memory: SessionMemory;
@@ -170,11 +172,11 @@ async function assemble(
   registry.registerManifestTools(claw);
   const declared = manifestToolFacts(claw);
   const facts = (name: string) => registry.facts(name) ?? declared.get(name);
-  const governance = governanceFromManifest(claw, {
-    db,
+  const governed = governanceFromManifest(claw, {
     dataDir: options.dataDir,
     facts: (name) => registry.facts(name),
   });
+  const governance = { ...governed, audit: new AuditLog(db, governed.scanner) };
   // Every stored secret is known to the scanner before the first tool runs, not only those read;
   // the vault key cached by reading them is zeroed (the store unlocks again when next used).
   await loadKnownSecrets(secrets, governance.scanner.redactor, secretNamesOf(claw));

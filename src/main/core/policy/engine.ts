@@ -13,10 +13,10 @@
 import path from 'node:path';
 import type { ToolCall } from '../../../shared/messages.js';
 import type { EffectivePolicyRule } from '../ckp/resolved.js';
-import type { PolicyContext, PolicyDecision, PolicyHook } from '../runtime/hooks.js';
-import type { CapabilityGrant } from '../runtime/terms.js';
+import type { CapabilityGrant } from '../terms.js';
 import type { ApprovalBroker } from './broker.js';
 import { guardFor } from './guards.js';
+import type { PolicyContext, PolicyDecision, PolicyHook } from './hooks.js';
 import { firstMatch, type RuleContext, type ToolFacts } from './rules.js';
 
 export type Autonomy = 'observer' | 'supervised' | 'autonomous';

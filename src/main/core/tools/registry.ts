@@ -13,8 +13,8 @@ import { toolCategory } from '../ckp/resolved.js';
 import { WIRE_TOOL_NAME, wireToolName } from '../models/tool-names.js';
 import type { ToolFacts } from '../policy/rules.js';
 import { patternMatches } from '../policy/rules.js';
-import type { ToolHost, ToolOutcome, ToolRunContext } from '../runtime/hooks.js';
 import { type CheckedCall, capOutput, runTool } from './execute.js';
+import type { ToolHost, ToolOutcome, ToolRunContext } from './host.js';
 import { type GrammarBounds, grammarSchema } from './local-grammar.js';
 import {
   factsOf,
