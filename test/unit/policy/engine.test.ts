@@ -248,6 +248,23 @@ describe('policy decision table', () => {
     now = 60_001;
     expect((await e.decide(call, ctx(true))).action).toBe('allow');
   });
+
+  it('keeps the limit, and its window, at another autonomy level', async () => {
+    const e = new PolicyEngine({
+      rules: [rule({ id: 'all', action: 'allow', scope: 'all' })],
+      autonomy: 'supervised',
+      facts: (n) => FACTS[n],
+      context: { workspace: '/w', home: '/h' },
+      toolCallsPerMinute: 1,
+      now: () => 0,
+    });
+    const call = { id: 'c', name: 'time/now', input: {} };
+    expect((await e.decide(call, ctx(true))).action).toBe('allow');
+    expect(await e.withAutonomy('autonomous').decide(call, ctx(true))).toMatchObject({
+      action: 'deny',
+      reason: 'more than 1 tool calls in a minute',
+    });
+  });
 });
 
 describe('patterns', () => {

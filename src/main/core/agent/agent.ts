@@ -7,12 +7,10 @@
  * here and adds only its own surface: where approvals are answered and who hears run events.
  */
 import { mkdir } from 'node:fs/promises';
-import os from 'node:os';
 import type { Autonomy } from '../../../shared/ipc-schemas.js';
 import {
   autonomyOf,
   loadActiveClaw,
-  policyRules,
   type ResolvedClaw,
   resourcesDirOf,
   secretNamesOf,
@@ -25,7 +23,6 @@ import { memoryNote } from '../memory/note-tool.js';
 import { findEmbeddingModel } from '../memory/open.js';
 import { retentionFromManifest } from '../memory/retention.js';
 import { openSessionMemory, type SessionMemory } from '../memory/session.js';
-import { PolicyEngine } from '../policy/engine.js';
 import {
   type Governance,
   governanceFromManifest,
@@ -227,17 +224,8 @@ async function assemble(
   );
 
   // Autonomy: the manifest's level unless a surface overrides it for this process.
-  const autonomy = new AutonomySwitch(
-    autonomyOf(claw) as Autonomy,
-    governance.policy,
-    (level) =>
-      new PolicyEngine({
-        rules: policyRules(claw),
-        autonomy: level,
-        facts,
-        context: { workspace: governance.workspace, home: os.homedir() },
-        broker: governance.broker,
-      }),
+  const autonomy = new AutonomySwitch(autonomyOf(claw) as Autonomy, governance.policy, (level) =>
+    governance.policy.withAutonomy(level),
   );
 
   const listeners = new Set<(event: RunEvent) => void>();

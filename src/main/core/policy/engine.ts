@@ -36,9 +36,16 @@ export interface PolicyEngineOptions {
 }
 
 export class PolicyEngine implements PolicyHook {
-  private readonly recentCalls: number[] = [];
+  constructor(
+    private readonly options: PolicyEngineOptions,
+    /** The rate window, shared by the engines of one manifest whatever their autonomy. */
+    private readonly recentCalls: number[] = [],
+  ) {}
 
-  constructor(private readonly options: PolicyEngineOptions) {}
+  /** The same rules, facts, broker and rate limit at another autonomy level. */
+  withAutonomy(autonomy: Autonomy): PolicyEngine {
+    return new PolicyEngine({ ...this.options, autonomy }, this.recentCalls);
+  }
 
   async decide(call: ToolCall, context: PolicyContext): Promise<PolicyDecision> {
     const { options } = this;
