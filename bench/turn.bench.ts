@@ -11,8 +11,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { openAgent } from '../src/main/core/agent/index.js';
-import type { SessionId } from '../src/main/core/runtime/terms.js';
 import { createSecretStore } from '../src/main/core/secrets/index.js';
+import type { SessionId } from '../src/main/core/terms.js';
 import {
   countLoads,
   mib,

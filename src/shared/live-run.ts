@@ -4,7 +4,6 @@
  * what it returns; when the run ends the view reloads the stored history, the source of truth.
  */
 import type { RunEventView, ToolCallView } from './ipc.js';
-import { toolDisplayName } from './messages.js';
 
 export type LiveItem =
   | { kind: 'text'; text: string }
@@ -95,7 +94,7 @@ export function applyRunEvent(run: LiveRun, event: RunEventView, now = performan
           [event.call.id]: {
             callId: event.call.id,
             runId: run.runId,
-            name: toolDisplayName(event.call.name),
+            name: event.call.name,
             input: event.call.input,
             output: null,
             status: 'requested',

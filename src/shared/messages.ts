@@ -109,8 +109,8 @@ export function userText(text: string): Message {
 }
 
 /**
- * How people read a tool's name, whichever spelling a model used: model APIs only accept
- * `[a-zA-Z0-9_-]`, so `fs/read` travels as `fs__read`.
+ * How people read a stored tool name: history written before names were canonical spells
+ * `fs/read` as `fs__read` (the wire spelling, now confined to the model layer).
  */
 export function toolDisplayName(name: string): string {
   return name.replaceAll('__', '/');

@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Assistant, createAssistant } from '../../src/main/core/assistant/index.js';
 import type { ModelCatalog } from '../../src/main/core/local/catalog.js';
+import { viaProvider } from '../../src/main/core/models/access.js';
 import { ScriptedProvider, type ScriptedReply } from '../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../src/main/core/models/types.js';
-import { viaProvider } from '../../src/main/core/runtime/hooks.js';
 import { createSecretStore, type SecretStore } from '../../src/main/core/secrets/index.js';
 import { FAST_SCRYPT } from './secrets.js';
 

@@ -5,8 +5,8 @@
 import { MAX_MESSAGE_CHARS } from '../../shared/ipc.js';
 import type { AgentRuntime, RunHandle, StartOptions } from '../core/runtime/runtime.js';
 import type { RunStore } from '../core/runtime/store.js';
-import type { RunId } from '../core/runtime/terms.js';
 import { createSecretStore, secretRedactor } from '../core/secrets/index.js';
+import type { RunId } from '../core/terms.js';
 import { directCallContext, readTypedInput } from '../core/toolcall/index.js';
 import type { CliContext } from './context.js';
 

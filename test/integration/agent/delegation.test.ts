@@ -8,11 +8,11 @@ import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { narrowedPolicy } from '../../../src/main/core/agent/delegation.js';
 import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
+import { viaProvider } from '../../../src/main/core/models/access.js';
 import { ScriptedProvider, type ScriptedReply } from '../../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../../src/main/core/models/types.js';
-import { viaProvider } from '../../../src/main/core/runtime/hooks.js';
-import type { RunId } from '../../../src/main/core/runtime/terms.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
+import type { RunId } from '../../../src/main/core/terms.js';
 import type { ToolResultBlock } from '../../../src/shared/messages.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import { runCliInProcess } from '../../support/cli-run.js';
@@ -210,13 +210,13 @@ it('a brief asking for a tool the parent lacks is refused, and a child calling o
     expect(children).toHaveLength(1);
     // The second child had fs/read only: its fs/write was refused before any policy or run.
     const calls = agent.store.toolCalls((children[0] as { id: RunId }).id);
-    expect(calls.map((call) => [call.name, call.isError])).toEqual([['fs__write', true]]);
+    expect(calls.map((call) => [call.name, call.isError])).toEqual([['fs/write', true]]);
     expect(calls[0]?.result).toMatch(/unknown_tool/);
     expect(childCalls).toBe(2);
 
     // The child's policy also refuses what is outside its subset, whatever the rules say.
-    const decision = await narrowedPolicy(agent.autonomy, ['fs/read'], agent.registry).decide(
-      { id: 'c1', name: 'fs__write', input: {} },
+    const decision = await narrowedPolicy(agent.autonomy, ['fs/read']).decide(
+      { id: 'c1', name: 'fs/write', input: {} },
       {
         runId: handle.runId,
         sessionId: handle.sessionId,

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { CronChannel } from '../../../src/main/core/channels/cron.js';
 import type { RunHandle } from '../../../src/main/core/runtime/runtime.js';
-import type { RunOrigin } from '../../../src/main/core/runtime/terms.js';
+import type { RunOrigin } from '../../../src/main/core/terms.js';
 import {
   approvalTimeout,
   type ChannelAgent,

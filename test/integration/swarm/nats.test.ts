@@ -9,8 +9,8 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Agent, openAgent, openAgentRecords } from '../../../src/main/core/agent/index.js';
+import { viaProvider } from '../../../src/main/core/models/access.js';
 import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
-import { viaProvider } from '../../../src/main/core/runtime/hooks.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import {
   agentLeader,

@@ -6,8 +6,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect, it } from 'vitest';
+import { memoryNote } from '../../../src/main/core/memory/note-tool.js';
 import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
-import { memoryNote } from '../../../src/main/core/tools/builtins/memory-note.js';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 /** The protocol surfaces and everything a call passes through before the tool runs. */

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { approvalDialog } from '../../../src/main/core/desktop/approval-dialog.js';
 import { ApprovalRouter } from '../../../src/main/core/desktop/approval-router.js';
 import { ApprovalBroker } from '../../../src/main/core/policy/broker.js';
-import type { ApprovalRequest } from '../../../src/main/core/runtime/hooks.js';
-import type { RunId, SessionId } from '../../../src/main/core/runtime/terms.js';
+import type { ApprovalRequest } from '../../../src/main/core/policy/hooks.js';
+import type { RunId, SessionId } from '../../../src/main/core/terms.js';
 import { summarizeArguments } from '../../../src/shared/abridge.js';
 import { FakeNativeUi, FakeWindow } from './fake-electron.js';
 

@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import type { Agent } from '../../core/agent/index.js';
 import type { RunHandle } from '../../core/runtime/runtime.js';
-import type { SessionId } from '../../core/runtime/terms.js';
+import type { SessionId } from '../../core/terms.js';
 import {
   addModelChoiceOptions,
   addModelOptions,

@@ -6,7 +6,7 @@ import {
   type OpenedMemory,
   openProfileMemory,
 } from '../../core/memory/open.js';
-import { formatHit } from '../../core/tools/builtins/memory.js';
+import { formatHit } from '../../core/memory/tool-access.js';
 import { type CliContext, ExitCode } from '../context.js';
 import { describeError } from '../errors.js';
 import { integerIn } from '../options.js';

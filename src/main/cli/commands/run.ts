@@ -3,7 +3,7 @@ import { textOf } from '../../../shared/messages.js';
 import { openAgentRecords } from '../../core/agent/index.js';
 import type { AgentRuntime, RunHandle } from '../../core/runtime/runtime.js';
 import type { RunRow, RunStore } from '../../core/runtime/store.js';
-import type { MessageId, RunId, SessionId } from '../../core/runtime/terms.js';
+import type { MessageId, RunId, SessionId } from '../../core/terms.js';
 import {
   addModelChoiceOptions,
   addModelOptions,

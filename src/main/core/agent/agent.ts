@@ -7,12 +7,10 @@
  * here and adds only its own surface: where approvals are answered and who hears run events.
  */
 import { mkdir } from 'node:fs/promises';
-import os from 'node:os';
 import type { Autonomy } from '../../../shared/ipc-schemas.js';
 import {
   autonomyOf,
   loadActiveClaw,
-  policyRules,
   type ResolvedClaw,
   resourcesDirOf,
   secretNamesOf,
@@ -23,6 +21,7 @@ import { localSetup } from '../local/setup.js';
 import { readMcpServers } from '../mcp/config.js';
 import { McpTools } from '../mcp/tools.js';
 import type { BuiltContext } from '../memory/context.js';
+import { memoryNote } from '../memory/note-tool.js';
 import { findEmbeddingModel } from '../memory/open.js';
 import { retentionFromManifest } from '../memory/retention.js';
 import { openSessionMemory, type SessionMemory } from '../memory/session.js';
@@ -35,7 +34,7 @@ import {
 } from '../policy/from-manifest.js';
 import { originGuarded } from '../policy/origin-guard.js';
 import type { ToolFacts } from '../policy/rules.js';
-import { screenedTools } from '../policy/screened-tools.js';
+import { AuditLog } from '../runtime/audit.js';
 import type { RunEvent } from '../runtime/events.js';
 import { DEFAULT_GUARDS, type Guards } from '../runtime/guards.js';
 import { AgentRuntime } from '../runtime/runtime.js';
@@ -49,7 +48,6 @@ import {
 import { createSecretStore, loadKnownSecrets, type SecretStore } from '../secrets/index.js';
 import { type Db, openDatabase, profileDatabasePath } from '../storage/database.js';
 import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
-import { memoryNote } from '../tools/builtins/memory-note.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { AutonomySwitch } from './autonomy.js';
 import {
@@ -61,6 +59,7 @@ import {
 } from './delegation.js';
 import type { LocalModelSettings, ModelChoice } from './model-choice.js';
 import { ModelSwitch } from './model-switch.js';
+import { screenedTools } from './screened-tools.js';
 
 /** Tools a model sees unless told otherwise (every surface alike); the policy decides every call. */
 export const DEFAULT_TOOLS = 'fs/*,sys/exec,net/fetch,memory/*,mcp/**';
@@ -99,7 +98,8 @@ export interface Agent {
   claw: ResolvedClaw;
   store: RunStore;
   registry: ToolRegistry;
-  governance: Governance;
+  /** The manifest's governance, and the audit log that records every run event. */
+  governance: Governance & { audit: AuditLog };
   /** The policy hook the runtime asks: the manifest's autonomy unless a surface switches it. */
   autonomy: AutonomySwitch;
   memory: SessionMemory;
@@ -198,11 +198,11 @@ async function assemble(
   registry.registerManifestTools(claw);
   const declared = manifestToolFacts(claw);
   const facts = (name: string) => registry.facts(name) ?? declared.get(name);
-  const governance = governanceFromManifest(claw, {
-    db,
+  const governed = governanceFromManifest(claw, {
     dataDir: options.dataDir,
     facts: (name) => registry.facts(name),
   });
+  const governance = { ...governed, audit: new AuditLog(db, governed.scanner) };
   // Every stored secret is known to the scanner before the first tool runs, not only those read;
   // the vault key cached by reading them is zeroed (the store unlocks again when next used).
   await loadKnownSecrets(secrets, governance.scanner.redactor, secretNamesOf(claw));
@@ -271,17 +271,8 @@ async function assemble(
   );
 
   // Autonomy: the manifest's level unless a surface overrides it for this process.
-  const autonomy = new AutonomySwitch(
-    autonomyOf(claw) as Autonomy,
-    governance.policy,
-    (level) =>
-      new PolicyEngine({
-        rules: policyRules(claw),
-        autonomy: level,
-        facts,
-        context: { workspace: governance.workspace, home: os.homedir() },
-        broker: governance.broker,
-      }),
+  const autonomy = new AutonomySwitch(autonomyOf(claw) as Autonomy, governance.policy, (level) =>
+    governance.policy.withAutonomy(level),
   );
 
   const listeners = new Set<(event: RunEvent) => void>();
@@ -333,7 +324,7 @@ async function assemble(
         }),
         governance.scanner,
       ),
-      policy: narrowedPolicy(autonomy, spec.tools, registry),
+      policy: narrowedPolicy(autonomy, spec.tools),
       approvals: governance.broker,
       redact: (value) => governance.scanner.redactValue(value),
       caps: governance.caps,

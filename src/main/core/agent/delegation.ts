@@ -17,12 +17,13 @@
  */
 import path from 'node:path';
 import type { MemoryToolAccess } from '../memory/tool-access.js';
+import type { ModelAccess } from '../models/access.js';
+import type { PolicyHook } from '../policy/hooks.js';
 import { patternMatches } from '../policy/rules.js';
 import type { Guards } from '../runtime/guards.js';
-import type { ModelAccess, PolicyHook } from '../runtime/hooks.js';
 import type { AgentRuntime } from '../runtime/runtime.js';
 import type { RunStore } from '../runtime/store.js';
-import { newId, type RunId, type SessionId } from '../runtime/terms.js';
+import { newId, type RunId, type SessionId } from '../terms.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { type Tool, ToolError } from '../tools/types.js';
 
@@ -247,15 +248,11 @@ export function clampBudget(ceiling: Guards, budget: DelegationBrief['budget'] =
 }
 
 /** A child's policy: its own tool subset first, then the parent's engine decides. */
-export function narrowedPolicy(
-  inner: PolicyHook,
-  tools: readonly string[],
-  registry: ToolRegistry,
-): PolicyHook {
+export function narrowedPolicy(inner: PolicyHook, tools: readonly string[]): PolicyHook {
   const allowed = new Set(tools);
   return {
     decide: async (call, context) => {
-      const name = registry.fromWireName(call.name) ?? call.name;
+      const name = call.name;
       if (!allowed.has(name)) {
         return {
           action: 'deny',
@@ -271,7 +268,7 @@ export function narrowedPolicy(
 /** The child reads the parent's memory; its notes land in its own partition of the workspace. */
 export function partitionedMemory(inner: MemoryToolAccess, partition: string): MemoryToolAccess {
   return {
-    search: (query, limit) => inner.search(query, limit),
+    search: (query, limit, workspace) => inner.search(query, limit, workspace),
     note: (workspace, text) => inner.note(path.join(workspace, partition), text),
   };
 }

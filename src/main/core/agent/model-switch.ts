@@ -16,6 +16,7 @@ import {
   type SkippedModel,
 } from '../local/model-manager.js';
 import { LocalModelProvider } from '../local/provider.js';
+import { type ModelAccess, viaProvider, viaRouter } from '../models/access.js';
 import type { SecretLookup } from '../models/credentials.js';
 import { ModelError } from '../models/errors.js';
 import { routerFromManifest } from '../models/from-manifest.js';
@@ -23,7 +24,6 @@ import { HttpProvider } from '../models/http-provider.js';
 import { type ProviderId, providerId } from '../models/ids.js';
 import { withTextToolCalls } from '../models/text-tools.js';
 import type { ModelProvider } from '../models/types.js';
-import { type ModelAccess, viaProvider, viaRouter } from '../runtime/hooks.js';
 import type { GrammarBounds } from '../tools/local-grammar.js';
 import {
   kindOf,

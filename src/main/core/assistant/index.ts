@@ -19,14 +19,13 @@ import type {
   StepView,
 } from '../../../shared/ipc-schemas.js';
 import { AssistantEventSchema } from '../../../shared/ipc-schemas.js';
-import { toolDisplayName } from '../../../shared/messages.js';
 import { type Agent, type AgentOptions, openAgent } from '../agent/index.js';
 import { policyRules, providerChain } from '../ckp/index.js';
 import { listInstalled } from '../local/model-manager.js';
 import type { PendingApproval } from '../policy/broker.js';
 import type { RunEvent } from '../runtime/events.js';
-import type { MessageId, RunId, SessionId } from '../runtime/terms.js';
 import { secretRedactor } from '../secrets/index.js';
+import type { MessageId, RunId, SessionId } from '../terms.js';
 import { directCallContext, readTypedInput } from '../toolcall/index.js';
 import { ModelDownloads } from './downloads.js';
 import { SessionBook } from './sessions.js';
@@ -89,10 +88,7 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
     id: pending.id,
     runId: pending.runId,
     sessionId: pending.sessionId,
-    call: {
-      ...governance.scanner.redactValue(pending.call),
-      name: toolDisplayName(pending.call.name),
-    },
+    call: governance.scanner.redactValue(pending.call),
     reason: pending.reason,
     rule: pending.rule ?? null,
     tier: tierOf(pending.call.name),

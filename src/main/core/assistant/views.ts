@@ -12,7 +12,7 @@ import type {
   ToolCallView,
 } from '../../../shared/ipc-schemas.js';
 import { type ContentBlock, toolDisplayName } from '../../../shared/messages.js';
-import type { AuditRow } from '../policy/audit.js';
+import type { AuditRow } from '../runtime/audit.js';
 import { originOf, type RunRow, type StoredMessage, type ToolCallRow } from '../runtime/store.js';
 
 /** Tool output the UI shows inline; the full result stays in the store. */

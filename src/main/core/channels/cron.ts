@@ -7,7 +7,7 @@
  * a night asleep an hourly task runs at the next hour, once, not eight times at wake-up.
  */
 import { Cron } from 'croner';
-import type { RunOrigin } from '../runtime/terms.js';
+import type { RunOrigin } from '../terms.js';
 import { readTextInside } from '../workspace-fs/index.js';
 import { type Clock, systemClock } from './clock.js';
 import type { ChannelHub } from './hub.js';

@@ -8,7 +8,7 @@
 import type { Agent } from '../agent/index.js';
 import type { RunHandle, RunResult } from '../runtime/runtime.js';
 import { originOf } from '../runtime/store.js';
-import type { RunId, RunOrigin, SessionId } from '../runtime/terms.js';
+import type { RunId, RunOrigin, SessionId } from '../terms.js';
 import type { AccessDecision, ChannelAccess } from './access.js';
 import type { ChannelLimits } from './limits.js';
 import { ChannelRecords } from './records.js';

@@ -6,9 +6,9 @@
  */
 import { randomInt } from 'node:crypto';
 import type { RunStore } from '../runtime/store.js';
-import type { SessionId } from '../runtime/terms.js';
 import type { Db } from '../storage/database.js';
 import { type Migration, migrate } from '../storage/migrations.js';
+import type { SessionId } from '../terms.js';
 
 const MIGRATIONS: readonly Migration[] = [
   {

@@ -15,7 +15,7 @@ import { Bot, GrammyError, InlineKeyboard } from 'grammy';
 import type { PendingApproval } from '../policy/broker.js';
 import type { RunHandle } from '../runtime/runtime.js';
 import { originOf } from '../runtime/store.js';
-import type { RunId } from '../runtime/terms.js';
+import type { RunId } from '../terms.js';
 import { ChannelAccess } from './access.js';
 import type { ChannelHub } from './hub.js';
 import { ChannelLimits } from './limits.js';

@@ -17,8 +17,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Agent } from '../agent/index.js';
 import { RpcError, ToolCalls } from '../ckp/server/index.js';
+import { wireToolName } from '../models/tool-names.js';
 import { PINCER_VERSION } from '../product.js';
-import { wireName } from '../tools/registry.js';
 
 export interface McpServeOptions {
   agent: Agent;
@@ -36,9 +36,12 @@ export async function serveMcp(options: McpServeOptions): Promise<void> {
     { name: agent.claw.name, version: PINCER_VERSION },
     { capabilities: { tools: {} } },
   );
+  // MCP clients take tool names of letters, digits, `_` and `-`: fs/read is offered as fs__read.
+  const canonicalOf = (wire: string) =>
+    agent.registry.visible(options.allow).find((tool) => wireToolName(tool.name) === wire)?.name;
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: agent.registry.visible(options.allow).map((tool) => ({
-      name: wireName(tool.name),
+      name: wireToolName(tool.name),
       description: tool.description,
       inputSchema: { type: 'object' as const, ...tool.inputSchema },
       annotations: tool.annotations,
@@ -46,7 +49,7 @@ export async function serveMcp(options: McpServeOptions): Promise<void> {
   }));
   let next = 0;
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const name = agent.registry.fromWireName(request.params.name) ?? request.params.name;
+    const name = canonicalOf(request.params.name) ?? request.params.name;
     try {
       return {
         ...(await calls.call(agent, name, request.params.arguments ?? {}, `mcp-${++next}`)),

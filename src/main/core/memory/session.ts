@@ -4,7 +4,8 @@
  * that hands memory to the memory tools.
  */
 import { lazyLocalEmbedder } from '../local/embeddings.js';
-import type { HistoryShaper, ModelAccess } from '../runtime/hooks.js';
+import type { ModelAccess } from '../models/access.js';
+import type { HistoryShaper } from '../runtime/hooks.js';
 import { SkillRegistry } from '../skills/registry.js';
 import type { Db } from '../storage/database.js';
 import type { ToolExecutor } from '../tools/types.js';

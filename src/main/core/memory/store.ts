@@ -8,6 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import type { Embedder } from '../models/embedder.js';
 import type { Db } from '../storage/database.js';
 import { migrate } from '../storage/migrations.js';
 import { ConfinementError, readInside } from '../workspace-fs/index.js';
@@ -21,7 +22,7 @@ import {
 import { MemoryError, type MemoryErrorCode } from './errors.js';
 import { FactStore } from './facts.js';
 import { MEMORY_MIGRATIONS } from './schema.js';
-import { type Embedder, VectorIndex } from './vectors.js';
+import { VectorIndex } from './vectors.js';
 
 export interface MemoryStoreOptions {
   /** Without one, search is FTS5 only (and says so). */

@@ -7,13 +7,6 @@
  */
 import type { Db } from '../storage/database.js';
 
-/** Anything that turns texts into vectors of one fixed width: the local engine, a cloud API. */
-export interface Embedder {
-  readonly id: string;
-  readonly dimensions: number;
-  embed(texts: readonly string[]): Promise<Float32Array[]>;
-}
-
 export const EXACT_SCAN_MAX = 2000;
 const VEC_TABLE = 'memory_vec';
 

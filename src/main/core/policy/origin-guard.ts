@@ -4,8 +4,9 @@
  * (CKP §5.3 roles), and an approval nobody answers is denied even where a rule would let its
  * timeout allow: a channel message or a schedule never approves anything on a person's behalf.
  */
-import type { PolicyDecision, PolicyHook } from '../runtime/hooks.js';
-import type { RunId, RunOrigin } from '../runtime/terms.js';
+
+import type { RunId, RunOrigin } from '../terms.js';
+import type { PolicyDecision, PolicyHook } from './hooks.js';
 
 export function originGuarded(
   inner: PolicyHook,

@@ -4,7 +4,6 @@
  * record. Field names are snake_case: the stream is a wire format (JSON lines, IPC).
  */
 import type { ToolCall, Usage } from '../../../shared/messages.js';
-import type { RunState, RunTransition } from './state.js';
 import type {
   CapabilityGrant,
   RunId,
@@ -14,7 +13,8 @@ import type {
   StepId,
   TaskId,
   TraceId,
-} from './terms.js';
+} from '../terms.js';
+import type { RunState, RunTransition } from './state.js';
 
 export type RunEventBody =
   | {

@@ -13,30 +13,10 @@ import {
   type Usage,
   userText,
 } from '../../../shared/messages.js';
+import type { ModelAccess } from '../models/access.js';
 import { isModelError } from '../models/errors.js';
 import type { ModelEvent } from '../models/types.js';
-import {
-  checkReferences,
-  planToolCall,
-  type ResolveContext,
-  resolveCall,
-  type ToolCallProgram,
-} from '../toolcall/index.js';
-import { wireName } from '../tools/registry.js';
-import { type RunEvent, type RunEventBody, RunEventStream } from './events.js';
-import { callSignature, DEFAULT_GUARDS, type Guards } from './guards.js';
-import type {
-  ApprovalHook,
-  HistoryEntry,
-  HistoryShaper,
-  ModelAccess,
-  PolicyHook,
-  ToolHost,
-  ToolOutcome,
-} from './hooks.js';
-import { Lanes } from './lanes.js';
-import { advance, isFinal, type RunState, type RunTransition } from './state.js';
-import { originOf, type RunRow, type RunStore } from './store.js';
+import type { ApprovalHook, PolicyHook } from '../policy/hooks.js';
 import {
   type CapabilityGrant,
   type MessageId,
@@ -48,7 +28,21 @@ import {
   type StepId,
   type TaskId,
   type TraceId,
-} from './terms.js';
+} from '../terms.js';
+import {
+  checkReferences,
+  planToolCall,
+  type ResolveContext,
+  resolveCall,
+  type ToolCallProgram,
+} from '../toolcall/index.js';
+import type { ToolHost, ToolOutcome } from '../tools/host.js';
+import { type RunEvent, type RunEventBody, RunEventStream } from './events.js';
+import { callSignature, DEFAULT_GUARDS, type Guards } from './guards.js';
+import type { HistoryEntry, HistoryShaper } from './hooks.js';
+import { Lanes } from './lanes.js';
+import { advance, isFinal, type RunState, type RunTransition } from './state.js';
+import { originOf, type RunRow, type RunStore } from './store.js';
 
 export interface RuntimeDeps {
   store: RunStore;
@@ -409,7 +403,7 @@ class RunLoop {
       try {
         calls = invokes.map((invoke) => {
           const resolved = resolveCall(invoke, context, previous);
-          return { id: newId<string>('call'), name: wireName(resolved.tool), input: resolved.args };
+          return { id: newId<string>('call'), name: resolved.tool, input: resolved.args };
         });
       } catch (error) {
         throw new RunStop('denied', 'deny', (error as Error).message);

@@ -9,7 +9,6 @@ import type Database from 'better-sqlite3';
 import type { Message, Usage } from '../../../shared/messages.js';
 import type { Db } from '../storage/database.js';
 import { type Migration, migrate } from '../storage/migrations.js';
-import type { RunState } from './state.js';
 import {
   type MessageId,
   newId,
@@ -21,7 +20,8 @@ import {
   type StepKind,
   type TaskId,
   type TraceId,
-} from './terms.js';
+} from '../terms.js';
+import type { RunState } from './state.js';
 
 const MIGRATIONS: readonly Migration[] = [
   {

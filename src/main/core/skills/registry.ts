@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Embedder } from '../memory/vectors.js';
+import type { Embedder } from '../models/embedder.js';
 import type { Db } from '../storage/database.js';
 import { type Migration, migrate } from '../storage/migrations.js';
 import { ConfinementError, readInside } from '../workspace-fs/index.js';

@@ -6,7 +6,7 @@
  * one, the operation is stopped on every member and nothing more is sent.
  */
 import type { SwarmSpec } from '../ckp/schemas.js';
-import { newId } from '../runtime/terms.js';
+import { newId } from '../terms.js';
 import { type Aggregate, aggregate, type Leader, type Strategy } from './aggregate.js';
 import { CircuitBreaker } from './breaker.js';
 import { type SwarmBackend, SwarmError, type SwarmReport, type SwarmTask } from './types.js';

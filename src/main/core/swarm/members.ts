@@ -6,7 +6,7 @@
 
 import { clampBudget } from '../agent/delegation.js';
 import type { Agent } from '../agent/index.js';
-import type { TraceId } from '../runtime/terms.js';
+import type { TraceId } from '../terms.js';
 import type { Leader } from './aggregate.js';
 import type { TaskHandler } from './types.js';
 

@@ -3,7 +3,6 @@
  * input schema; the registry also keeps annotations, category and safety tier for the policy,
  * and a timeout and output cap for execution.
  */
-import type { MemoryToolAccess } from '../memory/tool-access.js';
 import type { ToolFacts } from '../policy/rules.js';
 import { ConfinementError } from '../workspace-fs/errors.js';
 
@@ -57,6 +56,14 @@ export interface ToolContext {
   runId?: string;
 }
 
+/** What the memory tools need from memory (memory/tool-access.ts implements it). */
+export interface MemoryToolAccess {
+  /** Passages matching `query`, as the model reads them (workspace files relative to it). */
+  search(query: string, limit: number, workspace: string): Promise<string>;
+  /** Appends to today's daily thread in the workspace and indexes it; returns the file. */
+  note(workspace: string, text: string): Promise<string>;
+}
+
 /** A command as sys/exec asks for it; the runner decides how (and how confined) it runs. */
 export interface CommandRequest {
   command: string;
@@ -85,7 +92,7 @@ export interface FilesystemScope {
 
 export interface NetworkScope {
   mode: 'deny' | 'allowlist' | 'allow-all';
-  /** Names, `*.domain` wildcards and IP literals (see sandbox/host-grant.ts); only an IP literal grants an internal address. */
+  /** Names, `*.domain` wildcards and IP literals (see network/host-grant.ts); only an IP literal grants an internal address. */
   allowedHosts: readonly string[];
   /** Refuse loopback, private and link-local addresses not explicitly granted. */
   blockPrivate: boolean;

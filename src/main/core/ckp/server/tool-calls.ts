@@ -6,7 +6,7 @@
  */
 import type { Agent } from '../../agent/index.js';
 import type { RunEvent } from '../../runtime/events.js';
-import type { RunId } from '../../runtime/terms.js';
+import type { RunId } from '../../terms.js';
 import { CKP_ERRORS } from '../codes.js';
 import { RpcError } from './jsonrpc.js';
 

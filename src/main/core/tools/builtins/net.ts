@@ -11,9 +11,9 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
-import { isPrivateAddress } from '../../sandbox/address.js';
+import { isPrivateAddress } from '../../network/address.js';
+import { grantCoversAddress, grantMatchesHost, parseHostGrant } from '../../network/host-grant.js';
 import { SANDBOX_DENIED } from '../../sandbox/errors.js';
-import { grantCoversAddress, grantMatchesHost, parseHostGrant } from '../../sandbox/host-grant.js';
 import { type NetworkScope, type Tool, type ToolContext, ToolError } from '../types.js';
 
 export { isPrivateAddress };

@@ -4,7 +4,7 @@
  * calls), each Step takes an Action, and a Trace ties everything one request caused together.
  */
 import { randomUUID } from 'node:crypto';
-import type { ToolCall, Usage } from '../../../shared/messages.js';
+import type { ToolCall, Usage } from '../../shared/messages.js';
 
 export type TaskId = string & { readonly __kind: 'TaskId' };
 export type RunId = string & { readonly __kind: 'RunId' };

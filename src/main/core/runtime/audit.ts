@@ -5,10 +5,10 @@
  * the app can only append.
  */
 
-import type { RunEvent } from '../runtime/events.js';
+import type { ContentScanner } from '../policy/scanner.js';
 import type { Db } from '../storage/database.js';
 import { type Migration, migrate } from '../storage/migrations.js';
-import type { ContentScanner } from './scanner.js';
+import type { RunEvent } from './events.js';
 
 const MIGRATIONS: readonly Migration[] = [
   {

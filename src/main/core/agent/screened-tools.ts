@@ -1,5 +1,5 @@
-import type { ToolHost, ToolOutcome } from '../runtime/hooks.js';
-import type { ContentScanner, Findings } from './scanner.js';
+import type { ContentScanner, Findings } from '../policy/scanner.js';
+import type { ToolHost, ToolOutcome } from '../tools/host.js';
 
 /**
  * Wraps a tool host so every outcome passes the scanner before anyone sees it: secrets
