@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { openAgent } from '../src/main/core/agent/index.js';
-import { ToolCalls } from '../src/main/core/ckp/server/index.js';
+import { ToolCalls } from '../src/main/core/ckp-server/index.js';
 import { viaProvider } from '../src/main/core/models/access.js';
 import { ScriptedProvider } from '../src/main/core/models/scripted.js';
 import { createSecretStore } from '../src/main/core/secrets/index.js';

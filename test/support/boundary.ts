@@ -30,10 +30,24 @@ async function listSources(dir: string): Promise<string[]> {
  */
 export const LAYERS: readonly (readonly string[])[] = [
   ['storage', 'ckp', 'toolcall', 'workspace-fs', 'network', 'terms', 'dates', 'paths', 'product'],
-  ['models', 'local', 'tools', 'policy', 'sandbox', 'secrets'],
+  ['models', 'local', 'tools', 'policy', 'sandbox', 'secrets', 'mcp'],
   ['runtime', 'memory', 'skills'],
   ['agent'],
-  ['assistant', 'ipc', 'gateway', 'desktop', 'doctor', 'openai-server', 'cli', 'app'],
+  [
+    'assistant',
+    'ipc',
+    'gateway',
+    'desktop',
+    'doctor',
+    'openai-server',
+    'ckp-server',
+    'mcp-server',
+    'channels',
+    'daemon',
+    'swarm',
+    'cli',
+    'app',
+  ],
 ];
 
 /** The module a source file belongs to, or undefined outside the layered tree. */

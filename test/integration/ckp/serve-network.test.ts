@@ -17,7 +17,7 @@ import {
   listenWebSocket,
   sessionFactory,
   ToolCalls,
-} from '../../../src/main/core/ckp/server/index.js';
+} from '../../../src/main/core/ckp-server/index.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { CkpPeer } from '../../support/ckp-peer.js';
 import { repoRoot } from '../../support/cli-run.js';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
-import { RpcError, ToolCalls } from '../../../src/main/core/ckp/server/index.js';
+import { RpcError, ToolCalls } from '../../../src/main/core/ckp-server/index.js';
 import { addMcpServer } from '../../../src/main/core/mcp/config.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
 import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';

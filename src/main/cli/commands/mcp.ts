@@ -13,7 +13,7 @@ import {
   readMcpServers,
   removeMcpServer,
 } from '../../core/mcp/config.js';
-import { serveMcp } from '../../core/mcp/server.js';
+import { serveMcp } from '../../core/mcp-server/server.js';
 import { agentOptionsOf, modelChoiceOf } from '../agent-options.js';
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';

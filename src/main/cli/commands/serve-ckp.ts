@@ -16,7 +16,7 @@ import {
   serveStdio,
   sessionFactory,
   ToolCalls,
-} from '../../core/ckp/server/index.js';
+} from '../../core/ckp-server/index.js';
 import { agentOptionsOf } from '../agent-options.js';
 import { type CliContext, ExitCode } from '../context.js';
 import { protocolStdout } from '../protocol-stdout.js';

@@ -5,8 +5,8 @@
  * closes it, and a stopped agent can be started again. One host serves every connection of a
  * server: the lifecycle, in-flight work and idempotency records are the agent's, not a socket's.
  */
-import type { Agent } from '../../agent/index.js';
-import type { ResolvedClaw } from '../resolved.js';
+import type { Agent } from '../agent/index.js';
+import type { ResolvedClaw } from '../ckp/resolved.js';
 
 export type LifecycleState = 'INIT' | 'STARTING' | 'READY' | 'STOPPING' | 'STOPPED' | 'ERROR';
 

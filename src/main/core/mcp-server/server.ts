@@ -16,7 +16,7 @@ import {
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Agent } from '../agent/index.js';
-import { RpcError, ToolCalls } from '../ckp/server/index.js';
+import { RpcError, ToolCalls } from '../ckp-server/index.js';
 import { wireToolName } from '../models/tool-names.js';
 import { PINCER_VERSION } from '../product.js';
 

@@ -4,10 +4,10 @@
  * deadline, screening and audit as a model's call. Its refusal or failure keeps the CKP code the
  * runtime gave it; nothing here looks at which tool it was.
  */
-import type { Agent } from '../../agent/index.js';
-import type { RunEvent } from '../../runtime/events.js';
-import type { RunId } from '../../terms.js';
-import { CKP_ERRORS } from '../codes.js';
+import type { Agent } from '../agent/index.js';
+import { CKP_ERRORS } from '../ckp/codes.js';
+import type { RunEvent } from '../runtime/events.js';
+import type { RunId } from '../terms.js';
 import { RpcError } from './jsonrpc.js';
 
 export interface ToolCallResult {

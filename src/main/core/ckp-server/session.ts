@@ -4,10 +4,10 @@
  * heartbeats while the agent is READY. The agent and its lifecycle are the host's; a session
  * only speaks for one peer.
  */
-import type { Agent } from '../../agent/index.js';
-import { CKP_ERRORS } from '../codes.js';
-import type { ConformanceLevel } from '../conformance.js';
-import { CKP_PROTOCOL_VERSION, checkProtocolVersion, parseSemver } from '../version.js';
+import type { Agent } from '../agent/index.js';
+import { CKP_ERRORS } from '../ckp/codes.js';
+import type { ConformanceLevel } from '../ckp/conformance.js';
+import { CKP_PROTOCOL_VERSION, checkProtocolVersion, parseSemver } from '../ckp/version.js';
 import type { CkpHost } from './host.js';
 import {
   answerFrame,

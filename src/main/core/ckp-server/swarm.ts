@@ -6,10 +6,10 @@
  * `unavailable`.
  */
 
-import { textOf as messageText } from '../../../../shared/messages.js';
-import type { Agent } from '../../agent/index.js';
-import { CKP_ERRORS } from '../codes.js';
-import { refName } from '../resolved.js';
+import { textOf as messageText } from '../../../shared/messages.js';
+import type { Agent } from '../agent/index.js';
+import { CKP_ERRORS } from '../ckp/codes.js';
+import { refName } from '../ckp/resolved.js';
 import { RpcError } from './jsonrpc.js';
 
 export interface SwarmReport {

@@ -5,11 +5,11 @@
  * note and document index that memory search reads.
  */
 import { randomUUID } from 'node:crypto';
-import type { Agent } from '../../agent/index.js';
-import { type FactScope, GLOBAL } from '../../memory/facts.js';
-import { durationMs } from '../../memory/retention.js';
-import { CKP_ERRORS } from '../codes.js';
-import type { MemoryStore as MemoryStoreSpec } from '../schemas.js';
+import type { Agent } from '../agent/index.js';
+import { CKP_ERRORS } from '../ckp/codes.js';
+import type { MemoryStore as MemoryStoreSpec } from '../ckp/schemas.js';
+import { type FactScope, GLOBAL } from '../memory/facts.js';
+import { durationMs } from '../memory/retention.js';
 import { RpcError } from './jsonrpc.js';
 import type { memoryQueryParams, memoryStoreParams } from './params.js';
 

@@ -4,7 +4,7 @@
  * own requests, and malformed or non-object requests are handled as the JSON-RPC 2.0
  * specification says; what a method means is the handler's business.
  */
-import { CKP_ERRORS } from '../codes.js';
+import { CKP_ERRORS } from '../ckp/codes.js';
 
 export type JsonRpcId = string | number | null;
 
