@@ -87,14 +87,14 @@ it('a child runs the brief with its own session and tool subset; its answer and 
       const result = lastResult(request);
       if (isChild(request)) {
         if (!result)
-          return { toolCalls: [{ name: 'memory__note', input: { text: 'child was here' } }] };
+          return { toolCalls: [{ name: 'memory/note', input: { text: 'child was here' } }] };
         return { text: 'The child finished.', usage: { inputTokens: 7, outputTokens: 3 } };
       }
       if (!result)
         return {
           toolCalls: [
             {
-              name: 'agents__delegate',
+              name: 'agents/delegate',
               input: { goal: 'note that you were here', tools: ['memory/*'], budget: { turns: 3 } },
             },
           ],
@@ -129,7 +129,7 @@ it('a child runs the brief with its own session and tool subset; its answer and 
 
     // What the child's model saw: only its subset, and the brief as the user message.
     const childRequest = provider.requests.find(isChild) as ModelRequest;
-    expect(toolNames(childRequest).sort()).toEqual(['memory__note', 'memory__search']);
+    expect(toolNames(childRequest).sort()).toEqual(['memory/note', 'memory/search']);
 
     // The tool result the parent's model got.
     const parentFinal = provider.requests.at(-1) as ModelRequest;
@@ -142,7 +142,7 @@ it('a child runs the brief with its own session and tool subset; its answer and 
     });
     expect(payload.usage.output_tokens).toBeGreaterThan(0);
 
-    expect(asked).toEqual([`agents__delegate ${handle.runId}`, `memory__note ${child.id}`]);
+    expect(asked).toEqual([`agents/delegate ${handle.runId}`, `memory/note ${child.id}`]);
     // The child's note went to its own partition, not the parent's daily thread.
     const partition = path.join(agent.governance.workspace, 'agents', child.sessionId);
     expect(await readdir(path.join(partition, 'threads', 'daily'))).toHaveLength(1);
@@ -174,7 +174,7 @@ it('a brief asking for a tool the parent lacks is refused, and a child calling o
       if (isChild(request)) {
         childCalls++;
         if (!result)
-          return { toolCalls: [{ name: 'fs__write', input: { path: 'x', content: 'y' } }] };
+          return { toolCalls: [{ name: 'fs/write', input: { path: 'x', content: 'y' } }] };
         return { text: 'could not write' };
       }
       const delegations = request.messages.filter((m) =>
@@ -183,13 +183,13 @@ it('a brief asking for a tool the parent lacks is refused, and a child calling o
       if (delegations === 0)
         return {
           toolCalls: [
-            { name: 'agents__delegate', input: { goal: 'run a command', tools: ['sys/exec'] } },
+            { name: 'agents/delegate', input: { goal: 'run a command', tools: ['sys/exec'] } },
           ],
         };
       if (delegations === 1)
         return {
           toolCalls: [
-            { name: 'agents__delegate', input: { goal: 'write a file', tools: ['fs/read'] } },
+            { name: 'agents/delegate', input: { goal: 'write a file', tools: ['fs/read'] } },
           ],
         };
       return { text: 'done' };
@@ -237,14 +237,14 @@ it('depth and fan-out limits come from the identity declaration', async () => {
       if (isChild(request)) {
         // A child tries to delegate although it was not offered the tool.
         if (!result)
-          return { toolCalls: [{ name: 'agents__delegate', input: { goal: 'deeper' } }] };
+          return { toolCalls: [{ name: 'agents/delegate', input: { goal: 'deeper' } }] };
         return { text: 'leaf' };
       }
       const rounds = request.messages.filter((m) =>
         m.content.some((b) => b.type === 'tool_result'),
       ).length;
       if (rounds < 2)
-        return { toolCalls: [{ name: 'agents__delegate', input: { goal: `child ${rounds}` } }] };
+        return { toolCalls: [{ name: 'agents/delegate', input: { goal: `child ${rounds}` } }] };
       return { text: 'done' };
     },
     {
@@ -260,7 +260,7 @@ it('depth and fan-out limits come from the identity declaration', async () => {
     const child = children[0] as NonNullable<(typeof children)[0]>;
     // At the last level the child is not offered agents/delegate; calling it anyway is refused.
     const childRequest = provider.requests.find(isChild) as ModelRequest;
-    expect(toolNames(childRequest)).toEqual(['fs__read']);
+    expect(toolNames(childRequest)).toEqual(['fs/read']);
     expect(agent.store.childRuns(child.id)).toEqual([]);
     expect(agent.store.toolCalls(child.id)[0]?.result).toMatch(/unknown_tool/);
     // The second delegation passed the fan-out limit of one child per run.
@@ -287,7 +287,7 @@ it('cancelling the parent cancels the child', async () => {
         return { text: Array.from({ length: 1000 }, () => 'x'), delayMs: 50 };
       }
       if (!lastResult(request))
-        return { toolCalls: [{ name: 'agents__delegate', input: { goal: 'take forever' } }] };
+        return { toolCalls: [{ name: 'agents/delegate', input: { goal: 'take forever' } }] };
       return { text: 'parent done' };
     },
     { tools: 'agents/delegate' },
