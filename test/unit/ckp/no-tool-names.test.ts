@@ -14,6 +14,8 @@ const root = path.resolve(import.meta.dirname, '../../..');
 const SCANNED = [
   'src/main/core/ckp',
   'src/main/core/mcp',
+  'src/main/core/ckp-server',
+  'src/main/core/mcp-server',
   'src/main/core/runtime',
   'src/main/core/policy',
   'src/main/core/agent',

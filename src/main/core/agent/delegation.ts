@@ -10,7 +10,7 @@
  * - policy and approvals: the parent's engine and broker (a child cannot approve anything the
  *   parent could not, and the same person answers);
  * - budget: each limit is the brief's, capped by the agent's own guards;
- * - memory: reads what the parent reads; `memory/note` writes under `agents/<session>/`;
+ * - memory: reads what the parent reads; its notes land under `agents/<session>/`;
  * - depth and fan-out: the identity's `delegation` declaration (default depth 2, 4 children
  *   per run); at the last level agents/delegate is not offered at all;
  * - cancelling the parent aborts the tool call, which cancels the child's run.
