@@ -236,8 +236,7 @@ it('depth and fan-out limits come from the identity declaration', async () => {
       const result = lastResult(request);
       if (isChild(request)) {
         // A child tries to delegate although it was not offered the tool.
-        if (!result)
-          return { toolCalls: [{ name: 'agents/delegate', input: { goal: 'deeper' } }] };
+        if (!result) return { toolCalls: [{ name: 'agents/delegate', input: { goal: 'deeper' } }] };
         return { text: 'leaf' };
       }
       const rounds = request.messages.filter((m) =>
