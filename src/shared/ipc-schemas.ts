@@ -37,6 +37,8 @@ export const SessionSummarySchema = z.object({
   lastActivityAt: Iso,
   /** A run of this session is executing now. */
   busy: z.boolean(),
+  /** The model option this conversation answers with (null: the default). */
+  modelId: z.string().nullable(),
 });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 
@@ -183,8 +185,21 @@ export const CatalogModelViewSchema = z.object({
   installed: z.boolean(),
   selected: z.boolean(),
   pull: PullStateSchema.nullable(),
+  /** The picker's option for this model once installed (chat models only). */
+  optionId: z.string().nullable(),
 });
 export type CatalogModelView = z.infer<typeof CatalogModelViewSchema>;
+
+/** One entry of the model picker; `id` goes back in `models.select`. */
+export const ModelOptionSchema = z.object({
+  id: z.string(),
+  label: z.string(),
+  group: z.enum(['local', 'provider', 'connection', 'launch']),
+  /** The heading it is listed under: "This computer", a provider's name. */
+  source: z.string(),
+  detail: z.string().nullable(),
+});
+export type ModelOption = z.infer<typeof ModelOptionSchema>;
 
 export const ModelsStateSchema = z.object({
   /** What answers chat now, e.g. "local/Qwen2.5-7B-Instruct-Q4_K_M.gguf" or "openai/gpt-4o". */
@@ -195,6 +210,11 @@ export const ModelsStateSchema = z.object({
   catalog: z.array(CatalogModelViewSchema),
   /** GGUF files in the models folder the catalog does not know (file names only). */
   otherFiles: z.array(z.string()),
+  /** Everything the picker offers, and the option in force (null: no local model yet). */
+  options: z.array(ModelOptionSchema),
+  selectedId: z.string().nullable(),
+  /** What new conversations start with. */
+  defaultId: z.string().nullable(),
 });
 export type ModelsState = z.infer<typeof ModelsStateSchema>;
 
@@ -209,6 +229,20 @@ export const ProviderViewSchema = z.object({
   fallback: z.array(z.string()),
 });
 export type ProviderView = z.infer<typeof ProviderViewSchema>;
+
+/** What "Add provider" offers; each is one wire protocol (OpenAI-compatible: Ollama, LM Studio). */
+export const ConnectionKindSchema = z.enum(['openai', 'anthropic', 'gemini', 'openai-compatible']);
+export type ConnectionKind = z.infer<typeof ConnectionKindSchema>;
+
+/** A provider added from the app: its key is named, never shown. */
+export const ConnectionViewSchema = z.object({
+  name: z.string(),
+  kind: ConnectionKindSchema,
+  endpoint: z.string(),
+  keyName: z.string().nullable(),
+  models: z.array(z.string()),
+});
+export type ConnectionView = z.infer<typeof ConnectionViewSchema>;
 
 export const SecretsViewSchema = z.object({
   names: z.array(z.object({ name: z.string(), backend: z.string(), shadowed: z.boolean() })),

@@ -14,6 +14,8 @@ import {
   AppInfoSchema,
   type AssistantEvent,
   AutonomySchema,
+  ConnectionKindSchema,
+  ConnectionViewSchema,
   FeatureStatusSchema,
   IdSchema,
   ModelsStateSchema,
@@ -46,6 +48,20 @@ const SecretName = z
   .max(128)
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only');
 const ModelName = z.string().min(1).max(200);
+/** A picker option's id (`local:FILE`, `provider:NAME`, `connection:NAME:MODEL`, `launch`). */
+const ModelOptionId = z
+  .string()
+  .min(1)
+  .max(400)
+  .regex(/^[^\p{Cc}]+$/u, 'no control characters');
+const ConnectionName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$/, 'letters, digits, _ . - only (at most 40)');
+const HttpUrl = z
+  .string()
+  .max(2000)
+  .regex(/^https?:\/\/[^\s]+$/i, 'an http:// or https:// address');
+const ApiKey = z.string().min(1).max(16_384);
 
 export const ipcContract = {
   'app.getInfo': { request: Empty, response: AppInfoSchema },
@@ -117,14 +133,43 @@ export const ipcContract = {
     request: z.strictObject({ name: ModelName }),
     response: z.object({ started: z.boolean() }),
   },
-  'models.select': { request: z.strictObject({ name: ModelName }), response: ModelsStateSchema },
+  /** Switches the model now; remembered for `sessionId` and as the default for new chats. */
+  'models.select': {
+    request: z.strictObject({ id: ModelOptionId, sessionId: IdSchema.optional() }),
+    response: ModelsStateSchema,
+  },
   'models.load': { request: Empty, response: ModelsStateSchema },
   'models.unload': { request: Empty, response: ModelsStateSchema },
 
   'providers.list': {
     request: Empty,
-    response: z.object({ providers: z.array(ProviderViewSchema), routing: z.string() }),
+    response: z.object({
+      providers: z.array(ProviderViewSchema),
+      connections: z.array(ConnectionViewSchema),
+      routing: z.string(),
+    }),
   },
+  /** Asks the server for its models: with the key given, or the named connection's own. */
+  'providers.test': {
+    request: z.strictObject({
+      kind: ConnectionKindSchema,
+      endpoint: HttpUrl.optional(),
+      key: ApiKey.optional(),
+      name: ConnectionName.optional(),
+    }),
+    response: z.object({ models: z.array(z.string()) }),
+  },
+  /** Tests, then saves a provider (its key into the secret store by name); its models join the picker. */
+  'providers.add': {
+    request: z.strictObject({
+      name: ConnectionName,
+      kind: ConnectionKindSchema,
+      endpoint: HttpUrl.optional(),
+      key: ApiKey.optional(),
+    }),
+    response: ConnectionViewSchema,
+  },
+  'providers.remove': { request: z.strictObject({ name: ConnectionName }), response: Ok },
 
   'secrets.list': { request: Empty, response: SecretsViewSchema },
   'secrets.set': {

@@ -76,12 +76,31 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
     invalid: [{}, { name: '' }, { url: 'http://x' }],
   },
   'models.select': {
-    valid: { name: 'tiny.gguf' },
-    invalid: [{ name: long(201) }, { path: '/etc/passwd' }],
+    valid: { id: 'connection:ollama:qwen2.5:7b', sessionId: 'ses_1' },
+    invalid: [{ id: long(401) }, { path: '/etc/passwd' }, { id: 'local:a\nb' }, { name: 'x' }],
   },
   'models.load': { valid: {}, invalid: [{ name: 'x' }] },
   'models.unload': { valid: {}, invalid: [{ force: true }] },
   'providers.list': { valid: {}, invalid: [{ values: true }] },
+  'providers.test': {
+    valid: { kind: 'openai-compatible', endpoint: 'http://127.0.0.1:11434/v1' },
+    invalid: [
+      { kind: 'ftp' },
+      { kind: 'openai-compatible', endpoint: 'file:///etc/passwd' },
+      { kind: 'openai', key: '' },
+      { kind: 'openai', name: '../x' },
+    ],
+  },
+  'providers.add': {
+    valid: { name: 'ollama', kind: 'openai-compatible', endpoint: 'http://127.0.0.1:11434/v1' },
+    invalid: [
+      { kind: 'openai' },
+      { name: 'bad name', kind: 'openai', key: 'k' },
+      { name: 'x', kind: 'openai', key: long(16_385) },
+      { name: 'x', kind: 'openai', keyName: 'OPENAI_API_KEY' },
+    ],
+  },
+  'providers.remove': { valid: { name: 'ollama' }, invalid: [{}, { name: 'a/b' }] },
   'secrets.list': { valid: {}, invalid: [{ withValues: true }] },
   'secrets.set': {
     valid: { name: 'OPENAI_API_KEY', value: 'sk-test' },

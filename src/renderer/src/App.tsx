@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type {
   AppInfo,
+  ModelsState,
   PendingApprovalView,
   PincerApi,
   SessionSummary,
@@ -11,8 +12,9 @@ import type { Verdict } from './components/ApprovalCard';
 import { ApprovalsPanel } from './components/ApprovalsPanel';
 import { type ChatStats, ChatView } from './components/ChatView';
 import { Logo } from './components/Icons';
+import { ModelPicker } from './components/ModelPicker';
 import { RunsView } from './components/RunsView';
-import { SettingsView } from './components/SettingsView';
+import { type Section, SettingsView } from './components/SettingsView';
 import { Sidebar, type View } from './components/Sidebar';
 import { StatusBar } from './components/StatusBar';
 import { BridgeProvider, useBridge, useCoreEvents } from './lib/bridge-context';
@@ -60,7 +62,8 @@ function Workspace() {
   const [view, setView] = useState<View>('chat');
   const [approvals, setApprovals] = useState<PendingApprovalView[]>([]);
   const [settings, setSettings] = useState<Settings>(DEFAULT_SETTINGS);
-  const [model, setModel] = useState('…');
+  const [models, setModels] = useState<ModelsState | null>(null);
+  const [settingsSection, setSettingsSection] = useState<Section>('models');
   const [stats, setStats] = useState<ChatStats>(NO_STATS);
   const [error, setError] = useState<string | null>(null);
   const [chatKey, setChatKey] = useState(0);
@@ -81,7 +84,7 @@ function Workspace() {
   const loadModel = useCallback(() => {
     bridge
       .invoke('models.list', {})
-      .then((state) => setModel(state.active))
+      .then(setModels)
       .catch(() => undefined);
   }, [bridge]);
 
@@ -186,6 +189,22 @@ function Workspace() {
     bridge.invoke('settings.set', patch).catch((cause: unknown) => setError(errorText(cause)));
   };
 
+  const openSettings = (section: Section) => {
+    setSettingsSection(section);
+    setView('settings');
+  };
+  const activeSession = sessions?.find((s) => s.id === activeId);
+  // A conversation shows the model it answers with; a new one, the default.
+  const pickerValue = activeSession
+    ? (activeSession.modelId ?? models?.selectedId ?? null)
+    : (models?.defaultId ?? models?.selectedId ?? null);
+  const pickModel = (id: string) => {
+    bridge
+      .invoke('models.select', activeId ? { id, sessionId: activeId } : { id })
+      .then(setModels)
+      .catch((cause: unknown) => setError(errorText(cause)));
+  };
+
   const titleOf = (id: string) => sessions?.find((s) => s.id === id)?.title ?? 'a conversation';
   const showApprovals = view === 'chat' && approvals.length > 0;
 
@@ -249,10 +268,26 @@ function Workspace() {
               loadSessions();
             }}
             onStats={setStats}
+            toolbar={
+              <ModelPicker
+                state={models}
+                value={pickerValue}
+                busy={stats.busy}
+                onPick={pickModel}
+                onAddProvider={() => openSettings('providers')}
+              />
+            }
           />
         )}
         {view === 'runs' && <RunsView />}
-        {view === 'settings' && <SettingsView settings={settings} onChange={updateSettings} />}
+        {view === 'settings' && (
+          <SettingsView
+            key={settingsSection}
+            settings={settings}
+            onChange={updateSettings}
+            initialSection={settingsSection}
+          />
+        )}
       </main>
       {showApprovals && (
         <ApprovalsPanel
@@ -268,7 +303,7 @@ function Workspace() {
       <StatusBar
         connected={connected}
         transport={info?.transport ?? '…'}
-        model={model}
+        model={models?.active ?? '…'}
         stats={stats}
       />
     </div>

@@ -10,6 +10,7 @@
 import os from 'node:os';
 import type {
   AssistantEvent,
+  ConnectionView,
   ModelsState,
   PendingApprovalView,
   PoliciesView,
@@ -20,9 +21,23 @@ import type {
 } from '../../../shared/ipc-schemas.js';
 import { AssistantEventSchema } from '../../../shared/ipc-schemas.js';
 import { toolDisplayName } from '../../../shared/messages.js';
-import { type Agent, type AgentOptions, openAgent } from '../agent/index.js';
+import {
+  type Agent,
+  type AgentOptions,
+  type ModelChoice,
+  ModelOptions,
+  openAgent,
+} from '../agent/index.js';
 import { policyRules, providerChain } from '../ckp/index.js';
 import { listInstalled } from '../local/model-manager.js';
+import {
+  CONNECTION_ENDPOINT,
+  CONNECTION_PROTOCOL,
+  type Connection,
+  ConnectionBook,
+  connectionKeyName,
+} from '../models/connections.js';
+import { listServerModels } from '../models/list-models.js';
 import type { PendingApproval } from '../policy/broker.js';
 import type { RunEvent } from '../runtime/events.js';
 import type { MessageId, RunId, SessionId } from '../runtime/terms.js';
@@ -40,15 +55,21 @@ export async function createAssistant(options: AgentOptions): Promise<Assistant>
   // The app keeps a few conversations' KV caches warm; a CLI command needs one.
   const agent = await openAgent({ ...options, local: { maxConversations: 4, ...options.local } });
   try {
-    return await assistantOver(agent);
+    return await assistantOver(agent, options.model);
   } catch (error) {
     await agent.close();
     throw error;
   }
 }
 
-/** The operations a UI needs, over an agent from the root; `close` closes the agent. */
-export async function assistantOver(agent: Agent): Promise<Assistant> {
+/**
+ * The operations a UI needs, over an agent from the root; `close` closes the agent. `launch` is
+ * the choice the agent was opened with (the picker offers it again).
+ */
+export async function assistantOver(
+  agent: Agent,
+  launch: ModelChoice = { kind: 'local' },
+): Promise<Assistant> {
   const { claw, store, governance, memory, secrets, models, runtime, catalog, locations } = agent;
   // Typed tool calls never resolve `$env` to a secret; names refresh whenever secrets change.
   let knownSecretNames: string[] = await secrets
@@ -74,6 +95,11 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
 
   const sessionOfRun = new Map<string, string>();
   const book = new SessionBook(store, (id) => runtime.isSessionBusy(id));
+  const connections = new ConnectionBook(store.db);
+  const picker = new ModelOptions(agent, connections, launch);
+  // The remembered default applies where the launch named no model; a pick here sets it anew.
+  let defaultId: string | null =
+    launch.kind === 'local' && !launch.modelPath ? (book.defaultModel() ?? null) : null;
   const tierOf = (name: string): RiskTier => agent.facts(name)?.tier ?? 'unsafe';
   const { autonomy } = agent;
 
@@ -144,10 +170,45 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
         installed: files.has(entry.fileName),
         selected: models.kind === 'local' && models.selectedFile === entry.fileName,
         pull: downloads.state(entry.name),
+        optionId:
+          entry.kind === 'chat' && files.has(entry.fileName) ? `local:${entry.fileName}` : null,
       })),
       otherFiles: installed.filter((m) => !m.entry).map((m) => m.fileName),
+      options: await picker.list(),
+      selectedId: picker.selectedId,
+      defaultId,
     };
   };
+
+  /** Switches to the option (an id, or a legacy catalog, file or provider name). */
+  const switchTo = async (ref: string) => {
+    const option = (await picker.find(ref)) ?? (await picker.find(`local:${ref}`));
+    if (!option) {
+      const byCatalog = catalog.models.find((m) => m.name === ref);
+      if (byCatalog) return picker.select(`local:${byCatalog.fileName}`);
+      throw new NotFound(`model "${ref}" is not installed or configured: pull or add it first`);
+    }
+    await picker.select(option.id);
+  };
+
+  /** The key to ask a server with: the one given, else the saved connection's (its own address only). */
+  const connectionKey = async (request: {
+    name?: string;
+    endpoint?: string;
+    key?: string;
+  }): Promise<{ key: string | undefined; endpoint: string | undefined }> => {
+    if (request.key || !request.name) return { key: request.key, endpoint: request.endpoint };
+    const saved = connections.get(request.name);
+    if (!saved) return { key: undefined, endpoint: request.endpoint };
+    if (request.endpoint && request.endpoint !== saved.endpoint) {
+      throw new InvalidRequest(
+        `a saved key is only sent to the address it was saved with (${saved.endpoint}); enter the key again for a new address`,
+      );
+    }
+    const found = saved.keyName ? await secrets.get(saved.keyName) : undefined;
+    return { key: found?.value, endpoint: saved.endpoint };
+  };
+  const connectionView = (connection: Connection): ConnectionView => ({ ...connection });
 
   const secretsView = async (): Promise<SecretsView> => {
     const [names, backends] = await Promise.all([secrets.list(), secrets.status()]);
@@ -229,6 +290,7 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
     },
 
     send({ sessionId, text, fromMessageId }) {
+      const isNew = !sessionId;
       if (sessionId) requireSession(sessionId);
       // `@fs/list{path="."}` typed in the chat runs the tools directly, still under policy.
       const typed = readTypedInput(text);
@@ -254,6 +316,8 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
           : {}),
       });
       sessionOfRun.set(handle.runId, handle.sessionId);
+      // A new conversation keeps the model it started with.
+      if (isNew && picker.selectedId) book.setSessionModel(handle.sessionId, picker.selectedId);
       // Every send changes a session's busy state (and a new one appears).
       emit({ topic: 'sessions.changed' });
       void handle.done.finally(() => {
@@ -304,18 +368,34 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
 
     models: modelsState,
     pullModel: (name) => downloads.start(name),
-    async selectModel(name) {
-      // A provider of the manifest by its name, else an installed GGUF by catalog or file name.
-      if (claw.providers.some((provider) => provider.name === name)) {
-        await agent.selectModel({ kind: 'provider', name });
-      } else {
-        const installed = await listInstalled(catalog, locations.modelsDir);
-        const found = installed.find((m) => m.entry?.name === name || m.fileName === name);
-        if (!found) throw new NotFound(`model "${name}" is not installed: pull it first`);
-        await agent.selectModel({ kind: 'local', modelPath: found.path });
+    async selectModel(ref, sessionId) {
+      if (sessionId) requireSession(sessionId);
+      await switchTo(ref);
+      const id = picker.selectedId;
+      if (id) {
+        // Remembered for the conversation in view and for the next new one.
+        if (sessionId) book.setSessionModel(sessionId, id);
+        book.setDefaultModel(id);
+        defaultId = id;
       }
       emit({ topic: 'models.changed' });
+      if (sessionId) emit({ topic: 'sessions.changed' });
       return modelsState();
+    },
+    async prepareSend(sessionId) {
+      const wanted = sessionId ? (book.sessionModel(sessionId) ?? null) : defaultId;
+      if (!wanted || wanted === picker.selectedId) return;
+      try {
+        await picker.select(wanted);
+      } catch (error) {
+        const why = error instanceof Error ? error.message : String(error);
+        throw new InvalidRequest(
+          runtime.activeRuns > 0
+            ? `this conversation answers with another model than the reply running now (${models.label()}); wait for that reply or stop it`
+            : `this conversation's model cannot be used (${why}); choose another model`,
+        );
+      }
+      emit({ topic: 'models.changed' });
     },
     async loadModel() {
       await models.load();
@@ -344,7 +424,51 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
             .map((p) => p.name),
         };
       });
-      return { providers, routing: `chat: ${models.label()}` };
+      return {
+        providers,
+        connections: connections.list().map(connectionView),
+        routing: `chat: ${models.label()}`,
+      };
+    },
+    async testProvider(request) {
+      const { key, endpoint } = await connectionKey(request);
+      return listServerModels({
+        protocol: CONNECTION_PROTOCOL[request.kind],
+        endpoint: endpoint ?? CONNECTION_ENDPOINT[request.kind],
+        apiKey: key,
+      });
+    },
+    async addProvider(request) {
+      const { key, endpoint: given } = await connectionKey(request);
+      const endpoint = given ?? CONNECTION_ENDPOINT[request.kind];
+      if (!endpoint) throw new InvalidRequest('an OpenAI-compatible server needs its address');
+      if (!key && request.kind !== 'openai-compatible')
+        throw new InvalidRequest(`${request.kind} needs an API key`);
+      // Saved only once the server answered: a wrong address or key is said now, not mid-chat.
+      const listed = await listServerModels({
+        protocol: CONNECTION_PROTOCOL[request.kind],
+        endpoint,
+        apiKey: key,
+      });
+      const keyName = key ? connectionKeyName(request.name) : null;
+      if (key && keyName) await secrets.set(keyName, key);
+      const connection: Connection = {
+        name: request.name,
+        kind: request.kind,
+        endpoint,
+        keyName,
+        models: listed,
+      };
+      connections.save(connection);
+      emit({ topic: 'models.changed' });
+      return connectionView(connection);
+    },
+    async removeProvider(name) {
+      const saved = connections.get(name);
+      if (!saved) throw new NotFound(`no provider "${name}"`);
+      connections.remove(name);
+      if (saved.keyName) await secrets.delete(saved.keyName).catch(() => undefined);
+      emit({ topic: 'models.changed' });
     },
 
     secrets: secretsView,

@@ -2,6 +2,8 @@
 import type {
   AssistantEvent,
   Autonomy,
+  ConnectionKind,
+  ConnectionView,
   ModelsState,
   PendingApprovalView,
   PoliciesView,
@@ -20,6 +22,13 @@ export interface SendOptions {
   sessionId?: string;
   text: string;
   fromMessageId?: string;
+}
+
+export interface ProviderRequest {
+  kind: ConnectionKind;
+  endpoint?: string;
+  key?: string;
+  name?: string;
 }
 
 export interface Assistant {
@@ -52,10 +61,23 @@ export interface Assistant {
 
   models(): Promise<ModelsState>;
   pullModel(name: string): { started: boolean };
-  selectModel(name: string): Promise<ModelsState>;
+  /** Switches the model (a picker option id, or a catalog, file or provider name); remembered
+   * for `sessionId` and as the default for new conversations. */
+  selectModel(ref: string, sessionId?: string): Promise<ModelsState>;
+  /** Puts the conversation's model (or the default, for a new one) in force before a send. */
+  prepareSend(sessionId?: string): Promise<void>;
   loadModel(): Promise<ModelsState>;
   unloadModel(): Promise<ModelsState>;
-  providers(): Promise<{ providers: ProviderView[]; routing: string }>;
+  providers(): Promise<{
+    providers: ProviderView[];
+    connections: ConnectionView[];
+    routing: string;
+  }>;
+  /** The models a server lists (the key given, or the named saved provider's). */
+  testProvider(request: ProviderRequest): Promise<string[]>;
+  /** Tests, then saves a provider and its key (by name, in the secret store). */
+  addProvider(request: ProviderRequest & { name: string }): Promise<ConnectionView>;
+  removeProvider(name: string): Promise<void>;
 
   secrets(): Promise<SecretsView>;
   setSecret(name: string, value: string): Promise<SecretsView>;

@@ -36,7 +36,10 @@ export function createCoreHandlers({
     'sessions.branch': ({ sessionId, messageId }) => a.branchSession(sessionId, messageId),
     'sessions.history': ({ sessionId }) => a.history(sessionId),
 
-    'chat.send': (request) => a.send(request),
+    'chat.send': async (request) => {
+      await a.prepareSend(request.sessionId);
+      return a.send(request);
+    },
     'chat.cancel': ({ runId }) => ({ cancelled: a.cancel(runId) }),
 
     'runs.list': (filter) => a.listRuns(filter),
@@ -50,10 +53,16 @@ export function createCoreHandlers({
 
     'models.list': () => a.models(),
     'models.pull': ({ name }) => a.pullModel(name),
-    'models.select': ({ name }) => a.selectModel(name),
+    'models.select': ({ id, sessionId }) => a.selectModel(id, sessionId),
     'models.load': () => a.loadModel(),
     'models.unload': () => a.unloadModel(),
     'providers.list': () => a.providers(),
+    'providers.test': async (request) => ({ models: await a.testProvider(request) }),
+    'providers.add': (request) => a.addProvider(request),
+    'providers.remove': async ({ name }) => {
+      await a.removeProvider(name);
+      return { ok: true as const };
+    },
 
     'secrets.list': () => a.secrets(),
     'secrets.set': ({ name, value }) => a.setSecret(name, value),

@@ -2,7 +2,7 @@
  * The conversation: stored history, the run streaming now, tool cards with their inline
  * approval prompts, and the composer.
  */
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type {
   PendingApprovalView,
   RunEventView,
@@ -41,7 +41,10 @@ export function ChatView({
   onSessionStarted,
   onOpenSession,
   onStats,
+  toolbar,
 }: {
+  /** Under the message box: the model picker. */
+  toolbar?: ReactNode;
   sessionId: string | null;
   settings: Settings;
   approvals: PendingApprovalView[];
@@ -315,6 +318,7 @@ export function ChatView({
         enterSends={settings.enterSends}
         onSend={send}
         onCancel={cancel}
+        toolbar={toolbar}
       />
     </section>
   );

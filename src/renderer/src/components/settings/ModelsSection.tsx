@@ -55,7 +55,7 @@ export function ModelsSection() {
                 : 'Not loaded (loads on the first message)'
               : state.kind === 'scripted'
                 ? 'A scripted test model'
-                : 'A remote provider chosen at launch'}
+                : 'A provider: change it with the model picker under the message box'}
           </div>
         </div>
         {state.kind === 'local' && (
@@ -133,22 +133,21 @@ export function ModelsSection() {
                     {pulling ? 'Downloading…' : 'Download'}
                   </button>
                 )}
-                {model.installed &&
-                  model.kind === 'chat' &&
-                  state.kind === 'local' &&
-                  !model.selected && (
-                    <button
-                      type="button"
-                      disabled={busy !== null}
-                      onClick={() =>
-                        act(`select ${model.name}`, () =>
-                          bridge.invoke('models.select', { name: model.name }),
-                        )
-                      }
-                    >
-                      Use
-                    </button>
-                  )}
+                {model.installed && model.kind === 'chat' && !model.selected && (
+                  <button
+                    type="button"
+                    disabled={busy !== null}
+                    onClick={() =>
+                      act(`select ${model.name}`, () =>
+                        bridge.invoke('models.select', {
+                          id: model.optionId ?? `local:${model.name}`,
+                        }),
+                      )
+                    }
+                  >
+                    Use
+                  </button>
+                )}
               </div>
             </li>
           );
@@ -163,16 +162,16 @@ export function ModelsSection() {
                 <div className="model-info">
                   <div className="model-name">{file}</div>
                 </div>
-                {state.kind === 'local' && (
-                  <button
-                    type="button"
-                    onClick={() =>
-                      act(`select ${file}`, () => bridge.invoke('models.select', { name: file }))
-                    }
-                  >
-                    Use
-                  </button>
-                )}
+                <button
+                  type="button"
+                  onClick={() =>
+                    act(`select ${file}`, () =>
+                      bridge.invoke('models.select', { id: `local:${file}` }),
+                    )
+                  }
+                >
+                  Use
+                </button>
               </li>
             ))}
           </ul>
