@@ -6,6 +6,7 @@
  *
  * Ids: `local:FILE`, `provider:NAME`, `connection:NAME:MODEL` (a model may contain ':'), `launch`.
  */
+import { isLocalEngineProvider } from '../ckp/index.js';
 import { listInstalled } from '../local/model-manager.js';
 import { CONNECTION_PROTOCOL, type ConnectionBook } from '../models/connections.js';
 import { ModelError } from '../models/errors.js';
@@ -54,7 +55,8 @@ export class ModelOptions {
         source: 'This computer',
         detail: model.fileName,
       }));
-    for (const provider of agent.claw.providers) {
+    // A manifest provider on the in-process engine is the local files above, listed once.
+    for (const provider of agent.claw.providers.filter((p) => !isLocalEngineProvider(p))) {
       options.push({
         id: `provider:${provider.name}`,
         label: `${provider.name} (${provider.spec.model})`,
@@ -91,6 +93,14 @@ export class ModelOptions {
     const options = await this.list();
     const exact = options.find((option) => option.id === text);
     if (exact) return exact;
+    // "local": the default local model (the catalog's, else the first file).
+    if (text === 'local') {
+      const local = options.filter((option) => option.group === 'local');
+      const fallback = this.agent.catalog.models.find(
+        (m) => m.name === this.agent.catalog.defaultChat,
+      );
+      return local.find((option) => option.detail === fallback?.fileName) ?? local[0];
+    }
     const loose = options.filter(
       (option) =>
         option.label === text ||
