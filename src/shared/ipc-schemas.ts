@@ -294,6 +294,7 @@ const Usage = z.object({
 const RunEventIds = {
   trace_id: z.string(),
   task_id: z.string(),
+  session_id: IdSchema,
   run_id: IdSchema,
   step_id: z.string().optional(),
   seq: z.number(),
@@ -309,7 +310,6 @@ const ToolCallSchema = z.object({
 export const RunEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('run.started'),
-    session_id: IdSchema,
     goal: z.string(),
     resumed: z.boolean(),
     ...RunEventIds,
@@ -378,8 +378,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     status: z.enum(['ok', 'error', 'denied']),
     duration_ms: z.number(),
     replayed: z.boolean().optional(),
-    /** The tool's (screened) output, cut to a size the UI can show; added by the assistant. */
-    output: z.string().optional(),
+    /** The tool's (screened) output, cut by the assistant to a size the UI can show. */
+    output: z.string(),
     ...RunEventIds,
   }),
   z.object({

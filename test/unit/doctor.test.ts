@@ -2,13 +2,9 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  checkModels,
-  checkNode,
-  checkSandbox,
-  findElectronBinary,
-} from '../../src/main/core/doctor/checks.js';
+import { checkModels, checkNode, findElectronBinary } from '../../src/main/core/doctor/checks.js';
 import { formatDoctorReport } from '../../src/main/core/doctor/index.js';
+import { checkSandbox } from '../../src/main/core/doctor/sandbox-check.js';
 
 let scratch = '';
 beforeEach(async () => {

@@ -16,6 +16,7 @@ import { resolveDataDir } from '../core/paths.js';
 import { createSecretStore } from '../core/secrets/index.js';
 import { registerIpc } from './ipc.js';
 import { openLinkWithConfirmation } from './native-ui.js';
+import { registerRendererScheme, serveBuiltRenderer } from './renderer-origin.js';
 import { safeStorageEncryptor } from './safe-storage.js';
 import { installSecurityPolicies } from './security.js';
 import { type DesktopShell, startDesktopShell } from './shell.js';
@@ -34,8 +35,10 @@ export function bootDesktop(options: BootOptions): void {
 
   // A second launch quits here and summons the first one's window.
   if (!claimSingleInstance(app, () => shell?.summon())) return;
+  registerRendererScheme();
 
   const start = async () => {
+    serveBuiltRenderer();
     installSecurityPolicies({
       openExternal: (url) => openLinkWithConfirmation(url, () => shell?.window() ?? null),
     });

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { BrowserWindow } from 'electron';
 import { HARDENED_WEB_PREFERENCES } from '../core/desktop/web-guard.js';
-import { rendererEntry } from './renderer-origin.js';
+import { rendererUrl } from './renderer-origin.js';
 
 export interface MainWindowEvents {
   /** 'hide' keeps Pincer in the tray (the close is prevented); 'close' lets it close. */
@@ -37,8 +37,6 @@ export function createMainWindow(
   });
   window.on('hide', events.onLeave);
   window.on('blur', events.onLeave);
-  const entry = rendererEntry();
-  if (entry.kind === 'url') void window.loadURL(entry.url);
-  else void window.loadFile(entry.file);
+  void window.loadURL(rendererUrl());
   return window;
 }

@@ -126,6 +126,8 @@ export function agentOptionsOf(ctx: CliContext, options: AgentFlags): AgentOptio
     tools: options.tools,
     system: options.system,
     generation: { maxTokens: options.maxTokens, temperature: options.temperature },
+    onModelSkipped: ({ problem }) =>
+      ctx.stderr.write(`pincer: skipping a model that cannot be used: ${problem}\n`),
     onContext: process.env.PINCER_SHOW_CONTEXT
       ? (built) => ctx.stderr.write(describeContext(built))
       : undefined,

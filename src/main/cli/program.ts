@@ -7,9 +7,9 @@ import { registerGateway } from './commands/gateway.js';
 import { registerManifest } from './commands/manifest.js';
 import { registerMemory } from './commands/memory.js';
 import { registerModels } from './commands/models.js';
-import { registerPendingCommands } from './commands/pending-commands.js';
 import { registerRun } from './commands/run.js';
 import { registerSecrets } from './commands/secrets.js';
+import { registerServe } from './commands/serve.js';
 import { registerSkills } from './commands/skills.js';
 import { type CliContext, ExitCode } from './context.js';
 
@@ -42,7 +42,7 @@ export function buildProgram(ctx: CliContext, setExit: SetExitCode): Command {
   registerSecrets(program, ctx, setExit);
   registerMemory(program, ctx, setExit);
   registerSkills(program, ctx, setExit);
-  registerPendingCommands(program, ctx, setExit);
+  registerServe(program, ctx, setExit);
   return program;
 }
 

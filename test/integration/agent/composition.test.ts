@@ -6,7 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createAssistant } from '../../../src/main/core/assistant/index.js';
+import { openAgent } from '../../../src/main/core/agent/index.js';
+import { assistantOver, createAssistant } from '../../../src/main/core/assistant/index.js';
 import { ScriptedProvider, type ScriptedReply } from '../../../src/main/core/models/scripted.js';
 import { viaProvider } from '../../../src/main/core/runtime/hooks.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
@@ -56,6 +57,58 @@ it('a call with invalid arguments gets the validation error and no approval is e
       violations: [expect.objectContaining({ message: expect.stringContaining('content') })],
     });
     expect(assistant.run(runId).run.outcome).toBe('completed');
+  } finally {
+    await assistant.close();
+  }
+});
+
+it('every run event names its session and run; tool.finished carries the output, read from no table', async () => {
+  const provider = new ScriptedProvider([
+    { toolCalls: [{ name: 'fs/write', input: { path: 'a.md', content: 'alpha' } }] },
+    { toolCalls: [{ name: 'fs/read', input: { path: 'a.md' } }] },
+    { text: 'It says alpha.' },
+  ]);
+  const agent = await openAgent({
+    dataDir,
+    appDir: APP_DIR,
+    model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
+    secrets: createSecretStore({
+      dataDir,
+      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
+      scrypt: FAST_SCRYPT,
+    }),
+  });
+  const assistant = await assistantOver(agent);
+  // Rendering a live run must not read the tool-calls table.
+  agent.store.toolCalls = () => {
+    throw new Error('a consumer read the tool-calls table');
+  };
+  const pushed: AssistantEvent[] = [];
+  assistant.subscribe((event) => {
+    pushed.push(event);
+    // The shipped manifest asks before a write: approve it, as a person in the UI would.
+    if (event.topic === 'approval.requested')
+      assistant.resolveApproval(event.approval.id, 'approve');
+  });
+  try {
+    const { runId, sessionId } = assistant.send({ text: 'write and read a note' });
+    await assistant.finished(runId);
+    const runEvents = pushed.flatMap((event) => (event.topic === 'run' ? [event] : []));
+    expect(runEvents.length).toBeGreaterThan(5);
+    for (const event of runEvents) {
+      expect(event.sessionId).toBe(sessionId);
+      expect(event.event).toMatchObject({ session_id: sessionId, run_id: runId });
+    }
+    const finished = runEvents.flatMap((event) =>
+      event.event.type === 'tool.finished' ? [event.event] : [],
+    );
+    expect(finished.map((event) => [event.name, event.status])).toEqual([
+      ['fs/write', 'ok'],
+      ['fs/read', 'ok'],
+    ]);
+    expect(finished[1]?.output).toContain('alpha');
+    expect(assistant.liveEvents(runId)).toEqual([]);
+    expect(runEvents.at(-1)?.event).toMatchObject({ type: 'run.finished', outcome: 'completed' });
   } finally {
     await assistant.close();
   }

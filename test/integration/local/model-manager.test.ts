@@ -153,7 +153,8 @@ describe('model lookup order', () => {
       path.join(bundledDir, 'b.gguf'),
       path.join(modelsDir, 'qwen2.5-0.5b-instruct-q4_k_m.gguf'),
     ]) {
-      await writeFile(file, 'GGUF');
+      // A real GGUF: the folder scan skips files whose header fails the bounded check.
+      await writeFile(file, model);
     }
     const locations = { modelsDir, bundledDir };
     expect(
@@ -190,6 +191,7 @@ describe('model lookup order', () => {
     await writeFile(path.join(modelsDir, 'qwen2.5-1.5b-instruct-q4_k_m.gguf'), 'GGUF');
     const installed = await listInstalled(catalog, modelsDir);
     expect(installed.map((m) => m.entry?.name)).toEqual(['qwen2.5-1.5b-instruct']);
+    expect(installed[0]?.problem).toMatch(/cut short/);
     expect(await removeModel(catalog, modelsDir, 'qwen2.5-1.5b-instruct')).toBe(true);
     expect(await removeModel(catalog, modelsDir, 'qwen2.5-1.5b-instruct')).toBe(false);
     expect(await listInstalled(catalog, modelsDir)).toEqual([]);

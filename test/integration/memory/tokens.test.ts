@@ -3,7 +3,11 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContextBuilder, estimateTokens } from '../../../src/main/core/memory/context.js';
+import {
+  asWorkspaceContent,
+  ContextBuilder,
+  estimateTokens,
+} from '../../../src/main/core/memory/context.js';
 import { openSessionMemory } from '../../../src/main/core/memory/session.js';
 import { localTokenCounter } from '../../../src/main/core/memory/tokens.js';
 import { openDatabase } from '../../../src/main/core/storage/database.js';
@@ -37,7 +41,10 @@ describe('local token counts', () => {
         countTokens: counter.count,
       }).build();
       expect(built.included).toEqual([
-        { name: 'SOUL.md', tokens: counter.count(`# Identity\n${text}`) },
+        {
+          name: 'SOUL.md',
+          tokens: counter.count(asWorkspaceContent('# Identity', 'SOUL.md', text)),
+        },
       ]);
     } finally {
       await counter.dispose();

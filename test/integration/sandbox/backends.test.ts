@@ -4,12 +4,12 @@
  * applies limits, the minimal environment, the timeout and the shell rules.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { existsSync, mkdirSync, readdirSync, realpathSync } from 'node:fs';
+import { mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkSandbox } from '../../../src/main/core/doctor/checks.js';
+import { checkSandbox } from '../../../src/main/core/doctor/sandbox-check.js';
 import { assertLevel, detectBackend } from '../../../src/main/core/sandbox/backend.js';
 import { SANDBOX_DENIED, SandboxError } from '../../../src/main/core/sandbox/errors.js';
 import { createSandbox, type Sandbox } from '../../../src/main/core/sandbox/sandbox.js';
@@ -73,6 +73,35 @@ describe('workers that cannot start', () => {
       code: SANDBOX_DENIED,
       message: expect.stringContaining('could not start'),
     });
+  });
+});
+
+describe("the workers' installation", () => {
+  it('loads from a checkout under /tmp whose node_modules is a symlink (real paths bound)', async () => {
+    // CI runs a fresh clone in `mktemp -d`; node_modules may be linked from elsewhere.
+    const installation = await mkdtemp(path.join(os.tmpdir(), 'pincer-install-'));
+    try {
+      await symlink(
+        realpathSync(path.join(import.meta.dirname, '..', '..', '..', 'node_modules')),
+        path.join(installation, 'node_modules'),
+      );
+      const file = path.join(installation, 'worker.mjs');
+      await writeFile(
+        file,
+        [
+          "import { glob } from 'tinyglobby';",
+          "process.on('disconnect', () => process.exit(0));",
+          "process.send({ type: 'ready', tools: [typeof glob] });",
+        ].join('\n'),
+      );
+      const sandbox = await createSandbox({
+        settings: sandboxSettings({ workspace }),
+        pool: { size: 1, onlineSize: 0, entry: { file, execArgv: [] } },
+      });
+      await sandbox.close();
+    } finally {
+      await rm(installation, { recursive: true, force: true });
+    }
   });
 });
 
@@ -201,10 +230,46 @@ describe('pids cgroups (root only: the kernel never applies RLIMIT_NPROC to root
 });
 
 describe('pincer doctor', () => {
-  it('names the active backend and why', async () => {
+  it("names the active backend and why, after a command and a worker ran the tools' way", async () => {
     const check = await checkSandbox();
     const backend = await detectBackend();
     expect(check.details?.backend).toBe(backend.kind);
     expect(check.summary).toContain(`${backend.kind}: ${backend.reason}`);
+    expect(check.details?.probe).toBe(
+      'a confined command and a tool worker ran in a scratch workspace',
+    );
+  });
+
+  it('fails where the tools fail, though bare bwrap runs (a worker that cannot load its imports)', async () => {
+    // A worker script that imports a module outside its installation: fine on the host, not in
+    // the tools' view. A probe of bwrap alone (`bwrap ... true`) passes here.
+    const scratch = await mkdtemp(path.join(os.tmpdir(), 'pincer-doctor-worker-'));
+    const elsewhere = await mkdtemp(path.join(os.tmpdir(), 'pincer-doctor-dep-'));
+    try {
+      await writeFile(path.join(elsewhere, 'dep.mjs'), 'export const dep = 1;\n');
+      const file = path.join(scratch, 'worker.mjs');
+      await writeFile(
+        file,
+        [
+          `import ${JSON.stringify(path.join(elsewhere, 'dep.mjs'))};`,
+          "process.on('disconnect', () => process.exit(0));",
+          "process.send({ type: 'ready', tools: [] });",
+        ].join('\n'),
+      );
+      const entry = { file, execArgv: [] };
+      expect((await detectBackend()).kind).toBe('bwrap');
+      const check = await checkSandbox({ workerEntry: entry });
+      expect(check.status).toBe('fail');
+      expect(check.summary).toMatch(/tools cannot run: .*worker/);
+      await expect(
+        createSandbox({
+          settings: sandboxSettings({ workspace }),
+          pool: { size: 1, onlineSize: 0, entry },
+        }),
+      ).rejects.toMatchObject({ code: SANDBOX_DENIED });
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+      await rm(elsewhere, { recursive: true, force: true });
+    }
   });
 });

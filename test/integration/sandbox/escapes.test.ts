@@ -301,7 +301,7 @@ describe('commands run in a read-only, private world', () => {
       `cat ${path.join(dataDir, 'pincer.db')}; echo "LISTING: $(ls -A ${dataDir} | tr '\\n' ' ')"`,
     );
     expect(result.content).not.toContain(DB_SECRET);
-    // The data dir is an empty mask; only the workspace is bound back into it.
+    // The data dir is not in the view; only the path down to the workspace exists.
     expect(/LISTING: (.*)/.exec(result.content)?.[1]?.trim()).toBe('workspace');
     await stillWorks();
   });

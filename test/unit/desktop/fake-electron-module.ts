@@ -79,6 +79,8 @@ export class BrowserWindow extends EventEmitter {
   }
   async loadURL(url: string) {
     this.loaded = url;
+    // The shell shows the window on ready-to-show.
+    queueMicrotask(() => this.emit('ready-to-show'));
   }
   async loadFile(file: string) {
     this.loaded = file;
@@ -219,6 +221,21 @@ class FakeApp extends EventEmitter {
 }
 
 export const app = new FakeApp();
+
+/** Electron's protocol module: privileged schemes and handlers, recorded. */
+export const protocol = {
+  privileged: [] as Array<{ scheme: string; privileges?: Record<string, boolean> }>,
+  handlers: new Map<string, (request: Request) => Response | Promise<Response>>(),
+  registerSchemesAsPrivileged(
+    schemes: Array<{ scheme: string; privileges?: Record<string, boolean> }>,
+  ) {
+    protocol.privileged.push(...schemes);
+  },
+  handle(scheme: string, handler: (request: Request) => Response | Promise<Response>) {
+    if (protocol.handlers.has(scheme)) throw new Error(`${scheme} is already handled`);
+    protocol.handlers.set(scheme, handler);
+  },
+};
 export const ipcMain = { handle() {} };
 
 /** Electron's safeStorage with a reversible stand-in cipher and a choosable Linux backend. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isAppUrl } from '../../../src/main/core/desktop/renderer-files.js';
 import {
   decidePermission,
   externalLinkPrompt,
@@ -9,13 +10,13 @@ import {
 } from '../../../src/main/core/desktop/web-guard.js';
 import { FakeWebContents } from './fake-electron.js';
 
-const APP = 'file:///opt/Pincer/resources/app.asar/out/renderer/index.html';
+const APP = 'app://pincer/index.html';
 
 function guarded() {
   const contents = new FakeWebContents();
   const offered: string[] = [];
   guardWebContents(contents, {
-    isTrusted: (url) => url.split('#')[0] === APP,
+    isTrusted: isAppUrl,
     openExternal: (url) => offered.push(url),
   });
   return { contents, offered };

@@ -58,7 +58,8 @@ describe('the Electron glue (stand-in electron module, real assistant)', () => {
       preload: expect.stringMatching(/preload[/\\]index\.cjs$/),
     });
     await expect.poll(() => window().visible).toBe(true);
-    expect(window().loaded).toMatch(/renderer[/\\]index\.html$|^http/);
+    // The built renderer on the app's privileged scheme, never file:// (or the dev server).
+    expect(window().loaded).toMatch(/^app:\/\/pincer\/index\.html$|^http/);
   });
 
   it('guards every web contents and refuses every permission', () => {

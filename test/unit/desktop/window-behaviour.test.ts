@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CloseToTray } from '../../../src/main/core/desktop/close-to-tray.js';
 import {
   DEFAULT_DESKTOP_SETTINGS,
@@ -46,11 +46,16 @@ describe('close to tray', () => {
     expect(closeWith(first)).toEqual({ action: 'hide', notice: true });
     expect(window.visible).toBe(false);
     expect(closeWith(first)).toEqual({ action: 'hide', notice: false });
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    // Next launch: a fresh store reads the file.
+    // Next launch: a fresh store reads the file. The notice is remembered in the background
+    // (closing never waits for a disk write), so wait for the write rather than a fixed time.
     const again = new DesktopSettingsStore(store.file);
-    await again.load();
-    expect(again.get().closeToTrayNoticeShown).toBe(true);
+    await vi.waitFor(
+      async () => {
+        await again.load();
+        expect(again.get().closeToTrayNoticeShown).toBe(true);
+      },
+      { timeout: 20_000, interval: 20 },
+    );
     const secondLaunch = new CloseToTray({
       quitting: () => false,
       noticeShown: () => again.get().closeToTrayNoticeShown,

@@ -5,6 +5,7 @@ import { seatbeltProfile } from '../../../src/main/core/sandbox/seatbelt.js';
 import { DEFAULT_LIMITS } from '../../../src/main/core/sandbox/settings.js';
 
 const plan: ConfinementPlan = {
+  system: [{ path: '/usr' }, { path: '/etc/passwd' }, { path: '/bin', link: 'usr/bin' }],
   workspace: '/data/workspace/pincer',
   workspaceMode: 'rw',
   mounts: [
@@ -26,15 +27,19 @@ const indexOfPair = (args: string[], flag: string, value: string) =>
   args.findIndex((arg, i) => arg === flag && args[i + 1] === value);
 
 describe('bwrap arguments', () => {
-  it('read-only root, private /tmp, new namespaces, no network, die with parent', () => {
+  it('an allowlist view: the system read-only on an empty root, private /tmp, new namespaces', () => {
     const args = bwrapArgs(plan);
-    expect(args.slice(0, 3)).toEqual(['--ro-bind', '/', '/']);
+    expect(indexOfPair(args, '--ro-bind', '/')).toBe(-1);
+    expect(indexOfPair(args, '--bind', '/')).toBe(-1);
+    expect(indexOfPair(args, '--ro-bind', '/usr')).toBe(0);
+    expect(indexOfPair(args, '--ro-bind', '/etc/passwd')).toBeGreaterThan(0);
+    expect(args[indexOfPair(args, '--symlink', 'usr/bin') + 2]).toBe('/bin');
     expect(indexOfPair(args, '--tmpfs', '/tmp')).toBeGreaterThan(0);
     for (const flag of ['--unshare-pid', '--unshare-net', '--die-with-parent', '--new-session'])
       expect(args).toContain(flag);
     expect(args).toContain('--unshare-user');
     expect(args).not.toContain('--cap-drop');
-    expect(args.slice(-2)).toEqual(['--chdir', '/data/workspace/pincer']);
+    expect(args.slice(-4)).toEqual(['--remount-ro', '/', '--chdir', '/data/workspace/pincer']);
   });
 
   it('keeps the network only when granted; root drops every capability', () => {
@@ -44,32 +49,49 @@ describe('bwrap arguments', () => {
     expect(args).not.toContain('--unshare-user');
   });
 
-  it('masks a denied folder around the workspace first, binds the grant back, then remounts it read-only', () => {
+  it('denied paths out of view need no mask: the home and the data dir are simply not there', () => {
     const args = bwrapArgs(plan);
-    const mask = indexOfPair(args, '--tmpfs', '/data');
-    const bind = indexOfPair(args, '--bind', '/data/workspace/pincer');
-    const readOnly = indexOfPair(args, '--remount-ro', '/data');
-    expect(mask).toBeGreaterThan(0);
-    expect(bind).toBeGreaterThan(mask);
-    expect(readOnly).toBeGreaterThan(bind);
+    expect(args).not.toContain('/data');
+    expect(args).not.toContain('/home/u/.ssh');
+    expect(args).not.toContain('/etc/shadow');
+    expect(indexOfPair(args, '--bind', '/data/workspace/pincer')).toBeGreaterThan(0);
   });
 
-  it('masks only the outermost of nested denied folders (~/.config around the data dir)', () => {
+  it('binds outer paths first: the private /tmp before an installation or workspace in it', () => {
     const args = bwrapArgs({
       ...plan,
+      workspace: '/tmp/ci/checkout/ws',
+      mounts: [{ path: '/tmp/ci/checkout', mode: 'ro' }],
+    });
+    const tmp = indexOfPair(args, '--tmpfs', '/tmp');
+    const installation = indexOfPair(args, '--ro-bind', '/tmp/ci/checkout');
+    expect(installation).toBeGreaterThan(tmp);
+    expect(indexOfPair(args, '--bind', '/tmp/ci/checkout/ws')).toBeGreaterThan(installation);
+  });
+
+  it('a granted home: its denied folder masked after it, the workspace bound back inside, then read-only', () => {
+    const args = bwrapArgs({
+      ...plan,
+      mounts: [{ path: '/home/u', mode: 'ro' }],
       denied: [
         { path: '/home/u/.config', kind: 'dir' },
         { path: '/home/u/.config/Pincer', kind: 'dir' },
         { path: '/home/u/.config/Pincer/secret.json', kind: 'file' },
+        { path: '/home/u/.npmrc', kind: 'file' },
       ],
       workspace: '/home/u/.config/Pincer/workspace/me',
     });
-    expect(indexOfPair(args, '--tmpfs', '/home/u/.config')).toBeGreaterThan(0);
+    const home = indexOfPair(args, '--ro-bind', '/home/u');
+    const mask = indexOfPair(args, '--tmpfs', '/home/u/.config');
+    const bind = indexOfPair(args, '--bind', '/home/u/.config/Pincer/workspace/me');
+    expect(home).toBeGreaterThanOrEqual(0);
+    expect(mask).toBeGreaterThan(home);
+    expect(bind).toBeGreaterThan(mask);
+    expect(indexOfPair(args, '--remount-ro', '/home/u/.config')).toBeGreaterThan(bind);
+    // Only the outermost of nested denied folders is masked.
     expect(args).not.toContain('/home/u/.config/Pincer');
     expect(args).not.toContain('/home/u/.config/Pincer/secret.json');
-    expect(indexOfPair(args, '--remount-ro', '/home/u/.config')).toBeGreaterThan(
-      indexOfPair(args, '--bind', '/home/u/.config/Pincer/workspace/me'),
-    );
+    expect(args[indexOfPair(args, '--ro-bind', '/dev/null') + 2]).toBe('/home/u/.npmrc');
   });
 
   it('an explicit grant of a denied path wins, as it does for the file tools', () => {
@@ -85,20 +107,31 @@ describe('bwrap arguments', () => {
     expect(indexOfPair(args, '--tmpfs', '/srv/docs/private')).toBeGreaterThan(
       indexOfPair(args, '--ro-bind', '/srv/docs'),
     );
-    expect(indexOfPair(args, '--ro-bind', '/dev/null')).toBeGreaterThan(0);
-    expect(args[indexOfPair(args, '--ro-bind', '/dev/null') + 2]).toBe('/etc/shadow');
+    expect(indexOfPair(args, '--remount-ro', '/srv/docs/private')).toBeGreaterThan(0);
   });
 
-  it('read-only and hidden workspaces, and a writable root for filesystem mode full', () => {
+  it('read-only and hidden workspaces; filesystem mode full binds the whole root writable', () => {
     expect(
       indexOfPair(bwrapArgs({ ...plan, workspaceMode: 'ro' }), '--ro-bind', plan.workspace),
     ).toBeGreaterThan(0);
     expect(
       indexOfPair(bwrapArgs({ ...plan, workspaceMode: 'hidden' }), '--bind', plan.workspace),
     ).toBe(-1);
-    expect(bwrapArgs({ ...plan, writableRoot: true }).slice(0, 3)).toEqual(['--bind', '/', '/']);
+    const full = bwrapArgs({ ...plan, writableRoot: true });
+    expect(full.slice(0, 3)).toEqual(['--bind', '/', '/']);
+    expect(full).not.toContain('/usr');
+    expect(indexOfPair(full, '--remount-ro', '/')).toBe(-1);
+    // Everything is in view there, so every denied path is masked.
+    expect(indexOfPair(full, '--tmpfs', '/home/u/.ssh')).toBeGreaterThan(0);
+    expect(args(full, '/etc/shadow')).toBe('/dev/null');
   });
 });
+
+/** The source bound at `target`. */
+function args(list: string[], target: string): string | undefined {
+  const index = list.findIndex((arg, i) => arg === target && list[i - 2] === '--ro-bind');
+  return index > 0 ? list[index - 1] : undefined;
+}
 
 describe('limits', () => {
   it('prlimit: CPU soft then hard, address space, processes, files, file size', () => {
@@ -126,15 +159,48 @@ describe('limits', () => {
 });
 
 describe('Seatbelt profile', () => {
-  it('denies by default, writes only to grants, denials last, network only when granted', () => {
+  it('denies by default and reads only the system view, temp, the workspace and the grants', () => {
     const profile = seatbeltProfile(plan);
     const lines = profile.split('\n');
     expect(lines[1]).toBe('(deny default)');
-    expect(profile).toContain('(allow file-write* (subpath "/data/workspace/pincer"))');
-    expect(profile).toContain('(allow file-write* (subpath "/srv/out"))');
-    expect(profile).not.toContain('(allow file-write* (subpath "/srv/docs"))');
-    expect(lines.at(-1)).toBe('(deny file-read* file-write* (subpath "/srv/docs/private"))');
+    expect(profile).not.toContain('(allow file-read*)');
+    expect(profile).toContain('(allow file-read* (subpath "/usr"))');
+    expect(profile).toContain('(allow file-read* (subpath "/etc/passwd"))');
+    expect(profile).toContain('(allow file-read* (literal "/bin"))');
+    expect(profile).toContain('(allow file-read* (subpath "/srv/docs"))');
+    // The home and the data dir appear only in denials (defence in depth), never allowed.
+    for (const line of lines.filter((l) => l.startsWith('(allow')))
+      expect(line).not.toMatch(/\/home|"\/data"/);
+    expect(profile).toContain(
+      '(allow file-read* file-write* (subpath "/private/tmp") (subpath "/private/var/folders"))',
+    );
+  });
+
+  it('writes only to rw grants, network only when granted', () => {
+    const profile = seatbeltProfile(plan);
+    expect(profile).toContain('(allow file-read* file-write* (subpath "/data/workspace/pincer"))');
+    expect(profile).toContain('(allow file-read* file-write* (subpath "/srv/out"))');
+    expect(profile).not.toMatch(/file-write\* \(subpath "\/srv\/docs"\)/);
     expect(profile).not.toContain('network');
     expect(seatbeltProfile({ ...plan, network: true })).toContain('(allow network*)');
+    const readOnly = seatbeltProfile({ ...plan, workspaceMode: 'ro' });
+    expect(readOnly).toContain('(allow file-read* (subpath "/data/workspace/pincer"))');
+    expect(readOnly).not.toContain('file-write* (subpath "/data/workspace/pincer")');
+    expect(seatbeltProfile({ ...plan, workspaceMode: 'hidden' })).not.toContain(
+      '/data/workspace/pincer',
+    );
+  });
+
+  it('outer rules first: a denial inside a grant wins, a grant inside a denial wins', () => {
+    const lines = seatbeltProfile(plan).split('\n');
+    const at = (text: string) => lines.findIndex((line) => line.includes(text));
+    expect(at('(deny file-read* file-write* (subpath "/srv/docs/private"))')).toBeGreaterThan(
+      at('(allow file-read* (subpath "/srv/docs"))'),
+    );
+    // The workspace inside the denied data dir stays usable.
+    expect(at('(allow file-read* file-write* (subpath "/data/workspace/pincer"))')).toBeGreaterThan(
+      at('(deny file-read* file-write* (subpath "/data"))'),
+    );
+    expect(lines).toContain('(deny file-read* file-write* (literal "/etc/shadow"))');
   });
 });

@@ -2,8 +2,8 @@ import { link, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { confine, refuseHardLinks } from '../../../src/main/core/tools/builtins/workspace.js';
 import type { FilesystemScope } from '../../../src/main/core/tools/types.js';
+import { confine, refuseHardLinks } from '../../../src/main/core/workspace-fs/index.js';
 
 let root = '';
 let data = '';

@@ -29,9 +29,10 @@ export function registerModels(program: Command, ctx: CliContext, setExit: SetEx
       try {
         const { catalog, locations } = await localSetup(ctx.appDir, ctx.dataDir);
         const installed = await listInstalled(catalog, locations.modelsDir);
-        const have = new Set(installed.map((m) => m.fileName));
+        const have = new Map(installed.map((m) => [m.fileName, m]));
         for (const m of catalog.models) {
-          const mark = have.has(m.fileName) ? 'installed' : '';
+          const found = have.get(m.fileName);
+          const mark = found ? (found.problem ? 'INVALID' : 'installed') : '';
           const isDefault = m.name === catalog.defaultChat || m.name === catalog.defaultEmbedding;
           ctx.stdout.write(
             `${m.name.padEnd(24)} ${m.kind.padEnd(9)} ${size(m.sizeBytes).padStart(7)}  ` +
@@ -40,7 +41,12 @@ export function registerModels(program: Command, ctx: CliContext, setExit: SetEx
           );
         }
         for (const extra of installed.filter((m) => !m.entry)) {
-          ctx.stdout.write(`${extra.fileName.padEnd(24)} (not in catalog) ${size(extra.bytes)}\n`);
+          ctx.stdout.write(
+            `${extra.fileName.padEnd(24)} (not in catalog) ${size(extra.bytes)}${extra.problem ? '  INVALID' : ''}\n`,
+          );
+        }
+        for (const bad of installed.filter((m) => m.problem)) {
+          ctx.stdout.write(`\n${bad.fileName} is invalid: ${bad.problem}\n`);
         }
         ctx.stdout.write(`\nModels folder: ${locations.modelsDir}\n`);
         setExit(ExitCode.ok);

@@ -18,7 +18,7 @@ import {
   secretNamesOf,
 } from '../ckp/index.js';
 import type { ModelCatalog } from '../local/catalog.js';
-import type { ModelLocations } from '../local/model-manager.js';
+import type { ModelLocations, SkippedModel } from '../local/model-manager.js';
 import { localSetup } from '../local/setup.js';
 import type { BuiltContext } from '../memory/context.js';
 import { findEmbeddingModel } from '../memory/open.js';
@@ -71,6 +71,8 @@ export interface AgentOptions {
   secrets?: SecretStore;
   /** Told what each context build left out and why (`PINCER_SHOW_CONTEXT`). */
   onContext?: (built: BuiltContext) => void;
+  /** Told about each model file the local model search passed over as unusable. */
+  onModelSkipped?: (skipped: SkippedModel) => void;
   env?: Record<string, string | undefined>;
 }
 
@@ -148,7 +150,15 @@ async function assemble(
   const secrets = options.secrets ?? createSecretStore({ dataDir: options.dataDir });
   opened.push(() => secrets.close());
   const models = await ModelSwitch.open(
-    { claw, secrets, catalog, locations, local: options.local ?? {}, env },
+    {
+      claw,
+      secrets,
+      catalog,
+      locations,
+      local: options.local ?? {},
+      env,
+      onSkip: options.onModelSkipped,
+    },
     options.model,
   );
   opened.push(() => models.dispose());

@@ -9,7 +9,12 @@ import path from 'node:path';
 import type { ResolvedClaw } from '../ckp/index.js';
 import type { ModelCatalog } from '../local/catalog.js';
 import { type LoadedModelInfo, LocalEngine } from '../local/engine.js';
-import { type ModelLocations, noModelHelp, resolveChatModel } from '../local/model-manager.js';
+import {
+  type ModelLocations,
+  noModelHelp,
+  resolveChatModel,
+  type SkippedModel,
+} from '../local/model-manager.js';
 import { LocalModelProvider } from '../local/provider.js';
 import type { SecretLookup } from '../models/credentials.js';
 import { ModelError } from '../models/errors.js';
@@ -34,6 +39,8 @@ export interface ModelSwitchDeps {
   locations: ModelLocations;
   local: LocalModelSettings;
   env: Record<string, string | undefined>;
+  /** Told about each model file the search passed over as unusable. */
+  onSkip?: (skipped: SkippedModel) => void;
 }
 
 export class ModelSwitch {
@@ -155,6 +162,7 @@ export class ModelSwitch {
     }
     const found = await resolveChatModel(this.deps.catalog, this.deps.locations, {
       env: this.deps.env,
+      onSkip: this.deps.onSkip,
     }).catch(() => undefined);
     this.localPath = found?.path;
   }

@@ -93,7 +93,6 @@ export async function assistantOver(
     }
   };
 
-  const sessionOfRun = new Map<string, string>();
   const book = new SessionBook(store, (id) => runtime.isSessionBusy(id));
   const connections = new ConnectionBook(store.db);
   const picker = new ModelOptions(agent, connections, launch);
@@ -103,21 +102,14 @@ export async function assistantOver(
   const tierOf = (name: string): RiskTier => agent.facts(name)?.tier ?? 'unsafe';
   const { autonomy } = agent;
 
-  const toolOutput = (runId: string, callId: string): string | undefined => {
-    const row = store.toolCalls(runId as RunId).find((call) => call.callId === callId);
-    return row?.result === null || row?.result === undefined ? undefined : clip(row.result);
-  };
-  const stopRunEvents = agent.onRunEvent((event: RunEvent) => {
-    if (event.type === 'run.started') sessionOfRun.set(event.run_id, event.session_id);
-    const sessionId = sessionOfRun.get(event.run_id) ?? store.getRun(event.run_id)?.sessionId;
-    if (!sessionId) return;
-    const view =
-      event.type === 'tool.finished'
-        ? { ...event, output: toolOutput(event.run_id, event.call_id) }
-        : event;
-    emit({ topic: 'run', sessionId, event: view as RunEventView });
-    if (event.type === 'run.finished') sessionOfRun.delete(event.run_id);
-  });
+  // Events carry their session and the tool's screened output: nothing is looked up to show them.
+  const view = (event: RunEvent): RunEventView =>
+    (event.type === 'tool.finished'
+      ? { ...event, output: clip(event.output) }
+      : event) as RunEventView;
+  const stopRunEvents = agent.onRunEvent((event) =>
+    emit({ topic: 'run', sessionId: event.session_id, event: view(event) }),
+  );
 
   const approvalView = (pending: PendingApproval): PendingApprovalView => ({
     id: pending.id,
@@ -315,7 +307,6 @@ export async function assistantOver(
             }
           : {}),
       });
-      sessionOfRun.set(handle.runId, handle.sessionId);
       // A new conversation keeps the model it started with.
       if (isNew && picker.selectedId) book.setSessionModel(handle.sessionId, picker.selectedId);
       // Every send changes a session's busy state (and a new one appears).
@@ -337,11 +328,7 @@ export async function assistantOver(
     liveEvents(runId) {
       const handle = runtime.handle(runId as RunId);
       if (!handle) return [];
-      return handle.events.events.map((event) =>
-        event.type === 'tool.finished'
-          ? ({ ...event, output: toolOutput(event.run_id, event.call_id) } as RunEventView)
-          : (event as RunEventView),
-      );
+      return handle.events.events.map(view);
     },
     listRuns: (filter = {}) =>
       store

@@ -3,7 +3,6 @@ import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { modelsDir } from '../paths.js';
-import { detectBackend } from '../sandbox/backend.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -120,25 +119,6 @@ function keychainName(): string {
   if (process.platform === 'darwin') return 'macOS Keychain';
   if (process.platform === 'win32') return 'Windows Credential Manager';
   return 'Secret Service';
-}
-
-/** Which OS confinement the tool sandbox uses here and why, tested by running it once (#8). */
-export async function checkSandbox(): Promise<DoctorCheck> {
-  const backend = await detectBackend();
-  const limits = backend.warnings.length ? `; ${backend.warnings.join('; ')}` : '';
-  return {
-    id: 'sandbox',
-    label: 'Tool sandbox',
-    status: backend.kind === 'process' ? 'warn' : 'ok',
-    summary: `${backend.kind}: ${backend.reason}${limits}`,
-    details: {
-      backend: backend.kind,
-      reason: backend.reason,
-      warnings: backend.warnings,
-      limits: backend.limiter,
-      ...(backend.pidsCgroupRoot ? { pidsCgroup: backend.pidsCgroupRoot } : {}),
-    },
-  };
 }
 
 export async function checkModels(dataDir: string): Promise<DoctorCheck> {

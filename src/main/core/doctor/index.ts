@@ -8,9 +8,9 @@ import {
   checkKeychain,
   checkModels,
   checkNode,
-  checkSandbox,
   type DoctorCheck,
 } from './checks.js';
+import { checkSandbox } from './sandbox-check.js';
 import { checkSecrets } from './secrets-check.js';
 
 export type { CheckStatus, DoctorCheck } from './checks.js';
@@ -42,7 +42,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     checkElectron(options.appDir),
     checkKeychain(),
     checkSecrets(dataDir),
-    checkSandbox(),
+    checkSandbox({ dataDir }),
     checkModels(dataDir),
     checkGpu(),
   ]);

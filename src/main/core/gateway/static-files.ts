@@ -1,18 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import path from 'node:path';
 import { RENDERER_CSP } from '../../../shared/csp.js';
-
-const contentTypes: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-};
+import { mimeTypeOf, resolveRendererPath } from '../desktop/renderer-files.js';
 
 const securityHeaders = {
   'content-security-policy': RENDERER_CSP,
@@ -34,23 +24,20 @@ export async function serveStatic(
   }
   let pathname: string;
   try {
-    pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://gateway').pathname);
+    pathname = new URL(request.url ?? '/', 'http://gateway').pathname;
   } catch {
     response.writeHead(400, securityHeaders).end();
     return;
   }
-  const file = path.resolve(root, `.${pathname === '/' ? '/index.html' : pathname}`);
-  if (!file.startsWith(root + path.sep)) {
-    response.writeHead(403, securityHeaders).end();
-    return;
-  }
-  const info = await stat(file).catch(() => null);
-  if (!info?.isFile()) {
+  // The same confinement as the desktop app's app:// scheme: no `..`, no link out of root.
+  const file = await resolveRendererPath(root, pathname);
+  const info = file ? await stat(file).catch(() => null) : null;
+  if (!file || !info?.isFile()) {
     response.writeHead(404, { 'content-type': 'text/plain', ...securityHeaders }).end('not found');
     return;
   }
   response.writeHead(200, {
-    'content-type': contentTypes[path.extname(file)] ?? 'application/octet-stream',
+    'content-type': mimeTypeOf(file),
     'content-length': info.size,
     'cache-control': pathname.startsWith('/assets/') ? 'max-age=31536000, immutable' : 'no-cache',
     ...securityHeaders,

@@ -1,4 +1,5 @@
 import type { LlamaEmbeddingContext, LlamaModel } from 'node-llama-cpp';
+import { NATIVE_LOAD_DEADLINE_MS, withDeadline } from './deadline.js';
 import { errorMessage, LocalEngineError } from './errors.js';
 import { inspectModelFile } from './gguf-check.js';
 import { type LocalRuntime, loadRuntime, type RuntimeOptions } from './runtime.js';
@@ -33,14 +34,28 @@ export class LocalEmbedder implements EmbeddingProvider {
     const file = await inspectModelFile(options.modelPath);
     const runtime = await loadRuntime(options.runtime);
     try {
-      const model = await runtime.llama.loadModel({ modelPath: file.path });
-      const context = await model.createEmbeddingContext({
-        contextSize: Math.min(options.contextSize ?? 2048, model.trainContextSize),
-        threads: runtime.threads,
+      const model = await withDeadline(
+        runtime.llama.loadModel({ modelPath: file.path }),
+        NATIVE_LOAD_DEADLINE_MS,
+        `Loading ${file.path}`,
+        (late) => late.dispose(),
+      );
+      const context = await withDeadline(
+        model.createEmbeddingContext({
+          contextSize: Math.min(options.contextSize ?? 2048, model.trainContextSize),
+          threads: runtime.threads,
+        }),
+        NATIVE_LOAD_DEADLINE_MS,
+        `Creating an embedding context for ${file.path}`,
+        (late) => late.dispose(),
+      ).catch(async (error: unknown) => {
+        await model.dispose();
+        throw error;
       });
       return new LocalEmbedder(`local:${file.name ?? file.path}`, runtime, model, context);
     } catch (error) {
       await runtime.llama.dispose();
+      if (error instanceof LocalEngineError) throw error;
       throw new LocalEngineError(
         'invalid_model',
         `Could not open ${file.path} for embeddings: ${errorMessage(error)}`,
@@ -51,6 +66,11 @@ export class LocalEmbedder implements EmbeddingProvider {
 
   get dimensions(): number {
     return this.model.embeddingVectorSize;
+  }
+
+  /** Tokens `text` takes in this model (what an embedding request is billed by). */
+  countTokens(text: string): number {
+    return this.model.tokenize(text).length;
   }
 
   async embed(texts: readonly string[]): Promise<Float32Array[]> {

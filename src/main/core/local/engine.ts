@@ -5,6 +5,7 @@ import {
   type LLamaChatGenerateResponseOptions,
   LlamaChat,
   type LlamaChatResponse,
+  LlamaCompletion,
   type LlamaContext,
   type LlamaContextSequence,
   type LlamaGrammar,
@@ -12,11 +13,18 @@ import {
   type LlamaModel,
 } from 'node-llama-cpp';
 import { chatWrapperFor, requireToolCall } from './chat-format.js';
+import { NATIVE_LOAD_DEADLINE_MS, withDeadline } from './deadline.js';
 import { errorMessage, LocalEngineError } from './errors.js';
 import { inspectModelFile, type ModelFileFacts } from './gguf-check.js';
 import { toChatHistory } from './history.js';
 import { type LocalRuntime, loadRuntime, type RuntimeOptions } from './runtime.js';
-import type { GenerateRequest, GenerateResult, LocalStopReason, LocalToolCall } from './types.js';
+import type {
+  CompleteRequest,
+  GenerateRequest,
+  GenerateResult,
+  LocalStopReason,
+  LocalToolCall,
+} from './types.js';
 
 export interface LocalEngineOptions {
   modelPath: string;
@@ -27,6 +35,8 @@ export interface LocalEngineOptions {
   maxConversations?: number;
   /** Unload the model after this long without use; 0 keeps it loaded. Default 10 minutes. */
   idleTimeoutMs?: number;
+  /** Deadline of each native load step (model, context); default NATIVE_LOAD_DEADLINE_MS. */
+  loadDeadlineMs?: number;
 }
 
 export interface LoadedModelInfo {
@@ -113,12 +123,33 @@ export class LocalEngine {
         'A JSON schema reply and tool calls cannot be combined in one request',
       );
     }
+    return this.inConversation(conversationId, (conversation, loaded) =>
+      this.runTurn(conversation, loaded, request),
+    );
+  }
+
+  /**
+   * Continues raw text (no chat template) on conversation `conversationId`'s sequence, so a
+   * prompt that shares a prefix with the previous one evaluates only what is new.
+   */
+  async complete(conversationId: string, request: CompleteRequest): Promise<GenerateResult> {
+    if (this.disposed) throw new LocalEngineError('disposed', 'The local engine was shut down');
+    return this.inConversation(conversationId, (conversation) =>
+      this.runCompletion(conversation, request),
+    );
+  }
+
+  /** Runs `work` on the conversation's sequence after its earlier turns, keeping the model loaded. */
+  private async inConversation(
+    conversationId: string,
+    work: (conversation: Conversation, loaded: Loaded) => Promise<GenerateResult>,
+  ): Promise<GenerateResult> {
     this.active++;
     clearTimeout(this.idleTimer);
     try {
       const loaded = await this.ensureLoaded();
       const conversation = await this.conversationFor(conversationId, loaded);
-      const turn = conversation.queue.then(() => this.runTurn(conversation, loaded, request));
+      const turn = conversation.queue.then(() => work(conversation, loaded));
       conversation.queue = turn.catch(() => undefined);
       return await turn;
     } finally {
@@ -179,13 +210,22 @@ export class LocalEngine {
     return this.loading;
   }
 
+  private get loadDeadlineMs(): number {
+    return this.options.loadDeadlineMs ?? NATIVE_LOAD_DEADLINE_MS;
+  }
+
   private async loadModel(): Promise<Loaded> {
     const file = await inspectModelFile(this.options.modelPath);
     const runtime = await this.runtimeInfo();
     let model: LlamaModel;
     try {
       // gpuLayers 'auto' offloads as many layers as fit in free VRAM (none on CPU-only).
-      model = await runtime.llama.loadModel({ modelPath: file.path, gpuLayers: 'auto' });
+      model = await withDeadline(
+        runtime.llama.loadModel({ modelPath: file.path, gpuLayers: 'auto' }),
+        this.loadDeadlineMs,
+        `Loading ${file.path}`,
+        (late) => late.dispose(),
+      );
     } catch (error) {
       throw loadError(error, file.path);
     }
@@ -196,11 +236,16 @@ export class LocalEngine {
     let context: LlamaContext;
     try {
       // {min, max}: node-llama-cpp picks the largest size the free memory allows.
-      context = await model.createContext({
-        contextSize: { min: Math.min(MIN_CONTEXT, maxContext), max: maxContext },
-        sequences: this.options.maxConversations ?? 4,
-        threads: runtime.threads,
-      });
+      context = await withDeadline(
+        model.createContext({
+          contextSize: { min: Math.min(MIN_CONTEXT, maxContext), max: maxContext },
+          sequences: this.options.maxConversations ?? 4,
+          threads: runtime.threads,
+        }),
+        this.loadDeadlineMs,
+        `Creating a context for ${file.path}`,
+        (late) => late.dispose(),
+      );
     } catch (error) {
       await model.dispose();
       throw loadError(error, file.path);
@@ -358,6 +403,55 @@ export class LocalEngine {
     };
   }
 
+  private async runCompletion(
+    conversation: Conversation,
+    request: CompleteRequest,
+  ): Promise<GenerateResult> {
+    const meterBefore = conversation.sequence.tokenMeter.getState();
+    const sampling = request.sampling ?? {};
+    const completion = new LlamaCompletion({
+      contextSequence: conversation.sequence,
+      autoDisposeSequence: false,
+    });
+    try {
+      const response = await completion.generateCompletionWithMeta(request.prompt, {
+        onTextChunk: request.onText,
+        signal: request.signal,
+        stopOnAbortSignal: true,
+        maxTokens: request.maxTokens,
+        temperature: sampling.temperature,
+        topP: sampling.topP,
+        topK: sampling.topK,
+        minP: sampling.minP,
+        seed: sampling.seed,
+        customStopTriggers: request.stop?.length ? request.stop : undefined,
+      });
+      const meta = response.metadata;
+      return {
+        text: response.response,
+        toolCalls: [],
+        stopReason:
+          meta.stopReason === 'abort'
+            ? 'cancelled'
+            : meta.stopReason === 'maxTokens'
+              ? 'max_tokens'
+              : meta.stopReason === 'customStopTrigger'
+                ? 'stop_sequence'
+                : 'end',
+        usage: usageSince(conversation, meterBefore),
+      };
+    } catch (error) {
+      if (request.signal?.aborted) return cancelledResult(conversation, meterBefore);
+      throw new LocalEngineError(
+        'generation_failed',
+        `Local completion failed: ${errorMessage(error)}`,
+        { cause: error },
+      );
+    } finally {
+      completion.dispose({ disposeSequence: false });
+    }
+  }
+
   /** A JSON schema's grammar, or a GBNF text's; compiled once per engine. */
   private grammarFor(
     loaded: Loaded,
@@ -413,6 +507,7 @@ function cancelledResult(
 }
 
 function loadError(error: unknown, file: string): LocalEngineError {
+  if (error instanceof LocalEngineError) return error;
   if (error instanceof InsufficientMemoryError || /memory|alloc/i.test(errorMessage(error))) {
     return new LocalEngineError(
       'insufficient_memory',

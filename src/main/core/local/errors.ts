@@ -4,6 +4,8 @@ export type LocalErrorCode =
   | 'invalid_model'
   | 'truncated_model'
   | 'insufficient_memory'
+  /** A native load passed its deadline (the work may still run on in its thread). */
+  | 'load_timeout'
   | 'invalid_request'
   | 'generation_failed'
   | 'unknown_model'

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createModelDownloader, type ModelDownloader } from 'node-llama-cpp';
 import { type CatalogEntry, findEntry, type ModelCatalog } from './catalog.js';
 import { errorMessage, LocalEngineError } from './errors.js';
-import { inspectModelFile } from './gguf-check.js';
+import { inspectModelFile, modelFileProblem } from './gguf-check.js';
 
 export interface ModelLocations {
   /** The data dir's models folder (downloads land here). */
@@ -30,7 +30,12 @@ export interface ResolvedModel {
 export async function resolveChatModel(
   catalog: ModelCatalog,
   locations: ModelLocations,
-  options: { modelPath?: string; env?: Record<string, string | undefined> } = {},
+  options: {
+    modelPath?: string;
+    env?: Record<string, string | undefined>;
+    /** Told of each file in the folders that is skipped because its header is unsound. */
+    onSkip?: (skipped: SkippedModel) => void;
+  } = {},
 ): Promise<ResolvedModel | undefined> {
   if (options.modelPath)
     return { path: await mustExist(options.modelPath, '--model-path'), source: 'flag' };
@@ -53,10 +58,25 @@ export async function resolveChatModel(
   ] as const) {
     if (!dir) continue;
     const files = (await ggufFiles(dir)).filter((f) => !embeddingFiles.has(f));
-    const pick = preferred.find((f) => files.includes(f)) ?? files[0];
-    if (pick) return { path: path.join(dir, pick), source };
+    const ordered = [
+      ...preferred.filter((f) => files.includes(f)),
+      ...files.filter((f) => !preferred.includes(f)),
+    ];
+    // A file that fails the bounded header check is passed over, so one hostile or broken
+    // file in the folder neither hangs the scan nor hides the good models beside it.
+    for (const pick of ordered) {
+      const file = path.join(dir, pick);
+      const problem = await modelFileProblem(file);
+      if (!problem) return { path: file, source };
+      options.onSkip?.({ path: file, problem });
+    }
   }
   return undefined;
+}
+
+export interface SkippedModel {
+  path: string;
+  problem: string;
 }
 
 /** What to tell someone who has no model anywhere. */
@@ -75,6 +95,8 @@ export interface InstalledModel {
   path: string;
   bytes: number;
   entry?: CatalogEntry;
+  /** Why the file cannot be used (its header failed the check); undefined when it is sound. */
+  problem?: string;
 }
 
 export async function listInstalled(
@@ -89,6 +111,7 @@ export async function listInstalled(
       path: file,
       bytes: (await stat(file)).size,
       entry: catalog.models.find((m) => m.fileName === fileName),
+      problem: await modelFileProblem(file),
     });
   }
   return out;
@@ -294,12 +317,15 @@ export async function sha256File(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
+/** The regular files (or links to one) named *.gguf: a FIFO or device would block a read. */
 async function ggufFiles(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir)).filter((f) => f.toLowerCase().endsWith('.gguf')).sort();
-  } catch {
-    return [];
+  const names = await readdir(dir).catch(() => []);
+  const files: string[] = [];
+  for (const name of names.filter((f) => f.toLowerCase().endsWith('.gguf')).sort()) {
+    const info = await stat(path.join(dir, name)).catch(() => undefined);
+    if (info?.isFile()) files.push(name);
   }
+  return files;
 }
 
 async function mustExist(file: string, from: string): Promise<string> {

@@ -26,6 +26,7 @@ const ERROR_CODES: Record<LocalErrorCode, ModelErrorCode> = {
   invalid_model: 'invalid_request',
   truncated_model: 'invalid_request',
   insufficient_memory: 'rejected',
+  load_timeout: 'timeout',
   invalid_request: 'invalid_request',
   generation_failed: 'server_error',
   checksum_mismatch: 'invalid_request',

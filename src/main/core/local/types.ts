@@ -51,6 +51,16 @@ export interface GenerateRequest {
   signal?: AbortSignal;
 }
 
+/** Raw text continuation: the prompt goes to the model as is, without a chat template. */
+export interface CompleteRequest {
+  prompt: string;
+  sampling?: SamplingOptions;
+  maxTokens?: number;
+  stop?: string[];
+  onText?: (delta: string) => void;
+  signal?: AbortSignal;
+}
+
 export type LocalStopReason = 'end' | 'max_tokens' | 'stop_sequence' | 'tool_calls' | 'cancelled';
 
 export interface LocalUsage {

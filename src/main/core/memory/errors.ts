@@ -5,6 +5,8 @@ export type MemoryErrorCode =
   | 'unreadable'
   | 'corrupt_database'
   | 'bad_input'
+  /** Refused by the workspace guard: a link, a hard link, a path outside its folder. */
+  | 'refused'
   | 'embedding_failed';
 
 /** A memory operation that refused its input or found the store damaged; nothing was changed. */

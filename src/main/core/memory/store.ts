@@ -5,10 +5,12 @@
  * rebuilt. Inputs are checked before anything is written, so a refused file changes nothing.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../storage/database.js';
 import { migrate } from '../storage/migrations.js';
+import { ConfinementError, readInside } from '../workspace-fs/index.js';
 import {
   type Chunk,
   type ChunkOptions,
@@ -16,7 +18,7 @@ import {
   clip,
   DEFAULT_MAX_CHUNK_CHARS,
 } from './chunker.js';
-import { MemoryError } from './errors.js';
+import { MemoryError, type MemoryErrorCode } from './errors.js';
 import { FactStore } from './facts.js';
 import { MEMORY_MIGRATIONS } from './schema.js';
 import { type Embedder, VectorIndex } from './vectors.js';
@@ -104,17 +106,23 @@ export class MemoryStore {
     return this.options.embedder?.id;
   }
 
-  /** Indexes one file, unless its content hash says it is already indexed as it is. */
-  async indexFile(file: string): Promise<IndexOutcome> {
-    const source = path.resolve(file);
-    const text = await readIndexable(source, this.maxFileBytes);
+  /**
+   * Indexes one file, unless its content hash says it is already indexed as it is. The file is
+   * read through the workspace guard under `root` (default: its own folder): a link, or a hard
+   * link that may alias a file elsewhere, is refused. It is remembered by its real path.
+   */
+  async indexFile(file: string, root = path.dirname(path.resolve(file))): Promise<IndexOutcome> {
+    const { text, mtime, source } = await readIndexable(
+      root,
+      path.resolve(file),
+      this.maxFileBytes,
+    );
     const hash = sha256(text);
     const known = this.documentBySource(source);
     if (known && known.content_hash === hash) {
       return { source, status: 'unchanged', chunks: this.chunkCount(known.id) };
     }
-    const info = await stat(source);
-    return this.store(source, 'file', text, hash, info.mtime.toISOString());
+    return this.store(source, 'file', text, hash, mtime.toISOString());
   }
 
   /** Indexes a file, or every .md/.markdown/.txt file under a folder; a bad file stops nothing. */
@@ -126,10 +134,12 @@ export class MemoryStore {
     const info = await stat(target).catch((error: unknown) => {
       throw new MemoryError('not_found', `${target} does not exist`, { cause: error });
     });
-    const files = info.isDirectory() ? await textFilesUnder(target) : [target];
+    const root = info.isDirectory() ? path.resolve(target) : undefined;
+    const files = root ? await textFilesUnder(root) : [target];
     for (const file of files) {
       try {
-        outcomes.push(await this.indexFile(file));
+        // Files found in a folder stay inside it: a link out of it is refused, not followed.
+        outcomes.push(await this.indexFile(file, root));
       } catch (error) {
         if (!(error instanceof MemoryError)) throw error;
         errors.push({ source: path.resolve(file), error });
@@ -164,6 +174,13 @@ export class MemoryStore {
     const errors: Array<{ source: string; error: MemoryError }> = [];
     for (const { source } of files) {
       try {
+        // Stored by real path: a folder on the way that became a link now leads elsewhere.
+        const folder = path.dirname(source);
+        if ((await realpath(folder).catch(() => folder)) !== folder)
+          throw new MemoryError(
+            'refused',
+            `${source}: its folder now leads elsewhere through a link; not re-read`,
+          );
         outcomes.push(await this.indexFile(source));
       } catch (error) {
         if (!(error instanceof MemoryError)) throw error;
@@ -198,7 +215,11 @@ export class MemoryStore {
   /** Removes a document or note and its chunks; returns how many documents went. */
   forget(source: string): number {
     const resolved = source.startsWith('note:') ? source : path.resolve(source);
-    const doc = this.documentBySource(resolved) ?? this.documentBySource(source);
+    const real = source.startsWith('note:') ? source : realOrSelf(resolved);
+    const doc =
+      this.documentBySource(resolved) ??
+      this.documentBySource(real) ??
+      this.documentBySource(source);
     if (!doc) return 0;
     this.db.transaction(() => this.deleteDocument(doc.id))();
     return 1;
@@ -506,31 +527,48 @@ export function ftsQuery(
   return kept.length ? kept.map((w) => `"${w}"`).join(' OR ') : undefined;
 }
 
-/** Reads a text file, refusing what memory cannot use before reading all of it. */
-export async function readIndexable(file: string, maxBytes: number): Promise<string> {
-  const info = await stat(file).catch((error: unknown) => {
-    throw new MemoryError('not_found', `${file} does not exist`, { cause: error });
-  });
-  if (!info.isFile()) throw new MemoryError('bad_input', `${file} is not a file`);
-  if (info.size > maxBytes) {
+/**
+ * Reads a text file under `root` through the workspace guard, refusing what memory cannot use
+ * before reading all of it.
+ */
+export async function readIndexable(
+  root: string,
+  file: string,
+  maxBytes: number,
+): Promise<{ text: string; mtime: Date; source: string }> {
+  const size = (await lstat(file).catch(() => undefined))?.size ?? 0;
+  if (size > maxBytes)
     throw new MemoryError(
       'too_large',
-      `${file} is ${info.size} bytes; memory indexes files up to ${maxBytes} bytes`,
+      `${file} is ${size} bytes; memory indexes files up to ${maxBytes} bytes`,
     );
-  }
-  const bytes = await readFile(file).catch((error: unknown) => {
-    throw new MemoryError('unreadable', `cannot read ${file}: ${(error as Error).message}`, {
-      cause: error,
-    });
-  });
-  if (bytes.includes(0))
+  const read = await readInside(root, path.relative(root, file), { maxBytes }).catch(
+    (error: unknown) => {
+      if (!(error instanceof ConfinementError)) throw error;
+      throw new MemoryError(MEMORY_CODES[error.code] ?? 'refused', `${file}: ${error.message}`, {
+        cause: error,
+      });
+    },
+  );
+  if (read.bytes.includes(0))
     throw new MemoryError('binary', `${file} is a binary file (it has NUL bytes)`);
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return {
+      text: new TextDecoder('utf-8', { fatal: true }).decode(read.bytes),
+      mtime: read.stats.mtime,
+      source: read.file,
+    };
   } catch {
     throw new MemoryError('binary', `${file} is not UTF-8 text`);
   }
 }
+
+const MEMORY_CODES: Partial<Record<ConfinementError['code'], MemoryErrorCode>> = {
+  not_found: 'not_found',
+  too_large: 'too_large',
+  not_file: 'bad_input',
+  io: 'unreadable',
+};
 
 async function textFilesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
@@ -545,6 +583,14 @@ async function textFilesUnder(dir: string): Promise<string[]> {
           .some((p) => p.startsWith('.')),
     )
     .sort();
+}
+
+function realOrSelf(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
 }
 
 function sha256(text: string): string {

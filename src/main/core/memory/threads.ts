@@ -3,8 +3,9 @@
  * local day, and `threads/weekly/YYYY-Www.md` (ISO week). The agent appends notes to today's
  * daily thread; the context builder reads the last few days and the current week.
  */
-import { appendFile, mkdir, readFile, stat } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { appendInside, readTextInside } from '../workspace-fs/index.js';
 
 export const DAILY_DIR = path.join('threads', 'daily');
 export const WEEKLY_DIR = path.join('threads', 'weekly');
@@ -33,17 +34,17 @@ export function weeklyThreadPath(workspace: string, at: Date): string {
   return path.join(workspace, WEEKLY_DIR, `${isoWeek(at)}.md`);
 }
 
-/** Appends a timestamped section to today's daily thread (created with a title if new). */
+/**
+ * Appends a timestamped section to today's daily thread (created with a title if new), through
+ * the workspace guard: a thread (or a folder on its way) that is a link is refused, not followed.
+ */
 export async function appendDailyNote(workspace: string, text: string, at: Date): Promise<string> {
-  const file = dailyThreadPath(workspace, at);
-  await mkdir(path.dirname(file), { recursive: true });
-  const exists = await stat(file).then(
-    () => true,
-    () => false,
-  );
+  await mkdir(workspace, { recursive: true });
   const time = `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`;
-  const head = exists ? '' : `# ${localDate(at)}\n`;
-  await appendFile(file, `${head}\n## ${time}\n${text.trim()}\n`);
+  const file = dailyThreadPath(workspace, at);
+  await appendInside(workspace, path.relative(workspace, file), `\n## ${time}\n${text.trim()}\n`, {
+    head: `# ${localDate(at)}\n`,
+  });
   return file;
 }
 
@@ -53,25 +54,34 @@ export interface ThreadFile {
   text: string;
 }
 
+/** Context files are read whole: a larger one is refused rather than read. */
+export const MAX_CONTEXT_FILE_BYTES = 1024 * 1024;
+
+/** A workspace file that exists but was not read, and why (a link, too large, ...). */
+export interface RefusedFile {
+  name: string;
+  reason: string;
+}
+
 /** The daily threads of the last `days` days (today first) that exist, and this week's thread. */
 export async function readRecentThreads(
   workspace: string,
   at: Date,
   days: number,
-): Promise<{ daily: ThreadFile[]; weekly?: ThreadFile }> {
+): Promise<{ daily: ThreadFile[]; weekly?: ThreadFile; refused: RefusedFile[] }> {
   const daily: ThreadFile[] = [];
+  const refused: RefusedFile[] = [];
+  const read = async (file: string): Promise<ThreadFile | undefined> => {
+    const name = path.relative(workspace, file);
+    const outcome = await readTextInside(workspace, name, MAX_CONTEXT_FILE_BYTES);
+    if (outcome && 'refused' in outcome) refused.push({ name, reason: outcome.refused });
+    return outcome && 'text' in outcome ? { name, text: outcome.text } : undefined;
+  };
   for (let back = 0; back < days; back++) {
     const day = new Date(at.getFullYear(), at.getMonth(), at.getDate() - back, 12);
-    const file = dailyThreadPath(workspace, day);
-    const text = await readFile(file, 'utf8').catch(() => undefined);
-    if (text !== undefined) daily.push({ name: path.relative(workspace, file), text });
+    const thread = await read(dailyThreadPath(workspace, day));
+    if (thread) daily.push(thread);
   }
-  const weeklyFile = weeklyThreadPath(workspace, at);
-  const weeklyText = await readFile(weeklyFile, 'utf8').catch(() => undefined);
-  return {
-    daily,
-    ...(weeklyText !== undefined
-      ? { weekly: { name: path.relative(workspace, weeklyFile), text: weeklyText } }
-      : {}),
-  };
+  const weekly = await read(weeklyThreadPath(workspace, at));
+  return { daily, ...(weekly ? { weekly } : {}), refused };
 }

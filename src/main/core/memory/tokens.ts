@@ -3,6 +3,8 @@
  * weights, a few MB of memory), so the context builder measures sections in the units the
  * model's window is counted in.
  */
+import { NATIVE_LOAD_DEADLINE_MS, withDeadline } from '../local/deadline.js';
+import { inspectModelFile } from '../local/gguf-check.js';
 import { loadRuntime } from '../local/runtime.js';
 
 export interface TokenCounter {
@@ -11,9 +13,16 @@ export interface TokenCounter {
 }
 
 export async function localTokenCounter(modelPath: string): Promise<TokenCounter> {
+  // The bounded header check first: node-llama-cpp's own parser trusts the file's counts.
+  await inspectModelFile(modelPath);
   const runtime = await loadRuntime({ gpu: false });
   try {
-    const model = await runtime.llama.loadModel({ modelPath, vocabOnly: true });
+    const model = await withDeadline(
+      runtime.llama.loadModel({ modelPath, vocabOnly: true }),
+      NATIVE_LOAD_DEADLINE_MS,
+      `Loading the vocabulary of ${modelPath}`,
+      (late) => late.dispose(),
+    );
     return {
       count: (text) => model.tokenize(text).length,
       dispose: async () => {

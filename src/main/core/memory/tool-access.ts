@@ -20,7 +20,7 @@ export function memoryToolAccess(
     search: (query, limit) => store.search(query, { limit }),
     note: async (workspace, text) => {
       const file = await appendDailyNote(workspace, text, now());
-      await store.indexFile(file);
+      await store.indexFile(file, workspace);
       return file;
     },
   };

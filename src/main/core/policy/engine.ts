@@ -7,12 +7,16 @@
  * - autonomous: the rules alone decide.
  * - Unsafe tools ask every time, whatever the level; Guarded ones can be approved once for the
  *   rest of a session ("approve for session").
+ * - Pincer's guard rules (guards.ts: writes to SOUL.md/USER.md) ask every time, whatever the
+ *   level and the manifest's rules, unless a manifest rule denies the call outright.
  */
+import path from 'node:path';
 import type { ToolCall } from '../../../shared/messages.js';
 import type { EffectivePolicyRule } from '../ckp/resolved.js';
 import type { PolicyContext, PolicyDecision, PolicyHook } from '../runtime/hooks.js';
 import type { CapabilityGrant } from '../runtime/terms.js';
 import type { ApprovalBroker } from './broker.js';
+import { guardFor } from './guards.js';
 import { firstMatch, type RuleContext, type ToolFacts } from './rules.js';
 
 export type Autonomy = 'observer' | 'supervised' | 'autonomous';
@@ -26,6 +30,8 @@ export interface PolicyEngineOptions {
   /** Where session-wide approvals are remembered. */
   broker?: ApprovalBroker;
   toolCallsPerMinute?: number;
+  /** Rules applied on top of the manifest's, stricter only (default GUARD_RULES). */
+  guards?: readonly EffectivePolicyRule[];
   now?: () => number;
 }
 
@@ -55,6 +61,9 @@ export class PolicyEngine implements PolicyHook {
     const ruleId = `${rule.policy}/${rule.id}`;
     if (rule.action === 'deny')
       return { action: 'deny', reason: rule.reason ?? `rule ${rule.id}`, rule: ruleId };
+    const guard = context.readOnly
+      ? undefined
+      : await guardFor(facts, match.paths, options.context, options.guards);
 
     const grant: CapabilityGrant = {
       scope: 'step',
@@ -65,22 +74,29 @@ export class PolicyEngine implements PolicyHook {
       expiresWith: context.runId,
     };
     const sessionApprovable = facts.tier !== 'unsafe';
-    const ask = (reason: string): PolicyDecision => {
-      if (sessionApprovable && options.broker?.isApprovedForSession(context.sessionId, call.name)) {
+    // Where a call writes though its arguments do not say so (memory/note): named in the question.
+    const where = facts.writes?.length
+      ? ` (writes ${match.paths.map((p) => path.relative(options.context.workspace, p)).join(', ')})`
+      : '';
+    const ask = (why: string, guarded = false): PolicyDecision => {
+      const reason = `${why}${where}`;
+      const session = sessionApprovable && !guarded;
+      if (session && options.broker?.isApprovedForSession(context.sessionId, call.name)) {
         return { action: 'allow', rule: ruleId, reason: 'approved for this session', grant };
       }
       return {
         action: 'ask',
         reason,
-        rule: ruleId,
+        rule: guarded && guard ? `${guard.policy}/${guard.id}` : ruleId,
         grant,
-        sessionApprovable,
+        sessionApprovable: session,
         timeoutMs: rule.approval?.timeout_seconds
           ? rule.approval.timeout_seconds * 1000
           : undefined,
         defaultIfTimeout: rule.approval?.default_if_timeout ?? 'deny',
       };
     };
+    if (guard) return ask(guard.reason ?? `rule ${guard.id} requires approval`, true);
     if (rule.action === 'require-approval')
       return ask(rule.reason ?? `rule ${rule.id} requires approval`);
     if (facts.tier === 'unsafe') return ask(`${call.name} is an Unsafe tool: it asks every time`);

@@ -8,6 +8,7 @@
  */
 import path from 'node:path';
 import type { EffectivePolicyRule } from '../ckp/resolved.js';
+import { localDate } from '../memory/threads.js';
 import { type CommandCall, commandCallOf, commandMatches } from './command-match.js';
 
 export interface ToolFacts {
@@ -17,12 +18,16 @@ export interface ToolFacts {
   annotations?: Record<string, unknown>;
   tier: 'safe' | 'guarded' | 'unsafe';
   labels?: string[];
+  /** Files the tool writes whatever its arguments (see ToolSpec.writes). */
+  writes?: readonly string[];
 }
 
 export interface RuleContext {
   /** `${workspace}` and relative paths resolve against it. */
   workspace: string;
   home: string;
+  /** The clock behind `${today}` in declared writes. */
+  now?: () => Date;
 }
 
 export type RuleAction = EffectivePolicyRule['action'];
@@ -45,8 +50,11 @@ export function firstMatch(
   context: RuleContext,
 ): RuleMatch | undefined {
   const command = commandCallOf(args);
+  const today = localDate((context.now ?? (() => new Date()))());
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the placeholder of declared writes
+  const declared = (tool.writes ?? []).map((p) => p.replaceAll('${today}', today));
   const touched = {
-    paths: valuesOf(args, PATH_KEYS).map((p) => resolvePath(p, context)),
+    paths: [...valuesOf(args, PATH_KEYS), ...declared].map((p) => resolvePath(p, context)),
     hosts: valuesOf(args, URL_KEYS).flatMap((u) => hostOf(u)),
     command,
   };

@@ -1,6 +1,6 @@
 /**
  * One typed event stream per run. Every event carries the ids that tie it to its trace, task,
- * run and step, so the CLI (`--json`), the UI, the audit log and telemetry all read the same
+ * session, run and step, so the CLI (`--json`), the UI, the audit log and telemetry all read the same
  * record. Field names are snake_case: the stream is a wire format (JSON lines, IPC).
  */
 import type { ToolCall, Usage } from '../../../shared/messages.js';
@@ -16,7 +16,7 @@ import type {
 } from './terms.js';
 
 export type RunEventBody =
-  | { type: 'run.started'; session_id: SessionId; goal: string; resumed: boolean }
+  | { type: 'run.started'; goal: string; resumed: boolean }
   | { type: 'state.changed'; from: RunState; to: RunState; transition: RunTransition }
   | { type: 'model.delta'; kind: 'text' | 'reasoning'; text: string }
   | {
@@ -49,6 +49,8 @@ export type RunEventBody =
       /** ok, error (the tool failed), denied (policy or approval refused; it never ran). */
       status: 'ok' | 'error' | 'denied';
       duration_ms: number;
+      /** What the tool returned, screened: what the model and every surface see. */
+      output: string;
       /** Set when the result came from an earlier process (resume), not a new execution. */
       replayed?: boolean;
     }
@@ -64,6 +66,8 @@ export type RunEventBody =
 export type RunEvent = RunEventBody & {
   trace_id: TraceId;
   task_id: TaskId;
+  /** Every event names its session and run: no consumer has to look either up. */
+  session_id: SessionId;
   run_id: RunId;
   step_id?: StepId;
   /** 1, 2, 3 ... per run. */

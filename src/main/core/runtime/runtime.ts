@@ -278,7 +278,6 @@ class RunLoop {
     try {
       this.emit({
         type: 'run.started',
-        session_id: this.run.sessionId,
         goal: this.run.goal,
         resumed,
       });
@@ -630,6 +629,7 @@ class RunLoop {
       is_error: outcome.isError === true,
       duration_ms: Math.round(durationMs),
       status: status === 'denied' ? 'denied' : outcome.isError ? 'error' : 'ok',
+      output: outcome.content,
       ...(replayed ? { replayed } : {}),
     });
     return outcome;
@@ -826,6 +826,7 @@ class RunLoop {
       ...body,
       trace_id: this.run.traceId,
       task_id: this.run.taskId,
+      session_id: this.run.sessionId,
       run_id: this.run.id,
       ...(this.stepId ? { step_id: this.stepId } : {}),
       seq: ++this.seq,

@@ -8,9 +8,11 @@ import { execFile } from 'node:child_process';
 import { constants as fsConstants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { bwrapArgs, type ConfinementPlan } from './bwrap.js';
 import { findPidsCgroupRoot, sweepStaleCgroups } from './cgroup.js';
 import { SANDBOX_DENIED, SandboxError } from './errors.js';
 import type { SandboxLevel } from './settings.js';
+import { systemView } from './system-view.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -48,22 +50,19 @@ async function works(file: string, args: string[]): Promise<string | undefined> 
   }
 }
 
+/** The probe is the tools' own command line with no grant: an empty view that runs `true`. */
 export function bwrapProbeArgs(asRoot: boolean): string[] {
-  return [
-    '--ro-bind',
-    '/',
-    '/',
-    '--dev',
-    '/dev',
-    '--proc',
-    '/proc',
-    '--unshare-net',
-    '--unshare-pid',
-    '--die-with-parent',
-    ...(asRoot ? ['--cap-drop', 'ALL'] : ['--unshare-user']),
-    '--',
-    'true',
-  ];
+  const plan: ConfinementPlan = {
+    system: systemView('linux'),
+    workspace: '/tmp',
+    workspaceMode: 'hidden',
+    mounts: [],
+    denied: [],
+    network: false,
+    cwd: '/tmp',
+    asRoot,
+  };
+  return [...bwrapArgs(plan), '--', 'true'];
 }
 
 export async function detectBackend(options: DetectOptions = {}): Promise<BackendInfo> {
@@ -90,7 +89,7 @@ export async function detectBackend(options: DetectOptions = {}): Promise<Backen
         );
       return {
         kind: 'bwrap',
-        reason: `bubblewrap works (read-only root, private /tmp, PID and network namespaces${asRoot ? ', capabilities dropped' : ', user namespace'})`,
+        reason: `bubblewrap works (read-only system view, private /tmp, PID and network namespaces${asRoot ? ', capabilities dropped' : ', user namespace'})`,
         warnings,
         asRoot,
         limiter,

@@ -1,7 +1,7 @@
 /**
  * Turns "run this argv, confined" into the real command line for the active backend:
- * [pids cgroup shell] -> bwrap | sandbox-exec -> prlimit | ulimit -> the program. The denied
- * paths are resolved once (real paths; missing ones need no mask).
+ * [pids cgroup shell] -> bwrap | sandbox-exec -> prlimit | ulimit -> the program. The system
+ * view and the denied paths are resolved once (real paths; missing ones need no mask).
  */
 import { realpathSync, statSync } from 'node:fs';
 import type { BackendInfo } from './backend.js';
@@ -10,6 +10,7 @@ import { createPidsCgroup } from './cgroup.js';
 import { type LimitOptions, prlimitArgs, ulimitScript } from './limits.js';
 import { seatbeltProfile } from './seatbelt.js';
 import type { Mount, ResourceLimits, SandboxSettings } from './settings.js';
+import { systemView, type ViewEntry } from './system-view.js';
 
 export interface LaunchSpec {
   argv: readonly string[];
@@ -17,7 +18,7 @@ export interface LaunchSpec {
   network: boolean;
   limits: ResourceLimits;
   worker?: boolean;
-  /** Files the process must see read-only besides the grants (a worker's tool modules). */
+  /** Real paths the process must see read-only besides the grants (a worker's installation). */
   readOnly?: readonly string[];
 }
 
@@ -55,12 +56,14 @@ export class Launcher {
   private readonly denied: DeniedEntry[];
   private readonly mounts: Mount[];
   private readonly workspace: string;
+  private readonly system: ViewEntry[];
 
   constructor(
     readonly backend: BackendInfo,
     readonly settings: SandboxSettings,
   ) {
     this.workspace = realpathSync(settings.workspace);
+    this.system = backend.kind === 'process' ? [] : systemView();
     this.denied = existingDenied(settings.filesystem.denied).filter(
       // The workspace itself is never masked; a denied folder around it is (data dir).
       (entry) => entry.path !== this.workspace,
@@ -71,6 +74,7 @@ export class Launcher {
   plan(cwd: string, network: boolean, readOnly: readonly string[] = []): ConfinementPlan {
     const mode = this.settings.filesystem.mode;
     return {
+      system: this.system,
       workspace: this.workspace,
       workspaceMode: mode === 'read-only' ? 'ro' : mode === 'deny' ? 'hidden' : 'rw',
       writableRoot: mode === 'full',

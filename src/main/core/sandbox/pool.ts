@@ -17,6 +17,7 @@ import { minimalEnvironment } from './environment.js';
 import { TOOL_TIMEOUT } from './errors.js';
 import type { Launch, Launcher } from './launcher.js';
 import { type FromWorker, runsOnHost, type ToWorker, type WireContext } from './protocol.js';
+import { installationView } from './system-view.js';
 
 export interface WorkerEntry {
   /** The worker script. */
@@ -61,18 +62,6 @@ export function needsNetwork(tool: Tool): boolean {
 
 const MAX_FAILED_STARTS = 3;
 
-/**
- * The installation a worker script belongs to: the nearest folder holding node_modules (the
- * worker imports its tools and their packages from there), else the script's own folder. It is
- * bound read-only: an installation under /tmp would otherwise vanish behind the private /tmp.
- */
-export function installationOf(file: string): string {
-  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'node_modules'))) return dir;
-    if (path.dirname(dir) === dir) return path.dirname(file);
-  }
-}
-
 interface Pending {
   resolve(output: ToolOutput): void;
 }
@@ -93,6 +82,7 @@ class Worker {
     launcher: Launcher,
     entry: WorkerEntry,
     modules: readonly string[],
+    readOnly: readonly string[],
     readonly online: boolean,
     startTimeoutMs: number,
     onExit: (worker: Worker) => void,
@@ -108,7 +98,7 @@ class Worker {
       ],
       cwd: settings.workspace,
       network: online,
-      readOnly: [installationOf(entry.file), ...modules],
+      readOnly,
       // A worker lives across calls: CPU time is bounded per call by the deadline instead.
       limits: { ...settings.limits, cpuSeconds: Number.POSITIVE_INFINITY },
       worker: true,
@@ -215,6 +205,8 @@ export class WorkerPool {
   private failedStarts = 0;
   private readonly entry: WorkerEntry;
   private readonly modules: readonly string[];
+  /** What a worker must see besides the workspace: its installation and the tool modules. */
+  private readonly readOnly: readonly string[];
   private readonly names = new Set<string>();
   private nextId = 1;
   private closed = false;
@@ -222,6 +214,7 @@ export class WorkerPool {
   constructor(private readonly options: WorkerPoolOptions) {
     this.entry = options.entry ?? defaultWorkerEntry();
     this.modules = options.modules ?? [];
+    this.readOnly = [...installationView(this.entry.file), ...this.modules];
     for (const tool of BUILTIN_TOOLS) if (!runsOnHost(tool)) this.names.add(tool.name);
     for (let i = 0; i < (options.size ?? 2); i++) this.start(false);
     for (let i = 0; i < (options.onlineSize ?? 1); i++) this.start(true);
@@ -314,6 +307,7 @@ export class WorkerPool {
       this.options.launcher,
       this.entry,
       this.modules,
+      this.readOnly,
       online,
       this.options.startTimeoutMs ?? 20_000,
       (gone) => this.replace(gone),

@@ -1,11 +1,13 @@
 /**
- * A macOS Seatbelt profile (sandbox-exec -p) with the same shape as the bwrap plan: reads
- * allowed except denied paths, writes only to the workspace, granted rw paths and temp, network
- * only when granted. Type-checked here; it needs a Mac to run.
+ * A macOS Seatbelt profile (sandbox-exec -p) with the same shape as the bwrap plan: reads only
+ * of the system view, temp, the workspace and the grants (the home and the data dir are not in
+ * it), writes only to the workspace, granted rw paths and temp, denied paths refused, network
+ * only when granted. Unit-tested here; it needs a Mac to run.
  */
 import type { ConfinementPlan } from './bwrap.js';
 
 const quote = (value: string) => JSON.stringify(value);
+const depth = (target: string) => target.split('/').filter(Boolean).length;
 
 export function seatbeltProfile(plan: ConfinementPlan): string {
   const lines = [
@@ -13,23 +15,43 @@ export function seatbeltProfile(plan: ConfinementPlan): string {
     '(deny default)',
     '(allow process-exec process-fork)',
     '(allow signal (target same-sandbox))',
+    // Metadata (stat, realpath of a path's parents) everywhere; contents only where listed.
     '(allow sysctl-read mach-lookup ipc-posix-shm file-read-metadata)',
-    '(allow file-read*)',
-    '(allow file-write* (subpath "/private/tmp") (subpath "/private/var/folders") (literal "/dev/null") (literal "/dev/tty"))',
+    '(allow file-read* file-write* (literal "/dev/null") (literal "/dev/tty"))',
+    '(allow file-read* file-write* (subpath "/private/tmp") (subpath "/private/var/folders"))',
   ];
-  if (plan.writableRoot) lines.push('(allow file-write*)');
-  if (plan.workspaceMode === 'rw')
-    lines.push(`(allow file-write* (subpath ${quote(plan.workspace)}))`);
-  if (plan.workspaceMode === 'hidden')
-    lines.push(`(deny file-read* (subpath ${quote(plan.workspace)}))`);
-  for (const mount of plan.mounts) {
-    if (mount.mode === 'rw') lines.push(`(allow file-write* (subpath ${quote(mount.path)}))`);
+  if (plan.writableRoot) lines.push('(allow file-read* file-write*)');
+  else {
+    lines.push('(allow file-read* (literal "/"))');
+    for (const entry of plan.system) {
+      const filter = entry.link !== undefined ? 'literal' : 'subpath';
+      lines.push(`(allow file-read* (${filter} ${quote(entry.path)}))`);
+    }
   }
-  // Later rules win in SBPL: the denials come last so no grant reopens them.
-  for (const entry of plan.denied) {
-    const filter = entry.kind === 'dir' ? 'subpath' : 'literal';
-    lines.push(`(deny file-read* file-write* (${filter} ${quote(entry.path)}))`);
-  }
+  // SBPL applies the last matching rule, so rules go outer path first: a denial inside a grant
+  // wins over it, and a grant inside a denied folder (the workspace inside the data dir) wins
+  // over the denial. A denial equal to a grant loses, as it does for the file tools.
+  const grants = [
+    ...(plan.workspaceMode === 'hidden'
+      ? []
+      : [{ path: plan.workspace, mode: plan.workspaceMode }]),
+    ...plan.mounts,
+  ];
+  const granted = new Set(grants.map((grant) => grant.path));
+  const rules = [
+    ...grants.map((grant) => ({
+      path: grant.path,
+      text: `(allow ${grant.mode === 'rw' ? 'file-read* file-write*' : 'file-read*'} (subpath ${quote(grant.path)}))`,
+    })),
+    ...plan.denied
+      .filter((entry) => !granted.has(entry.path))
+      .map((entry) => ({
+        path: entry.path,
+        text: `(deny file-read* file-write* (${entry.kind === 'dir' ? 'subpath' : 'literal'} ${quote(entry.path)}))`,
+      })),
+  ];
+  rules.sort((a, b) => depth(a.path) - depth(b.path));
+  lines.push(...rules.map((rule) => rule.text));
   if (plan.network) lines.push('(allow network*)');
   return lines.join('\n');
 }

@@ -59,14 +59,35 @@ export const DEFAULT_LIMITS: ResourceLimits = {
   maxOutputBytes: 1024 * 1024,
 };
 
-/** Always denied: keys, keychains and the password database. Pincer's data dir is added per run. */
+/**
+ * Always denied: keys, keychains, registry and database credentials, shell histories and the
+ * password database; Pincer's data dir is added per run. Defence in depth: commands and workers
+ * do not see the home at all unless a grant mounts it (the allowlist view, system-view.ts), and
+ * then these stay masked inside it.
+ */
 export function defaultDeniedPaths(home = os.homedir()): string[] {
   return [
-    ...['.ssh', '.gnupg', '.aws', '.azure', '.kube', '.docker', '.netrc', '.git-credentials'].map(
-      (name) => path.join(home, name),
-    ),
-    path.join(home, '.local/share/keyrings'),
-    path.join(home, 'Library/Keychains'),
+    ...[
+      '.ssh',
+      '.gnupg',
+      '.aws',
+      '.azure',
+      '.kube',
+      '.docker',
+      '.netrc',
+      '.git-credentials',
+      '.npmrc',
+      '.pypirc',
+      '.pgpass',
+      '.claude',
+      '.bash_history',
+      '.zsh_history',
+      '.password-store',
+      '.config/gh',
+      '.config/gcloud',
+      '.local/share/keyrings',
+      'Library/Keychains',
+    ].map((name) => path.join(home, name)),
     '/etc/shadow',
     '/etc/gshadow',
     '/etc/sudoers',

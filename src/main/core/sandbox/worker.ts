@@ -5,7 +5,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
-import type { Tool } from '../tools/types.js';
+import { isToolError, type Tool } from '../tools/types.js';
 import { type FromWorker, runsOnHost, type ToWorker } from './protocol.js';
 
 function isTool(value: unknown): value is Tool {
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
             type: 'failed',
             id: message.id,
             message: error instanceof Error ? error.message : String(error),
-            toolError: error instanceof Error && error.name === 'ToolError',
+            toolError: isToolError(error),
           }),
       )
       .finally(() => running.delete(message.id));

@@ -1,4 +1,11 @@
-export type SkillErrorCode = 'malformed' | 'duplicate' | 'not_found' | 'too_large' | 'unreadable';
+export type SkillErrorCode =
+  | 'malformed'
+  | 'duplicate'
+  | 'not_found'
+  | 'too_large'
+  | 'unreadable'
+  /** Refused by the workspace guard: a link or hard link that may lead outside its folder. */
+  | 'refused';
 
 /** A skill file or registry operation refused; the registry is unchanged. */
 export class SkillError extends Error {

@@ -5,11 +5,12 @@
  * by keyword overlap (seed 002) fused with embedding similarity when an embedder is configured.
  */
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Embedder } from '../memory/vectors.js';
 import type { Db } from '../storage/database.js';
 import { type Migration, migrate } from '../storage/migrations.js';
+import { ConfinementError, readInside } from '../workspace-fs/index.js';
 import { SkillError } from './errors.js';
 import { parseSkill, type SkillDoc, type SkillPermissions } from './parse.js';
 
@@ -106,8 +107,9 @@ export class SkillRegistry {
     target: string,
     options: { trust?: TrustLevel; replace?: boolean } = {},
   ): Promise<{ skill: Skill; status: 'added' | 'updated' | 'unchanged' }> {
-    const file = await skillFile(target);
-    const text = await readSkillText(file);
+    const where = await skillFile(target);
+    const file = where.file;
+    const text = await readSkillText(where);
     const doc = parseSkill(file, text);
     const hash = createHash('sha256').update(text).digest('hex');
     const existing = this.row(doc.name);
@@ -358,37 +360,40 @@ function toSkill(row: SkillRow): Skill {
   };
 }
 
-/** A folder means its SKILL.md. */
-async function skillFile(target: string): Promise<string> {
+/**
+ * A folder (the one named, links to it followed) means its SKILL.md, read inside that folder; a
+ * file is read inside its own folder. Either way through the workspace guard: a skill file that
+ * is a link (or a hard link) to a file elsewhere, planted by a cloned or unpacked skill, is
+ * refused rather than read.
+ */
+async function skillFile(target: string): Promise<{ root: string; name: string; file: string }> {
   const resolved = path.resolve(target);
   const info = await stat(resolved).catch((error: unknown) => {
     throw new SkillError('not_found', `${target} does not exist`, { cause: error });
   });
-  if (!info.isDirectory()) return resolved;
-  const inside = path.join(resolved, 'SKILL.md');
-  await stat(inside).catch((error: unknown) => {
-    throw new SkillError('not_found', `${target} has no SKILL.md`, { cause: error });
-  });
-  return inside;
+  const [root, name] = info.isDirectory()
+    ? [resolved, 'SKILL.md']
+    : [path.dirname(resolved), path.basename(resolved)];
+  return { root, name, file: path.join(root, name) };
 }
 
-async function readSkillText(file: string): Promise<string> {
-  const info = await stat(file);
-  if (info.size > MAX_SKILL_BYTES) {
-    throw new SkillError(
-      'too_large',
-      `${file} is ${info.size} bytes; a skill is at most ${MAX_SKILL_BYTES}`,
-    );
-  }
-  const bytes = await readFile(file).catch((error: unknown) => {
-    throw new SkillError('unreadable', `cannot read ${file}: ${(error as Error).message}`, {
-      cause: error,
-    });
-  });
+async function readSkillText(where: { root: string; name: string; file: string }): Promise<string> {
+  const { bytes } = await readInside(where.root, where.name, { maxBytes: MAX_SKILL_BYTES }).catch(
+    (error: unknown) => {
+      if (!(error instanceof ConfinementError)) throw error;
+      const code =
+        error.code === 'not_found' || error.code === 'too_large'
+          ? error.code
+          : error.code === 'io'
+            ? 'unreadable'
+            : 'refused';
+      throw new SkillError(code, `${where.file}: ${error.message}`, { cause: error });
+    },
+  );
   try {
     if (bytes.includes(0)) throw new Error('NUL byte');
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new SkillError('malformed', `${file} is not a UTF-8 text file`);
+    throw new SkillError('malformed', `${where.file} is not a UTF-8 text file`);
   }
 }

@@ -9,9 +9,9 @@ import type { ToolCall, ToolResultBlock } from '../../../shared/messages.js';
 import type { ToolRegistry } from './registry.js';
 import {
   inProcessExecutor,
+  isToolError,
   type Tool,
   type ToolContext,
-  ToolError,
   type ToolExecutor,
   type ToolOutput,
 } from './types.js';
@@ -137,10 +137,9 @@ export async function runTool(
     if (deadline.aborted)
       return { content: `${tool.name} timed out after ${tool.timeoutMs} ms`, isError: true };
     if (signal.aborted) return { content: `${tool.name} was cancelled`, isError: true };
-    const message =
-      error instanceof ToolError
-        ? error.message
-        : `${tool.name} failed: ${(error as Error).message}`;
+    const message = isToolError(error)
+      ? error.message
+      : `${tool.name} failed: ${(error as Error).message}`;
     return { content: message, isError: true };
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { MemoryToolAccess } from '../memory/tool-access.js';
 import type { ToolFacts } from '../policy/rules.js';
+import { ConfinementError } from '../workspace-fs/errors.js';
 
 export type Tier = 'safe' | 'guarded' | 'unsafe';
 export type ToolSource = 'builtin' | 'manifest' | 'mcp';
@@ -28,6 +29,12 @@ export interface ToolSpec {
   timeoutMs: number;
   maxOutputBytes: number;
   source: ToolSource;
+  /**
+   * Files the tool writes whatever its arguments say, relative to the workspace (`${today}`: the
+   * local date, YYYY-MM-DD). The policy treats them as paths the call touches, and an approval
+   * names them.
+   */
+  writes?: readonly string[];
 }
 
 export interface ToolContext {
@@ -109,10 +116,16 @@ export function factsOf(spec: ToolSpec): ToolFacts {
     category: spec.category,
     annotations: { ...spec.annotations },
     tier: spec.tier,
+    ...(spec.writes ? { writes: spec.writes } : {}),
   };
 }
 
 /** A tool failure the model can read and act on. */
 export class ToolError extends Error {
   override readonly name = 'ToolError';
+}
+
+/** Failures whose message goes to the model as it is: a tool's own, and the file guard's. */
+export function isToolError(error: unknown): error is Error {
+  return error instanceof ToolError || error instanceof ConfinementError;
 }

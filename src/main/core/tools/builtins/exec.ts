@@ -6,8 +6,8 @@
  * one it runs as a plain child process.
  */
 import { spawn } from 'node:child_process';
+import { confine } from '../../workspace-fs/index.js';
 import { type Tool, ToolError } from '../types.js';
-import { confine } from './workspace.js';
 
 const CAPTURE_LIMIT = 4 * 1024 * 1024;
 const EXEC_TIMEOUT_MS = 120_000;

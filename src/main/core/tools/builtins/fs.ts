@@ -7,8 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { lstat, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { glob } from 'tinyglobby';
+import { confine, refuseHardLinks, shown } from '../../workspace-fs/index.js';
 import { type Tool, ToolError } from '../types.js';
-import { confine, refuseHardLinks, shown } from './workspace.js';
+import { relativeGlob } from './path-pattern.js';
 
 const BASE = {
   source: 'builtin' as const,
@@ -192,7 +193,10 @@ export const fsSearch: Tool = {
     properties: {
       pattern: { type: 'string', minLength: 1 },
       path: { type: 'string' },
-      glob: { type: 'string', description: 'Only files matching this glob, e.g. **/*.ts' },
+      glob: {
+        type: 'string',
+        description: 'Only files matching this glob, relative to path, e.g. **/*.ts',
+      },
       ignore_case: { type: 'boolean' },
       max_results: { type: 'integer', minimum: 1, maximum: 1000 },
     },
@@ -212,7 +216,7 @@ export const fsSearch: Tool = {
       throw new ToolError(`pattern is not a valid regular expression: ${(error as Error).message}`);
     }
     const max = (input.max_results as number | undefined) ?? 100;
-    const files = await glob((input.glob as string | undefined) ?? '**/*', {
+    const files = await glob(relativeGlob(input.glob ?? '**/*'), {
       cwd: dir,
       ignore: SKIP_DIRS,
       dot: false,
@@ -221,7 +225,13 @@ export const fsSearch: Tool = {
     const hits: string[] = [];
     for (const relative of files.sort()) {
       const file = path.join(dir, relative);
-      // Only plain files with one name: a symlink or hard link may lead outside the workspace.
+      // Every match through the same guard as a path argument, and no link followed anywhere
+      // on its way (a pattern can name a symlinked folder the walk itself would not enter).
+      const real = await confine(context.workspace, file, 'path', {
+        scope: context.filesystem,
+      }).catch(() => undefined);
+      if (real !== file) continue;
+      // Only plain files with one name: a hard link may alias a file outside the workspace.
       const info = await lstat(file).catch(() => undefined);
       if (!info?.isFile() || info.nlink > 1 || info.size > 1024 * 1024) continue;
       const bytes = await readFile(file);

@@ -1,6 +1,9 @@
 /** memory/note: the agent appends to today's daily thread, the raw material of seed 002's propagation. */
+
+import path from 'node:path';
+import { DAILY_DIR } from '../../memory/threads.js';
+import { confine, shown } from '../../workspace-fs/index.js';
 import { type Tool, ToolError } from '../types.js';
-import { confine, shown } from './workspace.js';
 
 export const memoryNote: Tool = {
   name: 'memory/note',
@@ -15,6 +18,9 @@ export const memoryNote: Tool = {
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   category: 'memory',
   tier: 'safe',
+  // What the approval shows: the call's arguments say only what, not where.
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: expanded by the policy
+  writes: [path.join(DAILY_DIR, '${today}.md')],
   timeoutMs: 30_000,
   maxOutputBytes: 4 * 1024,
   source: 'builtin',

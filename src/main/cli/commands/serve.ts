@@ -1,0 +1,174 @@
+/**
+ * `pincer serve --openai`: the local model behind an OpenAI-compatible HTTP endpoint for other
+ * apps (editors, scripts, agents). Plain `pincer serve` (the CKP server) is still to come.
+ */
+import type { Command } from 'commander';
+import { openLocalEngine } from '../../core/agent/index.js';
+import { errorMessage } from '../../core/local/errors.js';
+import { modelPath } from '../../core/local/model-manager.js';
+import { localSetup } from '../../core/local/setup.js';
+import { findEmbeddingModel } from '../../core/memory/open.js';
+import {
+  DEFAULT_PORT,
+  generateApiKey,
+  LocalBackend,
+  type RequestLogEntry,
+  startOpenAiServer,
+} from '../../core/openai-server/index.js';
+import { type CliContext, ExitCode } from '../context.js';
+import { pending } from '../pending.js';
+import type { SetExitCode } from '../program.js';
+
+interface ServeOptions {
+  openai?: boolean;
+  port: string;
+  host: string;
+  model?: string;
+  modelPath?: string;
+  embeddingModel?: string;
+  apiKeyEnv?: string;
+  threads?: number;
+  contextSize?: number;
+  slots: number;
+  maxQueue: number;
+}
+
+const int = (v: string) => Number.parseInt(v, 10);
+
+export function registerServe(program: Command, ctx: CliContext, setExit: SetExitCode) {
+  program
+    .command('serve')
+    .description(
+      'serve the Claw Kernel Protocol (to come), or with --openai the local model as an OpenAI-compatible API',
+    )
+    .option('--openai', 'serve the local model at /v1 (chat, completions, embeddings, responses)')
+    .option('--port <port>', `port (0: a free one)`, String(DEFAULT_PORT))
+    .option(
+      '--host <address>',
+      'address to listen on; other than loopback exposes it to the network',
+      '127.0.0.1',
+    )
+    .option('--model <name>', 'catalog name of an installed chat model')
+    .option('--model-path <file>', 'GGUF chat model (else PINCER_MODEL, bundled, data dir)')
+    .option(
+      '--embedding-model <file>',
+      'GGUF embedding model (else PINCER_EMBEDDING_MODEL or the installed default)',
+    )
+    .option(
+      '--api-key-env <NAME>',
+      'environment variable holding the API key clients must send (default: a new key, printed once)',
+    )
+    .option('--threads <n>', 'CPU threads (default: all cores)', int)
+    .option('--context-size <n>', 'largest context window per conversation slot', int)
+    .option('--slots <n>', 'conversations kept in KV cache for prefix reuse', int, 2)
+    .option('--max-queue <n>', 'requests that may wait per model before 429', int, 16)
+    .action(async (options: ServeOptions) => {
+      if (!options.openai) {
+        setExit(pending(ctx, 'serve', 'the CKP JSON-RPC server', []));
+        return;
+      }
+      setExit(await serveOpenAi(ctx, options));
+    });
+}
+
+function usage(ctx: CliContext, message: string): number {
+  ctx.stderr.write(`pincer serve: ${message}\n`);
+  return ExitCode.usage;
+}
+
+async function serveOpenAi(ctx: CliContext, options: ServeOptions): Promise<number> {
+  const port = Number(options.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    return usage(ctx, `--port must be 0-65535, got ${options.port}`);
+  for (const [flag, value] of [
+    ['--slots', options.slots],
+    ['--max-queue', options.maxQueue],
+  ] as const) {
+    if (!Number.isInteger(value) || value < (flag === '--slots' ? 1 : 0))
+      return usage(ctx, `${flag} must be a whole number, got ${value}`);
+  }
+  let apiKey = generateApiKey();
+  let keySource = 'generated for this run (pass --api-key-env NAME for a fixed one)';
+  if (options.apiKeyEnv) {
+    const fromEnv = process.env[options.apiKeyEnv]?.trim();
+    if (!fromEnv)
+      return usage(ctx, `--api-key-env ${options.apiKeyEnv}: that variable is empty or unset`);
+    apiKey = fromEnv;
+    keySource = `from $${options.apiKeyEnv}`;
+  }
+  try {
+    const chosenPath = options.model
+      ? await catalogModelPath(ctx, options.model)
+      : options.modelPath;
+    // One more sequence than slots: raw completions keep their own KV cache.
+    const engine = await openLocalEngine({
+      appDir: ctx.appDir,
+      dataDir: ctx.dataDir,
+      env: process.env,
+      modelPath: chosenPath,
+      threads: options.threads,
+      contextSize: options.contextSize,
+      maxConversations: options.slots + 1,
+      onSkip: ({ problem }) =>
+        ctx.stderr.write(`pincer: skipping a model that cannot be used: ${problem}\n`),
+    });
+    if ('missing' in engine) {
+      ctx.stderr.write(`${engine.missing}\n`);
+      return ExitCode.failed;
+    }
+    const backend = new LocalBackend({
+      engine,
+      slots: options.slots,
+      threads: options.threads,
+      embeddingModelPath:
+        options.embeddingModel ??
+        (await findEmbeddingModel(ctx.dataDir, ctx.appDir, { env: process.env })),
+    });
+    const server = await startOpenAiServer({
+      backend,
+      host: options.host,
+      port,
+      apiKey,
+      maxWaiting: options.maxQueue,
+      onLog: (entry) => ctx.stderr.write(`${logLine(entry)}\n`),
+    }).catch(async (error: unknown) => {
+      await engine.dispose();
+      throw error;
+    });
+    const models = (await backend.models()).map((m) => m.id).join(', ');
+    ctx.stdout.write(
+      `Pincer OpenAI-compatible endpoint: ${server.baseUrl}\n` +
+        `Models: ${models}\n` +
+        `API key (${keySource}): ${apiKey}\n` +
+        'Ctrl+C stops it.\n',
+    );
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await server.close();
+    await backend.close();
+    await engine.dispose();
+    return ExitCode.ok;
+  } catch (error) {
+    ctx.stderr.write(`pincer serve: ${errorMessage(error)}\n`);
+    return ExitCode.failed;
+  }
+}
+
+async function catalogModelPath(ctx: CliContext, name: string): Promise<string> {
+  const { catalog, locations } = await localSetup(ctx.appDir, ctx.dataDir);
+  return modelPath(catalog, locations.modelsDir, name);
+}
+
+/** Metadata only: what was asked of which model, how it ended, token counts and time. */
+function logLine(entry: RequestLogEntry): string {
+  const tokens =
+    entry.promptTokens === undefined
+      ? ''
+      : ` prompt=${entry.promptTokens} cached=${entry.cachedTokens ?? 0} completion=${entry.completionTokens ?? 0}`;
+  return (
+    `${new Date().toISOString()} ${entry.method} ${entry.path} ${entry.status} ${entry.outcome}` +
+    `${entry.model ? ` model=${entry.model}` : ''}${entry.stream ? ' stream' : ''}${tokens} ${entry.durationMs}ms`
+  );
+}

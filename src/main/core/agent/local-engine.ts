@@ -1,0 +1,36 @@
+/**
+ * The local engine alone, for a surface that serves the model itself rather than an agent
+ * (`pincer serve --openai`). Found the way the agent finds it; undefined, with how to get a
+ * model, when there is none.
+ */
+import { LocalEngine } from '../local/engine.js';
+import { noModelHelp, resolveChatModel, type SkippedModel } from '../local/model-manager.js';
+import { localSetup } from '../local/setup.js';
+import type { LocalModelSettings } from './model-choice.js';
+
+export async function openLocalEngine(
+  options: LocalModelSettings & {
+    appDir: string;
+    dataDir: string;
+    modelPath?: string;
+    env: Record<string, string | undefined>;
+    onSkip?: (skipped: SkippedModel) => void;
+  },
+): Promise<LocalEngine | { missing: string }> {
+  const { catalog, locations } = await localSetup(options.appDir, options.dataDir);
+  const found = await resolveChatModel(catalog, locations, {
+    modelPath: options.modelPath,
+    env: options.env,
+    onSkip: options.onSkip,
+  });
+  if (!found) return { missing: noModelHelp(catalog, locations) };
+  const engine = new LocalEngine({
+    modelPath: found.path,
+    runtime: { threads: options.threads },
+    contextSize: options.contextSize,
+    maxConversations: options.maxConversations ?? 1,
+    idleTimeoutMs: 0,
+  });
+  await engine.load();
+  return engine;
+}
