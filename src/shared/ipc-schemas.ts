@@ -187,6 +187,9 @@ export const CatalogModelViewSchema = z.object({
   pull: PullStateSchema.nullable(),
   /** The picker's option for this model once installed (chat models only). */
   optionId: z.string().nullable(),
+  /** Memory it needs to run, and whether this computer has that much. */
+  ramBytes: z.number(),
+  fits: z.boolean(),
 });
 export type CatalogModelView = z.infer<typeof CatalogModelViewSchema>;
 
@@ -215,6 +218,9 @@ export const ModelsStateSchema = z.object({
   selectedId: z.string().nullable(),
   /** What new conversations start with. */
   defaultId: z.string().nullable(),
+  /** The catalog's best chat model for this computer's memory, and that memory. */
+  recommended: z.string().nullable(),
+  machineRamBytes: z.number(),
 });
 export type ModelsState = z.infer<typeof ModelsStateSchema>;
 

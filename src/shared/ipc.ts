@@ -36,6 +36,9 @@ export * from './ipc-schemas.js';
 
 /** Requests larger than this (serialised JSON, in bytes) are rejected before parsing. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;
+/** One piece of an imported model file: 512 KiB, as base64. */
+export const IMPORT_CHUNK_BYTES = 512 * 1024;
+const MAX_IMPORT_CHUNK_BASE64 = Math.ceil(IMPORT_CHUNK_BYTES / 3) * 4;
 /** The longest message a person can send in one go (characters). */
 export const MAX_MESSAGE_CHARS = 100_000;
 
@@ -138,6 +141,37 @@ export const ipcContract = {
     request: z.strictObject({ id: ModelOptionId, sessionId: IdSchema.optional() }),
     response: ModelsStateSchema,
   },
+  /** Importing a GGUF file picked or dropped in the app, in pieces of at most 512 KiB. */
+  'models.import.begin': {
+    request: z.strictObject({
+      fileName: z.string().min(1).max(255),
+      sizeBytes: z
+        .number()
+        .int()
+        .min(1)
+        .max(2 ** 41),
+    }),
+    response: z.object({ importId: IdSchema }),
+  },
+  'models.import.chunk': {
+    request: z.strictObject({
+      importId: IdSchema,
+      offset: z.number().int().min(0),
+      /** Base64 of the next piece. */
+      data: z
+        .string()
+        .min(1)
+        .max(MAX_IMPORT_CHUNK_BASE64)
+        .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'base64'),
+    }),
+    response: z.object({ receivedBytes: z.number() }),
+  },
+  /** Checks the GGUF header; a sound file joins the models (and is used if none was chosen). */
+  'models.import.finish': {
+    request: z.strictObject({ importId: IdSchema }),
+    response: z.object({ fileName: z.string(), models: ModelsStateSchema }),
+  },
+  'models.import.cancel': { request: z.strictObject({ importId: IdSchema }), response: Ok },
   'models.load': { request: Empty, response: ModelsStateSchema },
   'models.unload': { request: Empty, response: ModelsStateSchema },
 

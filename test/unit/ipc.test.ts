@@ -79,6 +79,25 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
     valid: { id: 'connection:ollama:qwen2.5:7b', sessionId: 'ses_1' },
     invalid: [{ id: long(401) }, { path: '/etc/passwd' }, { id: 'local:a\nb' }, { name: 'x' }],
   },
+  'models.import.begin': {
+    valid: { fileName: 'my model.gguf', sizeBytes: 4096 },
+    invalid: [
+      { fileName: 'x.gguf', sizeBytes: 0 },
+      { fileName: 'x.gguf', sizeBytes: 1.5 },
+      { fileName: '', sizeBytes: 1 },
+      { fileName: 'x.gguf', sizeBytes: 1, path: '/etc' },
+    ],
+  },
+  'models.import.chunk': {
+    valid: { importId: 'imp_1', offset: 0, data: 'R0dVRg==' },
+    invalid: [
+      { importId: 'imp_1', offset: -1, data: 'R0dVRg==' },
+      { importId: 'imp_1', offset: 0, data: 'not base64!' },
+      { importId: 'imp_1', offset: 0, data: 'A'.repeat(699_053) },
+    ],
+  },
+  'models.import.finish': { valid: { importId: 'imp_1' }, invalid: [{}, { importId: '../x' }] },
+  'models.import.cancel': { valid: { importId: 'imp_1' }, invalid: [{ importId: '' }] },
   'models.load': { valid: {}, invalid: [{ name: 'x' }] },
   'models.unload': { valid: {}, invalid: [{ force: true }] },
   'providers.list': { valid: {}, invalid: [{ values: true }] },

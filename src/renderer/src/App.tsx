@@ -11,6 +11,7 @@ import { DISCONNECTED_EVENT } from './bridge';
 import type { Verdict } from './components/ApprovalCard';
 import { ApprovalsPanel } from './components/ApprovalsPanel';
 import { type ChatStats, ChatView } from './components/ChatView';
+import { FirstRun } from './components/FirstRun';
 import { Logo } from './components/Icons';
 import { ModelPicker } from './components/ModelPicker';
 import { RunsView } from './components/RunsView';
@@ -123,6 +124,17 @@ function Workspace() {
       setSettings(event.settings);
       applyTheme(event.settings.theme);
     } else if (event.topic === 'models.changed') loadModel();
+    else if (event.topic === 'model.pull')
+      setModels((state) =>
+        state
+          ? {
+              ...state,
+              catalog: state.catalog.map((m) =>
+                m.name === event.pull.name ? { ...m, pull: event.pull } : m,
+              ),
+            }
+          : state,
+      );
     else if (event.topic === 'ui.newChat') newChat();
   });
 
@@ -268,6 +280,16 @@ function Workspace() {
               loadSessions();
             }}
             onStats={setStats}
+            firstRun={
+              models && models.selectedId === null && models.options.length === 0 ? (
+                <FirstRun
+                  models={models}
+                  onModels={setModels}
+                  onAddProvider={() => openSettings('providers')}
+                  onError={setError}
+                />
+              ) : undefined
+            }
             toolbar={
               <ModelPicker
                 state={models}

@@ -47,7 +47,8 @@ export class ModelOptions {
     const { agent } = this;
     const installed = await listInstalled(agent.catalog, agent.locations.modelsDir).catch(() => []);
     const options: ModelOption[] = installed
-      .filter((model) => !model.entry || model.entry.kind === 'chat')
+      // A file that failed the header check is no option (the folder scan skips it too).
+      .filter((model) => !model.problem && (!model.entry || model.entry.kind === 'chat'))
       .map((model) => ({
         id: `local:${model.fileName}`,
         label: model.entry?.displayName ?? model.fileName,

@@ -44,6 +44,7 @@ import type { MessageId, RunId, SessionId } from '../runtime/terms.js';
 import { secretRedactor } from '../secrets/index.js';
 import { directCallContext, readTypedInput } from '../toolcall/index.js';
 import { ModelDownloads } from './downloads.js';
+import { ModelImports } from './model-import.js';
 import { SessionBook } from './sessions.js';
 import { type Assistant, InvalidRequest, NotFound } from './types.js';
 import { auditEntry, clip, messageView, runSummary, toolCallViews } from './views.js';
@@ -134,7 +135,7 @@ export async function assistantOver(
 
   const downloads = new ModelDownloads(catalog, locations.modelsDir, {
     onProgress: (pull) => emit({ topic: 'model.pull', pull }),
-    onInstalled: () => emit({ topic: 'models.changed' }),
+    onInstalled: (fileName) => void adoptIfNone(fileName),
     scrub: (text) => scrub(text),
   });
   // Longest first: the data dir usually lies inside the home folder.
@@ -146,10 +147,32 @@ export async function assistantOver(
     hidden.reduce((out, [place, name]) => (place ? out.split(place).join(name) : out), text);
   const liveRun = (id: string) => runtime.isLive(id as RunId);
 
+  const imports = new ModelImports(locations.modelsDir);
+  /** A model that just arrived answers at once when nothing was chosen yet (the first run). */
+  const adoptIfNone = async (fileName: string) => {
+    if (picker.selectedId === null && runtime.activeRuns === 0) {
+      await picker.select(`local:${fileName}`).catch(() => undefined);
+      if (picker.selectedId) {
+        book.setDefaultModel(picker.selectedId);
+        defaultId = picker.selectedId;
+      }
+    }
+    emit({ topic: 'models.changed' });
+  };
+  const machineRamBytes = os.totalmem();
+  // Room for the system and the app beside the model.
+  const fits = (ramBytes: number) => ramBytes <= machineRamBytes * 0.7;
+  const chatModels = [...catalog.models]
+    .filter((m) => m.kind === 'chat')
+    .sort((a, b) => b.ramBytes - a.ramBytes);
+  const recommended = (chatModels.find((m) => fits(m.ramBytes)) ?? chatModels.at(-1))?.name ?? null;
+
   const modelsState = async (): Promise<ModelsState> => {
     const installed = await listInstalled(catalog, locations.modelsDir).catch(() => []);
     const files = new Set(installed.map((m) => m.fileName));
     return {
+      recommended,
+      machineRamBytes,
       active: models.label(),
       kind: models.kind,
       loaded: models.loaded,
@@ -164,6 +187,8 @@ export async function assistantOver(
         pull: downloads.state(entry.name),
         optionId:
           entry.kind === 'chat' && files.has(entry.fileName) ? `local:${entry.fileName}` : null,
+        ramBytes: entry.ramBytes,
+        fits: fits(entry.ramBytes),
       })),
       otherFiles: installed.filter((m) => !m.entry).map((m) => m.fileName),
       options: await picker.list(),
@@ -369,7 +394,22 @@ export async function assistantOver(
       if (sessionId) emit({ topic: 'sessions.changed' });
       return modelsState();
     },
+    importModel: {
+      begin: (fileName, sizeBytes) => imports.begin(fileName, sizeBytes),
+      chunk: (id, offset, data) => imports.chunk(id, offset, data),
+      async finish(id) {
+        const fileName = await imports.finish(id);
+        await adoptIfNone(fileName);
+        return { fileName, models: await modelsState() };
+      },
+      cancel: (id) => imports.cancel(id),
+    },
     async prepareSend(sessionId) {
+      if (picker.selectedId === null && launch.kind === 'local' && !launch.modelPath) {
+        throw new InvalidRequest(
+          'There is no model yet: download the recommended one, import a GGUF file, or connect a provider (Settings → Models or Providers).',
+        );
+      }
       const wanted = sessionId ? (book.sessionModel(sessionId) ?? null) : defaultId;
       if (!wanted || wanted === picker.selectedId) return;
       try {
@@ -507,6 +547,7 @@ export async function assistantOver(
       stopResolved();
       stopRunEvents();
       listeners.clear();
+      await imports.close();
       await agent.close();
     },
   };

@@ -66,6 +66,13 @@ export interface Assistant {
   selectModel(ref: string, sessionId?: string): Promise<ModelsState>;
   /** Puts the conversation's model (or the default, for a new one) in force before a send. */
   prepareSend(sessionId?: string): Promise<void>;
+  /** A GGUF file arriving in pieces: begin, chunk..., finish (header-checked) or cancel. */
+  importModel: {
+    begin(fileName: string, sizeBytes: number): Promise<string>;
+    chunk(importId: string, offset: number, data: Buffer): Promise<number>;
+    finish(importId: string): Promise<{ fileName: string; models: ModelsState }>;
+    cancel(importId: string): Promise<void>;
+  };
   loadModel(): Promise<ModelsState>;
   unloadModel(): Promise<ModelsState>;
   providers(): Promise<{

@@ -54,6 +54,17 @@ export function createCoreHandlers({
     'models.list': () => a.models(),
     'models.pull': ({ name }) => a.pullModel(name),
     'models.select': ({ id, sessionId }) => a.selectModel(id, sessionId),
+    'models.import.begin': async ({ fileName, sizeBytes }) => ({
+      importId: await a.importModel.begin(fileName, sizeBytes),
+    }),
+    'models.import.chunk': async ({ importId, offset, data }) => ({
+      receivedBytes: await a.importModel.chunk(importId, offset, Buffer.from(data, 'base64')),
+    }),
+    'models.import.finish': ({ importId }) => a.importModel.finish(importId),
+    'models.import.cancel': async ({ importId }) => {
+      await a.importModel.cancel(importId);
+      return { ok: true as const };
+    },
     'models.load': () => a.loadModel(),
     'models.unload': () => a.unloadModel(),
     'providers.list': () => a.providers(),

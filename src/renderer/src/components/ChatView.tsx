@@ -42,9 +42,12 @@ export function ChatView({
   onOpenSession,
   onStats,
   toolbar,
+  firstRun,
 }: {
   /** Under the message box: the model picker. */
   toolbar?: ReactNode;
+  /** Shown instead of the empty conversation while there is no model at all. */
+  firstRun?: ReactNode;
   sessionId: string | null;
   settings: Settings;
   approvals: PendingApprovalView[];
@@ -240,7 +243,8 @@ export function ChatView({
         }}
       >
         {loading && <p className="muted center">Loading the conversation…</p>}
-        {empty && (
+        {empty && firstRun}
+        {empty && !firstRun && (
           <div className="empty-state">
             <div className="empty-logo" aria-hidden="true">
               <Logo size={56} />

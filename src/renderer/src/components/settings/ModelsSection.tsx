@@ -3,6 +3,7 @@ import { useCallback, useState } from 'react';
 import type { ModelsState } from '../../../../shared/ipc';
 import { useBridge, useCoreEvents } from '../../lib/bridge-context';
 import { errorText, formatBytes } from '../../lib/format';
+import { ImportModel } from '../ImportModel';
 import { useLoad } from './use-load';
 
 export function ModelsSection() {
@@ -82,6 +83,8 @@ export function ModelsSection() {
           {actionError}
         </p>
       )}
+      <h3>Import a GGUF file</h3>
+      <ImportModel onImported={setState} />
       <h3>Catalog</h3>
       <ul className="model-list">
         {state.catalog.map((model) => {
@@ -96,7 +99,11 @@ export function ModelsSection() {
                   {model.installed && !model.selected && <span className="badge">installed</span>}
                 </div>
                 <div className="muted">
-                  {model.name} · {model.kind} · {formatBytes(model.sizeBytes)}
+                  {model.name} · {model.kind} · {formatBytes(model.sizeBytes)} download
+                  {model.kind === 'chat'
+                    ? ` · needs ${formatBytes(model.ramBytes)} memory${model.fits ? '' : ' (more than this computer can spare)'}`
+                    : ''}
+                  {state.recommended === model.name ? ' · recommended here' : ''}
                   {model.license ? ` · ${model.license}` : ''}
                 </div>
                 {pull && pull.state !== 'done' && (
