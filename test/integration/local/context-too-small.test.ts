@@ -45,7 +45,9 @@ describe('a context too small for the instructions', () => {
         );
       expect(isLocalEngineError(failure, 'context_too_small')).toBe(true);
       const message = (failure as Error).message;
-      expect(message).toMatch(/context holds 512 tokens; the instructions take \d{4,}, leaving no room/);
+      expect(message).toMatch(
+        /context holds 512 tokens; the instructions take \d{4,}, leaving no room/,
+      );
       expect(message).not.toMatch(/context shift/i);
       // A short system text in the same engine still answers.
       const fine = await engine.generate('c2', {
