@@ -146,6 +146,19 @@ export const SessionHistorySchema = z.object({
 });
 export type SessionHistory = z.infer<typeof SessionHistorySchema>;
 
+/** A past chat found by search: a message (with a snippet) or a title. */
+export const SearchHitSchema = z.object({
+  sessionId: IdSchema,
+  title: z.string(),
+  /** null when the title matched rather than a message. */
+  messageId: IdSchema.nullable(),
+  role: z.enum(['user', 'assistant']).nullable(),
+  at: Iso,
+  /** The words around the match; matched words sit between \u0002 and \u0003. */
+  snippet: z.string(),
+});
+export type SearchHit = z.infer<typeof SearchHitSchema>;
+
 export const RunDetailSchema = z.object({
   run: RunSummarySchema,
   steps: z.array(StepViewSchema),

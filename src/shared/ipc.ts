@@ -25,6 +25,7 @@ import {
   RunDetailSchema,
   RunEventSchema,
   RunSummarySchema,
+  SearchHitSchema,
   SecretsViewSchema,
   SessionHistorySchema,
   SessionSummarySchema,
@@ -87,6 +88,17 @@ export const ipcContract = {
   'sessions.history': {
     request: z.strictObject({ sessionId: IdSchema }),
     response: SessionHistorySchema,
+  },
+
+  /** Full-text search over every conversation's messages and titles, newest first. */
+  'sessions.search': {
+    request: z.strictObject({ query: z.string().trim().min(1).max(200) }),
+    response: z.object({ hits: z.array(SearchHitSchema) }),
+  },
+  /** The conversation as a file to save: Markdown to read, JSON to process. */
+  'sessions.export': {
+    request: z.strictObject({ sessionId: IdSchema, format: z.enum(['markdown', 'json']) }),
+    response: z.object({ fileName: z.string(), mediaType: z.string(), content: z.string() }),
   },
 
   /** Starts a run; its events arrive on the event stream (topic `run`). */

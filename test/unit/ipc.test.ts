@@ -57,6 +57,17 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
       { text: 'hi', model: 'gpt' },
     ],
   },
+  'sessions.search': {
+    valid: { query: 'zebra' },
+    invalid: [{ query: '' }, { query: '   ' }, { query: 'x'.repeat(201) }],
+  },
+  'sessions.export': {
+    valid: { sessionId: 'ses_1', format: 'markdown' },
+    invalid: [
+      { sessionId: 'ses_1', format: 'pdf' },
+      { sessionId: '../x', format: 'json' },
+    ],
+  },
   'chat.cancel': { valid: { runId: 'run_1' }, invalid: [{}, { runId: null }] },
   'runs.list': { valid: { limit: 10 }, invalid: [{ limit: 0 }, { limit: 501 }, { limit: 1.5 }] },
   'runs.get': { valid: { runId: 'run_1' }, invalid: [{}, { runId: ['run_1'] }] },

@@ -4,6 +4,7 @@ import type {
   ModelsState,
   PendingApprovalView,
   PincerApi,
+  SearchHit,
   SessionSummary,
   Settings,
 } from '../../shared/ipc';
@@ -15,6 +16,7 @@ import { FirstRun } from './components/FirstRun';
 import { Logo } from './components/Icons';
 import { ModelPicker } from './components/ModelPicker';
 import { RunsView } from './components/RunsView';
+import { SearchDialog } from './components/SearchDialog';
 import { type Section, SettingsView } from './components/SettingsView';
 import { Sidebar, type View } from './components/Sidebar';
 import { StatusBar } from './components/StatusBar';
@@ -69,6 +71,9 @@ function Workspace() {
   const [error, setError] = useState<string | null>(null);
   const [chatKey, setChatKey] = useState(0);
   const [connected, setConnected] = useState(true);
+  const [searching, setSearching] = useState(false);
+  /** A message to bring into view once its conversation is open (a search result). */
+  const [focusMessage, setFocusMessage] = useState<string | null>(null);
 
   useEffect(() => {
     const lost = () => setConnected(false);
@@ -167,6 +172,18 @@ function Workspace() {
     setChatKey((k) => k + 1);
   }, []);
 
+  // Ctrl/Cmd+K searches every conversation, from anywhere (a text field included).
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.code === 'KeyK') {
+        event.preventDefault();
+        setSearching(true);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
   // Keyboard first: approvals, new chat and views from anywhere.
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -217,6 +234,13 @@ function Workspace() {
       .catch((cause: unknown) => setError(errorText(cause)));
   };
 
+  const openHit = (hit: SearchHit) => {
+    setSearching(false);
+    setFocusMessage(hit.messageId);
+    setActiveId(hit.sessionId);
+    setView('chat');
+  };
+
   const titleOf = (id: string) => sessions?.find((s) => s.id === id)?.title ?? 'a conversation';
   const showApprovals = view === 'chat' && approvals.length > 0;
 
@@ -229,6 +253,7 @@ function Workspace() {
         pendingCount={approvals.length}
         onView={setView}
         onNew={newChat}
+        onSearch={() => setSearching(true)}
         onOpen={(id) => {
           setActiveId(id);
           setView('chat');
@@ -280,6 +305,7 @@ function Workspace() {
               loadSessions();
             }}
             onStats={setStats}
+            focusMessageId={focusMessage}
             firstRun={
               models && models.selectedId === null && models.options.length === 0 ? (
                 <FirstRun
@@ -322,6 +348,7 @@ function Workspace() {
           }}
         />
       )}
+      {searching && <SearchDialog onOpen={openHit} onClose={() => setSearching(false)} />}
       <StatusBar
         connected={connected}
         transport={info?.transport ?? '…'}

@@ -44,7 +44,9 @@ import type { MessageId, RunId, SessionId } from '../runtime/terms.js';
 import { secretRedactor } from '../secrets/index.js';
 import { directCallContext, readTypedInput } from '../toolcall/index.js';
 import { ModelDownloads } from './downloads.js';
+import { exportConversation } from './export.js';
 import { ModelImports } from './model-import.js';
+import { ChatSearch } from './search.js';
 import { SessionBook } from './sessions.js';
 import { type Assistant, InvalidRequest, NotFound } from './types.js';
 import { auditEntry, clip, messageView, runSummary, toolCallViews } from './views.js';
@@ -96,6 +98,7 @@ export async function assistantOver(
 
   const book = new SessionBook(store, (id) => runtime.isSessionBusy(id));
   const connections = new ConnectionBook(store.db);
+  const search = new ChatSearch(store.db, () => book.deletedIds());
   const picker = new ModelOptions(agent, connections, launch);
   // The remembered default applies where the launch named no model; a pick here sets it anew.
   let defaultId: string | null =
@@ -285,6 +288,10 @@ export async function assistantOver(
       const copy = book.branch(id, messageId);
       emit({ topic: 'sessions.changed' });
       return copy;
+    },
+    searchChats: (query) => search.find(query),
+    exportSession(id, format) {
+      return exportConversation(assistant.history(id), format);
     },
     history(id) {
       const session = book.get(id);

@@ -65,14 +65,19 @@ export class SessionBook {
     migrate(this.db, 'assistant', MIGRATIONS);
   }
 
-  list(): SessionSummary[] {
-    const deleted = new Set(
+  /** Sessions deleted in the app: erased and hidden. */
+  deletedIds(): Set<string> {
+    return new Set(
       (
         this.db.prepare('select session_id from assistant_deleted_sessions').all() as Array<{
           session_id: string;
         }>
       ).map((row) => row.session_id),
     );
+  }
+
+  list(): SessionSummary[] {
+    const deleted = this.deletedIds();
     const models = new Map(
       (
         this.db

@@ -11,6 +11,7 @@ import type {
   RunDetail,
   RunEventView,
   RunSummary,
+  SearchHit,
   SecretsView,
   SessionHistory,
   SessionSummary,
@@ -43,6 +44,12 @@ export interface Assistant {
   deleteSession(id: string): void;
   branchSession(id: string, messageId: string): SessionSummary;
   history(id: string): SessionHistory;
+  /** Messages and titles of every conversation matching the words, newest first. */
+  searchChats(query: string): SearchHit[];
+  exportSession(
+    id: string,
+    format: 'markdown' | 'json',
+  ): { fileName: string; mediaType: string; content: string };
 
   send(options: SendOptions): { runId: string; sessionId: string };
   cancel(runId: string): boolean;

@@ -35,6 +35,8 @@ export function createCoreHandlers({
     },
     'sessions.branch': ({ sessionId, messageId }) => a.branchSession(sessionId, messageId),
     'sessions.history': ({ sessionId }) => a.history(sessionId),
+    'sessions.search': ({ query }) => ({ hits: a.searchChats(query) }),
+    'sessions.export': ({ sessionId, format }) => a.exportSession(sessionId, format),
 
     'chat.send': async (request) => {
       await a.prepareSend(request.sessionId);

@@ -43,7 +43,10 @@ export function ChatView({
   onStats,
   toolbar,
   firstRun,
+  focusMessageId,
 }: {
+  /** Brought into view and marked once the conversation is loaded (a search result). */
+  focusMessageId?: string | null;
   /** Under the message box: the model picker. */
   toolbar?: ReactNode;
   /** Shown instead of the empty conversation while there is no model at all. */
@@ -220,6 +223,31 @@ export function ChatView({
     if (box && stick.current) box.scrollTop = box.scrollHeight;
   });
 
+  // A search result: its message in view, marked for a moment.
+  useEffect(() => {
+    if (!focusMessageId || !history) return;
+    const element = scroller.current?.querySelector(`[data-message-id="${focusMessageId}"]`);
+    if (!element) return;
+    stick.current = false;
+    element.scrollIntoView({ block: 'center' });
+    element.classList.add('found');
+  }, [focusMessageId, history]);
+
+  async function exportAs(format: 'markdown' | 'json') {
+    if (!sessionId) return;
+    try {
+      const file = await bridge.invoke('sessions.export', { sessionId, format });
+      const url = URL.createObjectURL(new Blob([file.content], { type: file.mediaType }));
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = file.fileName;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    } catch (cause) {
+      setError(errorText(cause));
+    }
+  }
+
   const sessionApprovals = approvals.filter((a) => !sessionId || a.sessionId === sessionId);
   const liveRunId = live?.runId;
   const messages = (history?.messages ?? []).filter(
@@ -233,6 +261,18 @@ export function ChatView({
 
   return (
     <section className="chat" aria-label="Conversation">
+      {history && (
+        <header className="chat-header">
+          <h2 className="chat-title">{history.session.title}</h2>
+          <span className="spacer" />
+          <button type="button" className="ghost small" onClick={() => void exportAs('markdown')}>
+            Export Markdown
+          </button>
+          <button type="button" className="ghost small" onClick={() => void exportAs('json')}>
+            Export JSON
+          </button>
+        </header>
+      )}
       <div
         className="transcript"
         ref={scroller}
@@ -280,14 +320,14 @@ export function ChatView({
               .flatMap((b) => (b.type === 'text' ? [b.text] : []))
               .join('\n');
             return (
-              <div key={message.id}>
+              <div key={message.id} data-message-id={message.id}>
                 {text && <UserBubble text={text} />}
                 {notice}
               </div>
             );
           }
           return (
-            <div key={message.id}>
+            <div key={message.id} data-message-id={message.id}>
               <StoredAssistant
                 message={message}
                 tools={tools}
