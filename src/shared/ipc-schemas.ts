@@ -68,6 +68,9 @@ export const ChatMessageSchema = z.object({
   role: z.enum(['user', 'assistant']),
   blocks: z.array(ChatBlockSchema),
   createdAt: Iso,
+  /** Versions of this turn (messages with the same parent and role, oldest first, this one
+   * included): regenerated replies and edited questions. */
+  siblings: z.array(IdSchema),
 });
 export type ChatMessage = z.infer<typeof ChatMessageSchema>;
 

@@ -85,8 +85,9 @@ export const ipcContract = {
     request: z.strictObject({ sessionId: IdSchema, messageId: IdSchema }),
     response: SessionSummarySchema,
   },
+  /** The branch ending at the newest message, or at the newest one below `leafId` (a version). */
   'sessions.history': {
-    request: z.strictObject({ sessionId: IdSchema }),
+    request: z.strictObject({ sessionId: IdSchema, leafId: IdSchema.optional() }),
     response: SessionHistorySchema,
   },
 
@@ -106,8 +107,9 @@ export const ipcContract = {
     request: z.strictObject({
       sessionId: IdSchema.optional(),
       text: z.string().trim().min(1).max(MAX_MESSAGE_CHARS),
-      /** Continue from this earlier message instead of the session's newest one. */
-      fromMessageId: IdSchema.optional(),
+      /** Continue from this earlier message instead of the session's newest one; null starts a
+       * new first message (regenerating or editing the first turn makes a sibling of it). */
+      fromMessageId: IdSchema.nullable().optional(),
     }),
     response: z.object({ runId: IdSchema, sessionId: IdSchema }),
   },

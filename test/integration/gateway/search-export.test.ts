@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AssistantFixture, scriptedAssistant } from '../../support/assistant-harness.js';
 
 let fixture: AssistantFixture;
-const sessions: Record<string, string> = {};
+let zoo = '';
+let other = '';
 
 async function say(text: string, sessionId?: string) {
   const started = fixture.assistant.send(sessionId ? { sessionId, text } : { text });
@@ -16,10 +17,10 @@ async function say(text: string, sessionId?: string) {
 
 beforeAll(async () => {
   fixture = await scriptedAssistant({ delayMs: 1 });
-  sessions.zoo = await say('Tell me about the zebra crossing near the café');
-  sessions.other = await say('What is a quokka?');
-  await say('And the zebra finch?', sessions.other);
-  fixture.assistant.renameSession(sessions.other, 'Marsupials and birds');
+  zoo = await say('Tell me about the zebra crossing near the café');
+  other = await say('What is a quokka?');
+  await say('And the zebra finch?', other);
+  fixture.assistant.renameSession(other, 'Marsupials and birds');
 });
 afterAll(() => fixture?.close());
 
@@ -27,8 +28,8 @@ describe('search', () => {
   it('finds messages by word prefix across conversations, newest first, with marked snippets', () => {
     const hits = fixture.assistant.searchChats('zeb');
     expect(hits.map((h) => [h.sessionId, h.role])).toEqual([
-      [sessions.other, 'user'],
-      [sessions.zoo, 'user'],
+      [other, 'user'],
+      [zoo, 'user'],
     ]);
     expect(hits[0]?.snippet).toBe('And the \u0002zebra\u0003 finch?');
     expect(hits[0]?.title).toBe('Marsupials and birds');
@@ -36,9 +37,7 @@ describe('search', () => {
   });
 
   it('matches every word, ignores accents, and finds replies too', () => {
-    expect(fixture.assistant.searchChats('zebra cafe').map((h) => h.sessionId)).toEqual([
-      sessions.zoo,
-    ]);
+    expect(fixture.assistant.searchChats('zebra cafe').map((h) => h.sessionId)).toEqual([zoo]);
     // The scripted reply to every message says "Hello from **Pincer**".
     const replies = fixture.assistant.searchChats('pincer hello');
     expect(replies.length).toBe(3);
@@ -48,15 +47,13 @@ describe('search', () => {
   it('finds a conversation by its title', () => {
     const hits = fixture.assistant.searchChats('marsupials');
     expect(hits).toEqual([
-      expect.objectContaining({ sessionId: sessions.other, messageId: null, role: null }),
+      expect.objectContaining({ sessionId: other, messageId: null, role: null }),
     ]);
   });
 
   it('treats FTS5 syntax in the query as words, and punctuation alone as nothing', () => {
     expect(fixture.assistant.searchChats('"zebra" OR NEAR(quokka*')).toEqual([]);
-    expect(fixture.assistant.searchChats('quokka*').map((h) => h.sessionId)).toEqual([
-      sessions.other,
-    ]);
+    expect(fixture.assistant.searchChats('quokka*').map((h) => h.sessionId)).toEqual([other]);
     expect(fixture.assistant.searchChats('*** "" ()')).toEqual([]);
   });
 
@@ -71,7 +68,7 @@ describe('search', () => {
 
 describe('export', () => {
   it('writes Markdown a person reads: title, who said what, in order', () => {
-    const file = fixture.assistant.exportSession(sessions.other, 'markdown');
+    const file = fixture.assistant.exportSession(other, 'markdown');
     expect(file).toMatchObject({
       fileName: 'Marsupials-and-birds.md',
       mediaType: 'text/markdown',
@@ -85,11 +82,11 @@ describe('export', () => {
   });
 
   it('writes JSON with the whole history as the app sees it', () => {
-    const file = fixture.assistant.exportSession(sessions.zoo, 'json');
+    const file = fixture.assistant.exportSession(zoo, 'json');
     expect(file.mediaType).toBe('application/json');
     const parsed = JSON.parse(file.content);
     expect(parsed.format).toBe('pincer.conversation/1');
-    expect(parsed.session.id).toBe(sessions.zoo);
+    expect(parsed.session.id).toBe(zoo);
     expect(parsed.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant']);
     expect(parsed.runs).toHaveLength(1);
   });

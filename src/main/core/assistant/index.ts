@@ -49,6 +49,7 @@ import { ModelImports } from './model-import.js';
 import { ChatSearch } from './search.js';
 import { SessionBook } from './sessions.js';
 import { type Assistant, InvalidRequest, NotFound } from './types.js';
+import { MessageVersions } from './versions.js';
 import { auditEntry, clip, messageView, runSummary, toolCallViews } from './views.js';
 
 export * from './types.js';
@@ -99,6 +100,7 @@ export async function assistantOver(
   const book = new SessionBook(store, (id) => runtime.isSessionBusy(id));
   const connections = new ConnectionBook(store.db);
   const search = new ChatSearch(store.db, () => book.deletedIds());
+  const versions = new MessageVersions(store.db);
   const picker = new ModelOptions(agent, connections, launch);
   // The remembered default applies where the launch named no model; a pick here sets it anew.
   let defaultId: string | null =
@@ -293,9 +295,13 @@ export async function assistantOver(
     exportSession(id, format) {
       return exportConversation(assistant.history(id), format);
     },
-    history(id) {
+    history(id, leafId) {
       const session = book.get(id);
-      const messages = store.branch(store.latestMessage(id as SessionId)).map(messageView);
+      const leaf = leafId ? versions.newestBelow(id, leafId) : store.latestMessage(id as SessionId);
+      const messages = store.branch(leaf as MessageId | null).map((stored) => ({
+        ...messageView(stored),
+        siblings: versions.siblings(id, stored.id),
+      }));
       const runs = store.listRuns({ sessionId: id as SessionId, limit: 500 }).reverse();
       return {
         session,
@@ -325,7 +331,7 @@ export async function assistantOver(
       const handle = runtime.start({
         text,
         sessionId: sessionId as SessionId | undefined,
-        fromMessageId: fromMessageId as MessageId | undefined,
+        fromMessageId: fromMessageId as MessageId | null | undefined,
         ...(typed.kind === 'calls'
           ? {
               calls: {

@@ -22,7 +22,7 @@ import type { ApprovalBroker, Verdict } from '../policy/broker.js';
 export interface SendOptions {
   sessionId?: string;
   text: string;
-  fromMessageId?: string;
+  fromMessageId?: string | null;
 }
 
 export interface ProviderRequest {
@@ -43,7 +43,8 @@ export interface Assistant {
   renameSession(id: string, title: string): SessionSummary;
   deleteSession(id: string): void;
   branchSession(id: string, messageId: string): SessionSummary;
-  history(id: string): SessionHistory;
+  /** The branch ending at the newest message, or at the newest message below `leafId`. */
+  history(id: string, leafId?: string): SessionHistory;
   /** Messages and titles of every conversation matching the words, newest first. */
   searchChats(query: string): SearchHit[];
   exportSession(

@@ -34,7 +34,7 @@ export function createCoreHandlers({
       return { ok: true as const };
     },
     'sessions.branch': ({ sessionId, messageId }) => a.branchSession(sessionId, messageId),
-    'sessions.history': ({ sessionId }) => a.history(sessionId),
+    'sessions.history': ({ sessionId, leafId }) => a.history(sessionId, leafId),
     'sessions.search': ({ query }) => ({ hits: a.searchChats(query) }),
     'sessions.export': ({ sessionId, format }) => a.exportSession(sessionId, format),
 

@@ -4,6 +4,7 @@
  */
 import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type {
+  ChatMessage,
   PendingApprovalView,
   RunEventView,
   SessionHistory,
@@ -15,7 +16,15 @@ import { applyRunEvent, type LiveRun, startLiveRun } from '../lib/live-run';
 import type { Verdict } from './ApprovalCard';
 import { Composer } from './Composer';
 import { Logo } from './Icons';
-import { LiveAssistant, RunNotice, StoredAssistant, UserBubble } from './Transcript';
+import {
+  CopyButton,
+  EditBubble,
+  LiveAssistant,
+  RunNotice,
+  StoredAssistant,
+  UserBubble,
+  VersionArrows,
+} from './Transcript';
 
 export interface ChatStats {
   model: string | null;
@@ -26,6 +35,9 @@ export interface ChatStats {
   lastTurnMs: number | null;
   busy: boolean;
 }
+
+/** Outcomes where the same question may well succeed when asked again. */
+const RETRYABLE = new Set(['model_error', 'turn_timeout', 'run_timeout', 'interrupted']);
 
 const SUGGESTIONS = [
   'What can you do on this computer?',
@@ -64,6 +76,9 @@ export function ChatView({
   const [live, setLive] = useState<LiveRun | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
+  /** While a regenerated or edited turn streams: the message it follows (null: the start). */
+  const [forkAt, setForkAt] = useState<string | null | undefined>(undefined);
+  const [editing, setEditing] = useState<string | null>(null);
   // Events of a run whose id the send call has not returned yet (they may arrive first).
   const early = useRef<RunEventView[]>([]);
   const sending = useRef(false);
@@ -74,10 +89,14 @@ export function ChatView({
   const stick = useRef(true);
 
   const load = useCallback(
-    async (id: string) => {
+    async (id: string, leafId?: string) => {
       try {
-        const loaded = await bridge.invoke('sessions.history', { sessionId: id });
+        const loaded = await bridge.invoke(
+          'sessions.history',
+          leafId ? { sessionId: id, leafId } : { sessionId: id },
+        );
         setHistory(loaded);
+        setForkAt(undefined);
         setError(null);
         return loaded;
       } catch (cause) {
@@ -133,13 +152,27 @@ export function ChatView({
     }
   });
 
-  async function send(text: string): Promise<boolean> {
+  /**
+   * Sends `text`. `from` continues from an earlier message (a regenerated or edited turn: null
+   * for the first one); by default the turn follows the version in view.
+   */
+  async function send(text: string, from?: string | null): Promise<boolean> {
     sending.current = true;
     early.current = [];
     setError(null);
+    setEditing(null);
+    if (from !== undefined) setForkAt(from);
     setLive(startLiveRun('pending', text));
+    const after = from !== undefined ? from : history?.messages.at(-1)?.id;
     try {
-      const started = await bridge.invoke('chat.send', sessionId ? { sessionId, text } : { text });
+      const started = await bridge.invoke(
+        'chat.send',
+        sessionId
+          ? after !== undefined
+            ? { sessionId, text, fromMessageId: after }
+            : { sessionId, text }
+          : { text },
+      );
       const mine = early.current.filter((event) => event.run_id === started.runId);
       early.current = [];
       const run = mine.reduce((run, e) => applyRunEvent(run, e), startLiveRun(started.runId, text));
@@ -152,6 +185,7 @@ export function ChatView({
       return true;
     } catch (cause) {
       setLive(null);
+      setForkAt(undefined);
       setError(errorText(cause));
       return false;
     } finally {
@@ -250,9 +284,33 @@ export function ChatView({
 
   const sessionApprovals = approvals.filter((a) => !sessionId || a.sessionId === sessionId);
   const liveRunId = live?.runId;
-  const messages = (history?.messages ?? []).filter(
-    (m) => !(liveRunId && m.runId === liveRunId && m.role === 'assistant'),
-  );
+  const shown = history?.messages ?? [];
+  // A turn being regenerated or edited replaces what followed the message it forks from.
+  const cut =
+    forkAt === undefined
+      ? shown.length
+      : forkAt === null
+        ? 0
+        : shown.findIndex((m) => m.id === forkAt) + 1;
+  const messages = shown
+    .slice(0, cut)
+    .filter((m) => !(liveRunId && m.runId === liveRunId && m.role === 'assistant'));
+  const busy = live !== null && !live.finished;
+  const textOf = (message: { blocks: ChatMessage['blocks'] }) =>
+    message.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
+  /** The question a reply answers: the user message before it. */
+  const questionBefore = (index: number) =>
+    messages
+      .slice(0, index)
+      .reverse()
+      .find((m) => m.role === 'user' && textOf(m));
+  const regenerate = (index: number) => {
+    const question = questionBefore(index);
+    if (question) void send(textOf(question), question.parentId);
+  };
+  const showVersion = (id: string) => {
+    if (sessionId) void load(sessionId, id);
+  };
   const liveGoalStored = messages.some(
     (m) => m.runId === liveRunId && m.role === 'user' && m.blocks.some((b) => b.type === 'text'),
   );
@@ -313,19 +371,58 @@ export function ChatView({
           const lastOfRun = run && run.id !== liveRunId && next?.runId !== message.runId;
           const notice =
             lastOfRun && run.outcome ? (
-              <RunNotice outcome={run.outcome} reason={run.reason} />
+              <RunNotice outcome={run.outcome} reason={run.reason}>
+                {!busy && RETRYABLE.has(run.outcome) && (
+                  <button type="button" className="small" onClick={() => regenerate(index + 1)}>
+                    Retry
+                  </button>
+                )}
+                {!busy && run.outcome === 'cancelled' && index === messages.length - 1 && (
+                  <button type="button" className="small" onClick={() => void send('Continue.')}>
+                    Continue
+                  </button>
+                )}
+              </RunNotice>
             ) : null;
           if (message.role === 'user') {
-            const text = message.blocks
-              .flatMap((b) => (b.type === 'text' ? [b.text] : []))
-              .join('\n');
+            const text = textOf(message);
+            if (editing === message.id) {
+              return (
+                <div key={message.id} data-message-id={message.id}>
+                  <EditBubble
+                    text={text}
+                    onSend={(edited) => void send(edited, message.parentId)}
+                    onCancel={() => setEditing(null)}
+                  />
+                </div>
+              );
+            }
             return (
               <div key={message.id} data-message-id={message.id}>
-                {text && <UserBubble text={text} />}
+                {text && (
+                  <UserBubble text={text}>
+                    <VersionArrows
+                      siblings={message.siblings}
+                      current={message.id}
+                      onShow={showVersion}
+                    />
+                    <CopyButton text={text} label="Copy message" />
+                    {!busy && (
+                      <button
+                        type="button"
+                        className="ghost small"
+                        onClick={() => setEditing(message.id)}
+                      >
+                        Edit
+                      </button>
+                    )}
+                  </UserBubble>
+                )}
                 {notice}
               </div>
             );
           }
+          const lastOfTurn = next?.role !== 'assistant';
           return (
             <div key={message.id} data-message-id={message.id}>
               <StoredAssistant
@@ -335,6 +432,20 @@ export function ChatView({
                 showReasoning={settings.showReasoning}
                 onResolve={onResolve}
                 onBranch={() => void branch(message.id)}
+                actions={
+                  <>
+                    <CopyButton text={textOf(message)} label="Copy reply" />
+                    {lastOfTurn && !busy && (
+                      <button
+                        type="button"
+                        className="ghost small"
+                        onClick={() => regenerate(index)}
+                      >
+                        Regenerate
+                      </button>
+                    )}
+                  </>
+                }
               />
               {notice}
             </div>
@@ -357,7 +468,7 @@ export function ChatView({
       </div>
       <Composer
         key={sessionId ?? 'new'}
-        busy={live !== null && !live.finished}
+        busy={busy}
         disabled={false}
         enterSends={settings.enterSends}
         onSend={send}
