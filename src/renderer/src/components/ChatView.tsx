@@ -176,6 +176,8 @@ export function ChatView({
       const mine = early.current.filter((event) => event.run_id === started.runId);
       early.current = [];
       const run = mine.reduce((run, e) => applyRunEvent(run, e), startLiveRun(started.runId, text));
+      // At once, not at the next render: an event arriving before it must find this run.
+      liveRef.current = run;
       setLive(run);
       if (run.finished) void load(started.sessionId).then(() => setLive(null));
       if (started.sessionId !== sessionId) {

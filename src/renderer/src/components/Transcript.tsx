@@ -31,12 +31,18 @@ export function RunNotice({
   children?: ReactNode;
 }) {
   if (outcome === 'completed') return null;
-  return (
+  const notice = (
     <p className={`run-notice outcome-${outcome}`} role="status" data-testid="run-notice">
       {OUTCOME_TEXT[outcome] ?? outcome}
       {reason && outcome !== 'cancelled' ? `: ${reason}` : ''}
-      {children}
     </p>
+  );
+  if (!children) return notice;
+  return (
+    <div className="run-notice-row">
+      {notice}
+      {children}
+    </div>
   );
 }
 
@@ -133,8 +139,10 @@ function ToolWithApproval({
 
 export function UserBubble({ text, children }: { text: string; children?: ReactNode }) {
   return (
-    <div className="message user" data-testid="user-message">
-      <div className="bubble">{text}</div>
+    <div className="user-turn">
+      <div className="message user" data-testid="user-message">
+        <div className="bubble">{text}</div>
+      </div>
       {children && <div className="message-actions user-actions">{children}</div>}
     </div>
   );
