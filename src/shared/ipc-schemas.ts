@@ -170,6 +170,36 @@ export const RunDetailSchema = z.object({
 });
 export type RunDetail = z.infer<typeof RunDetailSchema>;
 
+/** What the approval is really about (see the core's approval-preview.ts). */
+export const ApprovalPreviewSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('command'),
+    /** The command line as it runs (a shell line when `shell`). */
+    command: z.string(),
+    shell: z.boolean(),
+    cwd: z.string(),
+    /** What the sandbox lets it do, one fact per entry. */
+    sandbox: z.array(z.string()),
+  }),
+  z.object({
+    kind: z.literal('file'),
+    path: z.string(),
+    change: z.enum(['create', 'replace', 'edit']),
+    /** Unified diff hunks against the file as it is now (or why there is none). */
+    diff: z.string(),
+    truncated: z.boolean(),
+  }),
+  z.object({ kind: z.literal('fetch'), url: z.string(), host: z.string() }),
+]);
+export type ApprovalPreview = z.infer<typeof ApprovalPreviewSchema>;
+
+export const ApprovalRiskSchema = z.object({
+  /** A destructive pattern: the app styles Approve as a secondary action and keys skip it. */
+  destructive: z.boolean(),
+  reasons: z.array(z.string()),
+});
+export type ApprovalRisk = z.infer<typeof ApprovalRiskSchema>;
+
 export const PendingApprovalViewSchema = z.object({
   id: IdSchema,
   runId: IdSchema,
@@ -180,6 +210,8 @@ export const PendingApprovalViewSchema = z.object({
   tier: RiskTierSchema,
   sessionApprovable: z.boolean(),
   expiresAt: Iso.nullable(),
+  preview: ApprovalPreviewSchema.nullable(),
+  risk: ApprovalRiskSchema,
 });
 export type PendingApprovalView = z.infer<typeof PendingApprovalViewSchema>;
 

@@ -22,6 +22,7 @@ import { Sidebar, type View } from './components/Sidebar';
 import { StatusBar } from './components/StatusBar';
 import { BridgeProvider, useBridge, useCoreEvents } from './lib/bridge-context';
 import { errorText } from './lib/format';
+import { typingIn, withMod } from './lib/keys';
 import { applyTheme } from './lib/theme';
 
 const DEFAULT_SETTINGS: Settings = { theme: 'system', showReasoning: true, enterSends: true };
@@ -184,32 +185,41 @@ function Workspace() {
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
-  // Keyboard first: approvals, new chat and views from anywhere.
+  // The approval the keyboard answers: the oldest of the conversation in view. A destructive
+  // one takes a click.
+  const keyApproval = approvals.find(
+    (a) => view === 'chat' && a.sessionId === activeId && !a.risk.destructive,
+  );
+
+  // Keyboard first: approvals (never while focus is in a text field), new chat and views.
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (!event.altKey || event.ctrlKey || event.metaKey) return;
-      const key = event.key.toLowerCase();
-      const oldest = approvals[0];
       const act = (fn: () => void) => {
         event.preventDefault();
         fn();
       };
-      if (event.code === 'KeyA' && oldest)
-        act(() =>
-          resolve(
-            oldest.id,
-            event.shiftKey && oldest.sessionApprovable ? 'approve-for-session' : 'approve',
-          ),
-        );
-      else if (event.code === 'KeyD' && oldest) act(() => resolve(oldest.id, 'deny'));
-      else if (event.code === 'KeyN') act(newChat);
+      if (withMod(event) && keyApproval && !typingIn(event.target)) {
+        if (event.key === 'Enter')
+          act(() =>
+            resolve(
+              keyApproval.id,
+              event.shiftKey && keyApproval.sessionApprovable ? 'approve-for-session' : 'approve',
+            ),
+          );
+        else if (event.key === 'Backspace' && !event.shiftKey)
+          act(() => resolve(keyApproval.id, 'deny'));
+        return;
+      }
+      if (!event.altKey || event.ctrlKey || event.metaKey) return;
+      const key = event.key.toLowerCase();
+      if (event.code === 'KeyN') act(newChat);
       else if (key === '1' || event.code === 'Digit1') act(() => setView('chat'));
       else if (key === '2' || event.code === 'Digit2') act(() => setView('runs'));
       else if (key === '3' || event.code === 'Digit3') act(() => setView('settings'));
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [approvals, resolve, newChat]);
+  }, [keyApproval, resolve, newChat]);
 
   const updateSettings = (patch: Partial<Settings>) => {
     const next = { ...settings, ...patch };
@@ -340,6 +350,7 @@ function Workspace() {
       {showApprovals && (
         <ApprovalsPanel
           approvals={approvals}
+          keyTarget={keyApproval?.id ?? null}
           sessionTitle={titleOf}
           onResolve={resolve}
           onOpenSession={(id) => {

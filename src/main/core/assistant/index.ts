@@ -41,8 +41,10 @@ import { listServerModels } from '../models/list-models.js';
 import type { PendingApproval } from '../policy/broker.js';
 import type { RunEvent } from '../runtime/events.js';
 import type { MessageId, RunId, SessionId } from '../runtime/terms.js';
+import { settingsFromManifest } from '../sandbox/index.js';
 import { secretRedactor } from '../secrets/index.js';
 import { directCallContext, readTypedInput } from '../toolcall/index.js';
+import { approvalPreview } from './approval-preview.js';
 import { ModelDownloads } from './downloads.js';
 import { exportConversation } from './export.js';
 import { ModelImports } from './model-import.js';
@@ -117,7 +119,28 @@ export async function assistantOver(
     emit({ topic: 'run', sessionId: event.session_id, event: view(event) }),
   );
 
+  // Previews are worked out once per approval (they read the file a write would change).
+  const previews = new Map<string, Pick<PendingApprovalView, 'preview' | 'risk'>>();
+  const knownHosts = new Set<string>();
+  const sandboxSettings = settingsFromManifest(claw, {
+    workspace: governance.workspace,
+    dataDir: agent.dataDir,
+  });
+  const previewOf = async (pending: PendingApproval) => {
+    const found = await approvalPreview(pending.call, {
+      workspace: governance.workspace,
+      sandbox: sandboxSettings,
+      knownHosts,
+      // The full path a person must judge, the home folder written as ~.
+      scrub: (text) => text.split(os.homedir()).join('~'),
+    }).catch(() => ({ preview: null, risk: { destructive: false, reasons: [] } }));
+    // What a person reads is screened like the arguments are.
+    const screened = governance.scanner.redactValue(found);
+    previews.set(pending.id, screened);
+    return screened;
+  };
   const approvalView = (pending: PendingApproval): PendingApprovalView => ({
+    ...(previews.get(pending.id) ?? { preview: null, risk: { destructive: false, reasons: [] } }),
     id: pending.id,
     runId: pending.runId,
     sessionId: pending.sessionId,
@@ -131,12 +154,17 @@ export async function assistantOver(
     sessionApprovable: pending.sessionApprovable,
     expiresAt: pending.expiresAt ?? null,
   });
-  const stopRequests = governance.broker.onRequest((pending) =>
-    emit({ topic: 'approval.requested', approval: approvalView(pending) }),
-  );
-  const stopResolved = governance.broker.onResolved((id, answer) =>
-    emit({ topic: 'approval.resolved', id, approved: answer.approved, by: answer.by }),
-  );
+  const stopRequests = governance.broker.onRequest((pending) => {
+    void previewOf(pending).then(() =>
+      emit({ topic: 'approval.requested', approval: approvalView(pending) }),
+    );
+  });
+  const stopResolved = governance.broker.onResolved((id, answer) => {
+    const preview = previews.get(id)?.preview;
+    if (answer.approved && preview?.kind === 'fetch' && preview.host) knownHosts.add(preview.host);
+    previews.delete(id);
+    emit({ topic: 'approval.resolved', id, approved: answer.approved, by: answer.by });
+  });
 
   const downloads = new ModelDownloads(catalog, locations.modelsDir, {
     onProgress: (pull) => emit({ topic: 'model.pull', pull }),
