@@ -266,6 +266,8 @@ export const ModelsStateSchema = z.object({
   selectedId: z.string().nullable(),
   /** What new conversations start with. */
   defaultId: z.string().nullable(),
+  /** Whether what the model in force costs is known ($0 for the local engine). */
+  priced: z.boolean(),
   /** The catalog's best chat model for this computer's memory, and that memory. */
   recommended: z.string().nullable(),
   machineRamBytes: z.number(),

@@ -19,7 +19,7 @@ import { RunsView } from './components/RunsView';
 import { SearchDialog } from './components/SearchDialog';
 import { type Section, SettingsView } from './components/SettingsView';
 import { Sidebar, type View } from './components/Sidebar';
-import { StatusBar } from './components/StatusBar';
+import { type ModelHealth, StatusBar } from './components/StatusBar';
 import { BridgeProvider, useBridge, useCoreEvents } from './lib/bridge-context';
 import { errorText } from './lib/format';
 import { typingIn, withMod } from './lib/keys';
@@ -73,6 +73,10 @@ function Workspace() {
   const [chatKey, setChatKey] = useState(0);
   const [connected, setConnected] = useState(true);
   const [searching, setSearching] = useState(false);
+  /** The sidebar as a drawer, in a narrow window. */
+  const [drawerOpen, setDrawerOpen] = useState(false);
+  /** The last model call's failure, until a model call succeeds again. */
+  const [modelFailure, setModelFailure] = useState<string | null>(null);
   /** A message to bring into view once its conversation is open (a search result). */
   const [focusMessage, setFocusMessage] = useState<string | null>(null);
 
@@ -119,6 +123,9 @@ function Workspace() {
   }, [activeId]);
 
   useCoreEvents((event) => {
+    if (event.topic === 'run' && event.event.type === 'model.finished') setModelFailure(null);
+    else if (event.topic === 'run' && event.event.type === 'run.finished')
+      setModelFailure(event.event.outcome === 'model_error' ? event.event.reason : null);
     if (event.topic === 'sessions.changed') loadSessions();
     else if (event.topic === 'approval.requested')
       setApprovals((list) =>
@@ -251,22 +258,47 @@ function Workspace() {
     setView('chat');
   };
 
+  const health: ModelHealth = modelFailure
+    ? { state: 'failed', reason: modelFailure }
+    : !models || (models.selectedId === null && models.kind === 'local')
+      ? { state: 'none' }
+      : models.kind === 'local' && !models.loaded
+        ? { state: 'idle' }
+        : { state: 'ready' };
+
   const titleOf = (id: string) => sessions?.find((s) => s.id === id)?.title ?? 'a conversation';
   const showApprovals = view === 'chat' && approvals.length > 0;
 
   return (
-    <div className={`app${showApprovals ? ' with-approvals' : ''}`}>
+    <div
+      className={`app${showApprovals ? ' with-approvals' : ''}${drawerOpen ? ' drawer-open' : ''}`}
+    >
+      {drawerOpen && (
+        <button
+          type="button"
+          className="drawer-scrim"
+          aria-label="Close the menu"
+          onClick={() => setDrawerOpen(false)}
+        />
+      )}
       <Sidebar
         sessions={sessions}
         activeId={activeId}
         view={view}
         pendingCount={approvals.length}
-        onView={setView}
-        onNew={newChat}
+        onView={(next) => {
+          setView(next);
+          setDrawerOpen(false);
+        }}
+        onNew={() => {
+          newChat();
+          setDrawerOpen(false);
+        }}
         onSearch={() => setSearching(true)}
         onOpen={(id) => {
           setActiveId(id);
           setView('chat');
+          setDrawerOpen(false);
         }}
         onRename={(id, title) => {
           bridge
@@ -283,6 +315,15 @@ function Workspace() {
         }}
       />
       <main className="main">
+        <button
+          type="button"
+          className="ghost small menu-button"
+          aria-label="Menu"
+          aria-expanded={drawerOpen}
+          onClick={() => setDrawerOpen(true)}
+        >
+          ☰ Menu
+        </button>
         {!connected && (
           <div className="error-banner top" role="alert">
             The connection to the Pincer core was lost. Start <code>pincer gateway</code> again and
@@ -315,6 +356,11 @@ function Workspace() {
               loadSessions();
             }}
             onStats={setStats}
+            disabledReason={
+              connected
+                ? null
+                : 'Not connected to the Pincer core: start it again (pincer gateway) and reload'
+            }
             focusMessageId={focusMessage}
             firstRun={
               models && models.selectedId === null && models.options.length === 0 ? (
@@ -364,6 +410,8 @@ function Workspace() {
         connected={connected}
         transport={info?.transport ?? '…'}
         model={models?.active ?? '…'}
+        health={health}
+        priced={models?.priced ?? true}
         stats={stats}
       />
     </div>

@@ -30,6 +30,7 @@ import {
 } from '../agent/index.js';
 import { policyRules, providerChain } from '../ckp/index.js';
 import { listInstalled } from '../local/model-manager.js';
+import { BUILTIN_MODELS } from '../models/catalog.js';
 import {
   CONNECTION_ENDPOINT,
   CONNECTION_PROTOCOL,
@@ -200,10 +201,25 @@ export async function assistantOver(
     .sort((a, b) => b.ramBytes - a.ramBytes);
   const recommended = (chatModels.find((m) => fits(m.ramBytes)) ?? chatModels.at(-1))?.name ?? null;
 
+  /** The local engine and the scripted model cost nothing; a remote one only if priced. */
+  const priceKnown = (): boolean => {
+    if (models.kind !== 'remote') return true;
+    const selected = picker.selectedId ?? '';
+    const name = selected.startsWith('provider:')
+      ? claw.providers.find((p) => `provider:${p.name}` === selected)?.spec.model
+      : models.label().split('/').slice(1).join('/');
+    return BUILTIN_MODELS.some(
+      (m) =>
+        (m.apiModel === name || m.id === name) &&
+        (m.pricing.inputPer1k > 0 || m.pricing.outputPer1k > 0),
+    );
+  };
+
   const modelsState = async (): Promise<ModelsState> => {
     const installed = await listInstalled(catalog, locations.modelsDir).catch(() => []);
     const files = new Set(installed.map((m) => m.fileName));
     return {
+      priced: priceKnown(),
       recommended,
       machineRamBytes,
       active: models.label(),

@@ -56,7 +56,10 @@ export function ChatView({
   toolbar,
   firstRun,
   focusMessageId,
+  disabledReason,
 }: {
+  /** Why nothing can be sent now (the core is gone), or null. */
+  disabledReason?: string | null;
   /** Brought into view and marked once the conversation is loaded (a search result). */
   focusMessageId?: string | null;
   /** Under the message box: the model picker. */
@@ -471,7 +474,8 @@ export function ChatView({
       <Composer
         key={sessionId ?? 'new'}
         busy={busy}
-        disabled={false}
+        disabled={!!disabledReason}
+        disabledReason={disabledReason ?? undefined}
         enterSends={settings.enterSends}
         onSend={send}
         onCancel={cancel}

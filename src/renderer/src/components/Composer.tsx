@@ -15,7 +15,10 @@ export function Composer({
   onSend,
   onCancel,
   toolbar,
+  disabledReason,
 }: {
+  /** Said in the box while it is disabled. */
+  disabledReason?: string;
   busy: boolean;
   disabled: boolean;
   enterSends: boolean;
@@ -75,7 +78,7 @@ export function Composer({
           maxLength={100_000}
           placeholder={
             disabled
-              ? 'Not connected'
+              ? (disabledReason ?? 'Not connected')
               : enterSends
                 ? 'Message Pincer (Enter to send, Shift+Enter for a new line)'
                 : 'Message Pincer (Ctrl+Enter to send)'
