@@ -37,6 +37,8 @@ export const SessionSummarySchema = z.object({
   lastActivityAt: Iso,
   /** A run of this session is executing now. */
   busy: z.boolean(),
+  /** The model option this conversation answers with (null: the default). */
+  modelId: z.string().nullable(),
 });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 
@@ -66,6 +68,9 @@ export const ChatMessageSchema = z.object({
   role: z.enum(['user', 'assistant']),
   blocks: z.array(ChatBlockSchema),
   createdAt: Iso,
+  /** Versions of this turn (messages with the same parent and role, oldest first, this one
+   * included): regenerated replies and edited questions. */
+  siblings: z.array(IdSchema),
 });
 export type ChatMessage = z.infer<typeof ChatMessageSchema>;
 
@@ -159,6 +164,19 @@ export const SessionHistorySchema = z.object({
 });
 export type SessionHistory = z.infer<typeof SessionHistorySchema>;
 
+/** A past chat found by search: a message (with a snippet) or a title. */
+export const SearchHitSchema = z.object({
+  sessionId: IdSchema,
+  title: z.string(),
+  /** null when the title matched rather than a message. */
+  messageId: IdSchema.nullable(),
+  role: z.enum(['user', 'assistant']).nullable(),
+  at: Iso,
+  /** The words around the match; matched words sit between \u0002 and \u0003. */
+  snippet: z.string(),
+});
+export type SearchHit = z.infer<typeof SearchHitSchema>;
+
 export const RunDetailSchema = z.object({
   run: RunSummarySchema,
   steps: z.array(StepViewSchema),
@@ -166,6 +184,36 @@ export const RunDetailSchema = z.object({
   audit: z.array(AuditEntrySchema),
 });
 export type RunDetail = z.infer<typeof RunDetailSchema>;
+
+/** What the approval is really about (see the core's approval-preview.ts). */
+export const ApprovalPreviewSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('command'),
+    /** The command line as it runs (a shell line when `shell`). */
+    command: z.string(),
+    shell: z.boolean(),
+    cwd: z.string(),
+    /** What the sandbox lets it do, one fact per entry. */
+    sandbox: z.array(z.string()),
+  }),
+  z.object({
+    kind: z.literal('file'),
+    path: z.string(),
+    change: z.enum(['create', 'replace', 'edit']),
+    /** Unified diff hunks against the file as it is now (or why there is none). */
+    diff: z.string(),
+    truncated: z.boolean(),
+  }),
+  z.object({ kind: z.literal('fetch'), url: z.string(), host: z.string() }),
+]);
+export type ApprovalPreview = z.infer<typeof ApprovalPreviewSchema>;
+
+export const ApprovalRiskSchema = z.object({
+  /** A destructive pattern: the app styles Approve as a secondary action and keys skip it. */
+  destructive: z.boolean(),
+  reasons: z.array(z.string()),
+});
+export type ApprovalRisk = z.infer<typeof ApprovalRiskSchema>;
 
 export const PendingApprovalViewSchema = z.object({
   id: IdSchema,
@@ -177,6 +225,8 @@ export const PendingApprovalViewSchema = z.object({
   tier: RiskTierSchema,
   sessionApprovable: z.boolean(),
   expiresAt: Iso.nullable(),
+  preview: ApprovalPreviewSchema.nullable(),
+  risk: ApprovalRiskSchema,
 });
 export type PendingApprovalView = z.infer<typeof PendingApprovalViewSchema>;
 
@@ -198,8 +248,24 @@ export const CatalogModelViewSchema = z.object({
   installed: z.boolean(),
   selected: z.boolean(),
   pull: PullStateSchema.nullable(),
+  /** The picker's option for this model once installed (chat models only). */
+  optionId: z.string().nullable(),
+  /** Memory it needs to run, and whether this computer has that much. */
+  ramBytes: z.number(),
+  fits: z.boolean(),
 });
 export type CatalogModelView = z.infer<typeof CatalogModelViewSchema>;
+
+/** One entry of the model picker; `id` goes back in `models.select`. */
+export const ModelOptionSchema = z.object({
+  id: z.string(),
+  label: z.string(),
+  group: z.enum(['local', 'provider', 'connection', 'launch']),
+  /** The heading it is listed under: "This computer", a provider's name. */
+  source: z.string(),
+  detail: z.string().nullable(),
+});
+export type ModelOption = z.infer<typeof ModelOptionSchema>;
 
 export const ModelsStateSchema = z.object({
   /** What answers chat now, e.g. "local/Qwen2.5-7B-Instruct-Q4_K_M.gguf" or "openai/gpt-4o". */
@@ -210,6 +276,16 @@ export const ModelsStateSchema = z.object({
   catalog: z.array(CatalogModelViewSchema),
   /** GGUF files in the models folder the catalog does not know (file names only). */
   otherFiles: z.array(z.string()),
+  /** Everything the picker offers, and the option in force (null: no local model yet). */
+  options: z.array(ModelOptionSchema),
+  selectedId: z.string().nullable(),
+  /** What new conversations start with. */
+  defaultId: z.string().nullable(),
+  /** Whether what the model in force costs is known ($0 for the local engine). */
+  priced: z.boolean(),
+  /** The catalog's best chat model for this computer's memory, and that memory. */
+  recommended: z.string().nullable(),
+  machineRamBytes: z.number(),
 });
 export type ModelsState = z.infer<typeof ModelsStateSchema>;
 
@@ -224,6 +300,20 @@ export const ProviderViewSchema = z.object({
   fallback: z.array(z.string()),
 });
 export type ProviderView = z.infer<typeof ProviderViewSchema>;
+
+/** What "Add provider" offers; each is one wire protocol (OpenAI-compatible: Ollama, LM Studio). */
+export const ConnectionKindSchema = z.enum(['openai', 'anthropic', 'gemini', 'openai-compatible']);
+export type ConnectionKind = z.infer<typeof ConnectionKindSchema>;
+
+/** A provider added from the app: its key is named, never shown. */
+export const ConnectionViewSchema = z.object({
+  name: z.string(),
+  kind: ConnectionKindSchema,
+  endpoint: z.string(),
+  keyName: z.string().nullable(),
+  models: z.array(z.string()),
+});
+export type ConnectionView = z.infer<typeof ConnectionViewSchema>;
 
 export const SecretsViewSchema = z.object({
   names: z.array(z.object({ name: z.string(), backend: z.string(), shadowed: z.boolean() })),

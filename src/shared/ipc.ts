@@ -14,6 +14,8 @@ import {
   AppInfoSchema,
   type AssistantEvent,
   AutonomySchema,
+  ConnectionKindSchema,
+  ConnectionViewSchema,
   FeatureStatusSchema,
   IdSchema,
   ModelsStateSchema,
@@ -23,6 +25,7 @@ import {
   RunDetailSchema,
   RunEventSchema,
   RunSummarySchema,
+  SearchHitSchema,
   SecretsViewSchema,
   SessionHistorySchema,
   SessionSummarySchema,
@@ -34,6 +37,9 @@ export * from './ipc-schemas.js';
 
 /** Requests larger than this (serialised JSON, in bytes) are rejected before parsing. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;
+/** One piece of an imported model file: 512 KiB, as base64. */
+export const IMPORT_CHUNK_BYTES = 512 * 1024;
+const MAX_IMPORT_CHUNK_BASE64 = Math.ceil(IMPORT_CHUNK_BYTES / 3) * 4;
 /** The longest message a person can send in one go (characters). */
 export const MAX_MESSAGE_CHARS = 100_000;
 
@@ -46,6 +52,20 @@ const SecretName = z
   .max(128)
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only');
 const ModelName = z.string().min(1).max(200);
+/** A picker option's id (`local:FILE`, `provider:NAME`, `connection:NAME:MODEL`, `launch`). */
+const ModelOptionId = z
+  .string()
+  .min(1)
+  .max(400)
+  .regex(/^[^\p{Cc}]+$/u, 'no control characters');
+const ConnectionName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$/, 'letters, digits, _ . - only (at most 40)');
+const HttpUrl = z
+  .string()
+  .max(2000)
+  .regex(/^https?:\/\/[^\s]+$/i, 'an http:// or https:// address');
+const ApiKey = z.string().min(1).max(16_384);
 
 export const ipcContract = {
   'app.getInfo': { request: Empty, response: AppInfoSchema },
@@ -65,9 +85,21 @@ export const ipcContract = {
     request: z.strictObject({ sessionId: IdSchema, messageId: IdSchema }),
     response: SessionSummarySchema,
   },
+  /** The branch ending at the newest message, or at the newest one below `leafId` (a version). */
   'sessions.history': {
-    request: z.strictObject({ sessionId: IdSchema }),
+    request: z.strictObject({ sessionId: IdSchema, leafId: IdSchema.optional() }),
     response: SessionHistorySchema,
+  },
+
+  /** Full-text search over every conversation's messages and titles, newest first. */
+  'sessions.search': {
+    request: z.strictObject({ query: z.string().trim().min(1).max(200) }),
+    response: z.object({ hits: z.array(SearchHitSchema) }),
+  },
+  /** The conversation as a file to save: Markdown to read, JSON to process. */
+  'sessions.export': {
+    request: z.strictObject({ sessionId: IdSchema, format: z.enum(['markdown', 'json']) }),
+    response: z.object({ fileName: z.string(), mediaType: z.string(), content: z.string() }),
   },
 
   /** Starts a run; its events arrive on the event stream (topic `run`). */
@@ -75,8 +107,9 @@ export const ipcContract = {
     request: z.strictObject({
       sessionId: IdSchema.optional(),
       text: z.string().trim().min(1).max(MAX_MESSAGE_CHARS),
-      /** Continue from this earlier message instead of the session's newest one. */
-      fromMessageId: IdSchema.optional(),
+      /** Continue from this earlier message instead of the session's newest one; null starts a
+       * new first message (regenerating or editing the first turn makes a sibling of it). */
+      fromMessageId: IdSchema.nullable().optional(),
     }),
     response: z.object({ runId: IdSchema, sessionId: IdSchema }),
   },
@@ -117,14 +150,74 @@ export const ipcContract = {
     request: z.strictObject({ name: ModelName }),
     response: z.object({ started: z.boolean() }),
   },
-  'models.select': { request: z.strictObject({ name: ModelName }), response: ModelsStateSchema },
+  /** Switches the model now; remembered for `sessionId` and as the default for new chats. */
+  'models.select': {
+    request: z.strictObject({ id: ModelOptionId, sessionId: IdSchema.optional() }),
+    response: ModelsStateSchema,
+  },
+  /** Importing a GGUF file picked or dropped in the app, in pieces of at most 512 KiB. */
+  'models.import.begin': {
+    request: z.strictObject({
+      fileName: z.string().min(1).max(255),
+      sizeBytes: z
+        .number()
+        .int()
+        .min(1)
+        .max(2 ** 41),
+    }),
+    response: z.object({ importId: IdSchema }),
+  },
+  'models.import.chunk': {
+    request: z.strictObject({
+      importId: IdSchema,
+      offset: z.number().int().min(0),
+      /** Base64 of the next piece. */
+      data: z
+        .string()
+        .min(1)
+        .max(MAX_IMPORT_CHUNK_BASE64)
+        .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'base64'),
+    }),
+    response: z.object({ receivedBytes: z.number() }),
+  },
+  /** Checks the GGUF header; a sound file joins the models (and is used if none was chosen). */
+  'models.import.finish': {
+    request: z.strictObject({ importId: IdSchema }),
+    response: z.object({ fileName: z.string(), models: ModelsStateSchema }),
+  },
+  'models.import.cancel': { request: z.strictObject({ importId: IdSchema }), response: Ok },
   'models.load': { request: Empty, response: ModelsStateSchema },
   'models.unload': { request: Empty, response: ModelsStateSchema },
 
   'providers.list': {
     request: Empty,
-    response: z.object({ providers: z.array(ProviderViewSchema), routing: z.string() }),
+    response: z.object({
+      providers: z.array(ProviderViewSchema),
+      connections: z.array(ConnectionViewSchema),
+      routing: z.string(),
+    }),
   },
+  /** Asks the server for its models: with the key given, or the named connection's own. */
+  'providers.test': {
+    request: z.strictObject({
+      kind: ConnectionKindSchema,
+      endpoint: HttpUrl.optional(),
+      key: ApiKey.optional(),
+      name: ConnectionName.optional(),
+    }),
+    response: z.object({ models: z.array(z.string()) }),
+  },
+  /** Tests, then saves a provider (its key into the secret store by name); its models join the picker. */
+  'providers.add': {
+    request: z.strictObject({
+      name: ConnectionName,
+      kind: ConnectionKindSchema,
+      endpoint: HttpUrl.optional(),
+      key: ApiKey.optional(),
+    }),
+    response: ConnectionViewSchema,
+  },
+  'providers.remove': { request: z.strictObject({ name: ConnectionName }), response: Ok },
 
   'secrets.list': { request: Empty, response: SecretsViewSchema },
   'secrets.set': {

@@ -61,7 +61,9 @@ export function applyRunEvent(run: LiveRun, event: RunEventView, now = performan
     case 'run.started':
       return { ...run, goal: event.goal };
     case 'state.changed':
-      return event.to === 'EXECUTING' && event.from !== 'EXECUTING'
+      // A turn's latency is its model call alone: time spent waiting for a person or a tool
+      // is not the model's.
+      return event.transition === 'call_model'
         ? { ...run, state: event.to, turnStartedAt: now }
         : { ...run, state: event.to };
     case 'model.delta': {

@@ -163,7 +163,13 @@ describe.skipIf(skipReason !== null)('the UI in Chromium through pincer gateway'
     expect(await card.textContent()).toContain('fs/write');
     expect(await card.locator('.tier-guarded').textContent()).toBe('guarded');
     expect(await card.textContent()).toContain('default/approve-filesystem-writes');
-    expect(await card.locator('pre.json').textContent()).toContain('notes/hello.txt');
+    // What the write does: the full path and the file it makes, as a diff.
+    expect(await card.getByTestId('approval-path').textContent()).toMatch(
+      /workspace\/pincer\/notes\/hello\.txt$/,
+    );
+    expect(await card.getByTestId('approval-diff').textContent()).toContain(
+      '+hello from the UI test',
+    );
     // The same request is also asked inline, under its tool card.
     expect(await page.locator('.tool-card [data-testid="approval-card"]').count()).toBe(1);
     await shot('chat-with-approval');
@@ -196,13 +202,15 @@ describe.skipIf(skipReason !== null)('the UI in Chromium through pincer gateway'
     );
   });
 
-  it('keyboard only: Alt+N, type, Enter, then Alt+A approves the waiting call', async () => {
+  it('keyboard only: Alt+N, type, Enter, out of the text field, then Ctrl+Enter approves', async () => {
     await page.keyboard.press('Alt+N');
     await expect.poll(() => page.getByTestId('assistant-message').count()).toBe(0);
     await page.keyboard.type('write by keyboard');
     await page.keyboard.press('Enter');
     await page.getByRole('complementary', { name: 'Approvals' }).waitFor();
-    await page.keyboard.press('Alt+A');
+    // Approval keys do nothing while the focus is in the message box.
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Control+Enter');
     await expect.poll(() => lastAssistant().textContent()).toContain('the tool said wrote');
   });
 

@@ -57,6 +57,17 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
       { text: 'hi', model: 'gpt' },
     ],
   },
+  'sessions.search': {
+    valid: { query: 'zebra' },
+    invalid: [{ query: '' }, { query: '   ' }, { query: 'x'.repeat(201) }],
+  },
+  'sessions.export': {
+    valid: { sessionId: 'ses_1', format: 'markdown' },
+    invalid: [
+      { sessionId: 'ses_1', format: 'pdf' },
+      { sessionId: '../x', format: 'json' },
+    ],
+  },
   'chat.cancel': { valid: { runId: 'run_1' }, invalid: [{}, { runId: null }] },
   'runs.list': { valid: { limit: 10 }, invalid: [{ limit: 0 }, { limit: 501 }, { limit: 1.5 }] },
   'runs.get': { valid: { runId: 'run_1' }, invalid: [{}, { runId: ['run_1'] }] },
@@ -76,12 +87,50 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
     invalid: [{}, { name: '' }, { url: 'http://x' }],
   },
   'models.select': {
-    valid: { name: 'tiny.gguf' },
-    invalid: [{ name: long(201) }, { path: '/etc/passwd' }],
+    valid: { id: 'connection:ollama:qwen2.5:7b', sessionId: 'ses_1' },
+    invalid: [{ id: long(401) }, { path: '/etc/passwd' }, { id: 'local:a\nb' }, { name: 'x' }],
   },
+  'models.import.begin': {
+    valid: { fileName: 'my model.gguf', sizeBytes: 4096 },
+    invalid: [
+      { fileName: 'x.gguf', sizeBytes: 0 },
+      { fileName: 'x.gguf', sizeBytes: 1.5 },
+      { fileName: '', sizeBytes: 1 },
+      { fileName: 'x.gguf', sizeBytes: 1, path: '/etc' },
+    ],
+  },
+  'models.import.chunk': {
+    valid: { importId: 'imp_1', offset: 0, data: 'R0dVRg==' },
+    invalid: [
+      { importId: 'imp_1', offset: -1, data: 'R0dVRg==' },
+      { importId: 'imp_1', offset: 0, data: 'not base64!' },
+      { importId: 'imp_1', offset: 0, data: 'A'.repeat(699_053) },
+    ],
+  },
+  'models.import.finish': { valid: { importId: 'imp_1' }, invalid: [{}, { importId: '../x' }] },
+  'models.import.cancel': { valid: { importId: 'imp_1' }, invalid: [{ importId: '' }] },
   'models.load': { valid: {}, invalid: [{ name: 'x' }] },
   'models.unload': { valid: {}, invalid: [{ force: true }] },
   'providers.list': { valid: {}, invalid: [{ values: true }] },
+  'providers.test': {
+    valid: { kind: 'openai-compatible', endpoint: 'http://127.0.0.1:11434/v1' },
+    invalid: [
+      { kind: 'ftp' },
+      { kind: 'openai-compatible', endpoint: 'file:///etc/passwd' },
+      { kind: 'openai', key: '' },
+      { kind: 'openai', name: '../x' },
+    ],
+  },
+  'providers.add': {
+    valid: { name: 'ollama', kind: 'openai-compatible', endpoint: 'http://127.0.0.1:11434/v1' },
+    invalid: [
+      { kind: 'openai' },
+      { name: 'bad name', kind: 'openai', key: 'k' },
+      { name: 'x', kind: 'openai', key: long(16_385) },
+      { name: 'x', kind: 'openai', keyName: 'OPENAI_API_KEY' },
+    ],
+  },
+  'providers.remove': { valid: { name: 'ollama' }, invalid: [{}, { name: 'a/b' }] },
   'secrets.list': { valid: {}, invalid: [{ withValues: true }] },
   'secrets.set': {
     valid: { name: 'OPENAI_API_KEY', value: 'sk-test' },

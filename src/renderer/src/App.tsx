@@ -2,8 +2,10 @@ import { useCallback, useEffect, useState } from 'react';
 import { errorText } from '../../shared/format';
 import type {
   AppInfo,
+  ModelsState,
   PendingApprovalView,
   PincerApi,
+  SearchHit,
   SessionSummary,
   Settings,
 } from '../../shared/ipc';
@@ -11,12 +13,16 @@ import { DISCONNECTED_EVENT } from './bridge';
 import type { Verdict } from './components/ApprovalCard';
 import { ApprovalsPanel } from './components/ApprovalsPanel';
 import { type ChatStats, ChatView } from './components/ChatView';
+import { FirstRun } from './components/FirstRun';
 import { Logo } from './components/Icons';
+import { ModelPicker } from './components/ModelPicker';
 import { RunsView } from './components/RunsView';
-import { SettingsView } from './components/SettingsView';
+import { SearchDialog } from './components/SearchDialog';
+import { type Section, SettingsView } from './components/SettingsView';
 import { Sidebar, type View } from './components/Sidebar';
-import { StatusBar } from './components/StatusBar';
+import { type ModelHealth, StatusBar } from './components/StatusBar';
 import { BridgeProvider, useBridge, useCoreEvents } from './lib/bridge-context';
+import { typingIn, withMod } from './lib/keys';
 import { applyTheme } from './lib/theme';
 
 const DEFAULT_SETTINGS: Settings = { theme: 'system', showReasoning: true, enterSends: true };
@@ -60,11 +66,19 @@ function Workspace() {
   const [view, setView] = useState<View>('chat');
   const [approvals, setApprovals] = useState<PendingApprovalView[]>([]);
   const [settings, setSettings] = useState<Settings>(DEFAULT_SETTINGS);
-  const [model, setModel] = useState('…');
+  const [models, setModels] = useState<ModelsState | null>(null);
+  const [settingsSection, setSettingsSection] = useState<Section>('models');
   const [stats, setStats] = useState<ChatStats>(NO_STATS);
   const [error, setError] = useState<string | null>(null);
   const [chatKey, setChatKey] = useState(0);
   const [connected, setConnected] = useState(true);
+  const [searching, setSearching] = useState(false);
+  /** The sidebar as a drawer, in a narrow window. */
+  const [drawerOpen, setDrawerOpen] = useState(false);
+  /** The last model call's failure, until a model call succeeds again. */
+  const [modelFailure, setModelFailure] = useState<string | null>(null);
+  /** A message to bring into view once its conversation is open (a search result). */
+  const [focusMessage, setFocusMessage] = useState<string | null>(null);
 
   useEffect(() => {
     const lost = () => setConnected(false);
@@ -81,7 +95,7 @@ function Workspace() {
   const loadModel = useCallback(() => {
     bridge
       .invoke('models.list', {})
-      .then((state) => setModel(state.active))
+      .then(setModels)
       .catch(() => undefined);
   }, [bridge]);
 
@@ -109,6 +123,9 @@ function Workspace() {
   }, [activeId]);
 
   useCoreEvents((event) => {
+    if (event.topic === 'run' && event.event.type === 'model.finished') setModelFailure(null);
+    else if (event.topic === 'run' && event.event.type === 'run.finished')
+      setModelFailure(event.event.outcome === 'model_error' ? event.event.reason : null);
     if (event.topic === 'sessions.changed') loadSessions();
     else if (event.topic === 'approval.requested')
       setApprovals((list) =>
@@ -120,6 +137,17 @@ function Workspace() {
       setSettings(event.settings);
       applyTheme(event.settings.theme);
     } else if (event.topic === 'models.changed') loadModel();
+    else if (event.topic === 'model.pull')
+      setModels((state) =>
+        state
+          ? {
+              ...state,
+              catalog: state.catalog.map((m) =>
+                m.name === event.pull.name ? { ...m, pull: event.pull } : m,
+              ),
+            }
+          : state,
+      );
     else if (event.topic === 'ui.newChat') newChat();
   });
 
@@ -152,32 +180,53 @@ function Workspace() {
     setChatKey((k) => k + 1);
   }, []);
 
-  // Keyboard first: approvals, new chat and views from anywhere.
+  // Ctrl/Cmd+K searches every conversation, from anywhere (a text field included).
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (!event.altKey || event.ctrlKey || event.metaKey) return;
-      const key = event.key.toLowerCase();
-      const oldest = approvals[0];
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.code === 'KeyK') {
+        event.preventDefault();
+        setSearching(true);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  // The approval the keyboard answers: the oldest of the conversation in view. A destructive
+  // one takes a click.
+  const keyApproval = approvals.find(
+    (a) => view === 'chat' && a.sessionId === activeId && !a.risk.destructive,
+  );
+
+  // Keyboard first: approvals (never while focus is in a text field), new chat and views.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
       const act = (fn: () => void) => {
         event.preventDefault();
         fn();
       };
-      if (event.code === 'KeyA' && oldest)
-        act(() =>
-          resolve(
-            oldest.id,
-            event.shiftKey && oldest.sessionApprovable ? 'approve-for-session' : 'approve',
-          ),
-        );
-      else if (event.code === 'KeyD' && oldest) act(() => resolve(oldest.id, 'deny'));
-      else if (event.code === 'KeyN') act(newChat);
+      if (withMod(event) && keyApproval && !typingIn(event.target)) {
+        if (event.key === 'Enter')
+          act(() =>
+            resolve(
+              keyApproval.id,
+              event.shiftKey && keyApproval.sessionApprovable ? 'approve-for-session' : 'approve',
+            ),
+          );
+        else if (event.key === 'Backspace' && !event.shiftKey)
+          act(() => resolve(keyApproval.id, 'deny'));
+        return;
+      }
+      if (!event.altKey || event.ctrlKey || event.metaKey) return;
+      const key = event.key.toLowerCase();
+      if (event.code === 'KeyN') act(newChat);
       else if (key === '1' || event.code === 'Digit1') act(() => setView('chat'));
       else if (key === '2' || event.code === 'Digit2') act(() => setView('runs'));
       else if (key === '3' || event.code === 'Digit3') act(() => setView('settings'));
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [approvals, resolve, newChat]);
+  }, [keyApproval, resolve, newChat]);
 
   const updateSettings = (patch: Partial<Settings>) => {
     const next = { ...settings, ...patch };
@@ -186,21 +235,70 @@ function Workspace() {
     bridge.invoke('settings.set', patch).catch((cause: unknown) => setError(errorText(cause)));
   };
 
+  const openSettings = (section: Section) => {
+    setSettingsSection(section);
+    setView('settings');
+  };
+  const activeSession = sessions?.find((s) => s.id === activeId);
+  // A conversation shows the model it answers with; a new one, the default.
+  const pickerValue = activeSession
+    ? (activeSession.modelId ?? models?.selectedId ?? null)
+    : (models?.defaultId ?? models?.selectedId ?? null);
+  const pickModel = (id: string) => {
+    bridge
+      .invoke('models.select', activeId ? { id, sessionId: activeId } : { id })
+      .then(setModels)
+      .catch((cause: unknown) => setError(errorText(cause)));
+  };
+
+  const openHit = (hit: SearchHit) => {
+    setSearching(false);
+    setFocusMessage(hit.messageId);
+    setActiveId(hit.sessionId);
+    setView('chat');
+  };
+
+  const health: ModelHealth = modelFailure
+    ? { state: 'failed', reason: modelFailure }
+    : !models || (models.selectedId === null && models.kind === 'local')
+      ? { state: 'none' }
+      : models.kind === 'local' && !models.loaded
+        ? { state: 'idle' }
+        : { state: 'ready' };
+
   const titleOf = (id: string) => sessions?.find((s) => s.id === id)?.title ?? 'a conversation';
   const showApprovals = view === 'chat' && approvals.length > 0;
 
   return (
-    <div className={`app${showApprovals ? ' with-approvals' : ''}`}>
+    <div
+      className={`app${showApprovals ? ' with-approvals' : ''}${drawerOpen ? ' drawer-open' : ''}`}
+    >
+      {drawerOpen && (
+        <button
+          type="button"
+          className="drawer-scrim"
+          aria-label="Close the menu"
+          onClick={() => setDrawerOpen(false)}
+        />
+      )}
       <Sidebar
         sessions={sessions}
         activeId={activeId}
         view={view}
         pendingCount={approvals.length}
-        onView={setView}
-        onNew={newChat}
+        onView={(next) => {
+          setView(next);
+          setDrawerOpen(false);
+        }}
+        onNew={() => {
+          newChat();
+          setDrawerOpen(false);
+        }}
+        onSearch={() => setSearching(true)}
         onOpen={(id) => {
           setActiveId(id);
           setView('chat');
+          setDrawerOpen(false);
         }}
         onRename={(id, title) => {
           bridge
@@ -217,6 +315,15 @@ function Workspace() {
         }}
       />
       <main className="main">
+        <button
+          type="button"
+          className="ghost small menu-button"
+          aria-label="Menu"
+          aria-expanded={drawerOpen}
+          onClick={() => setDrawerOpen(true)}
+        >
+          ☰ Menu
+        </button>
         {!connected && (
           <div className="error-banner top" role="alert">
             The connection to the Pincer core was lost. Start <code>pincer gateway</code> again and
@@ -249,14 +356,47 @@ function Workspace() {
               loadSessions();
             }}
             onStats={setStats}
+            disabledReason={
+              connected
+                ? null
+                : 'Not connected to the Pincer core: start it again (pincer gateway) and reload'
+            }
+            focusMessageId={focusMessage}
+            firstRun={
+              models && models.selectedId === null && models.options.length === 0 ? (
+                <FirstRun
+                  models={models}
+                  onModels={setModels}
+                  onAddProvider={() => openSettings('providers')}
+                  onError={setError}
+                />
+              ) : undefined
+            }
+            toolbar={
+              <ModelPicker
+                state={models}
+                value={pickerValue}
+                busy={stats.busy}
+                onPick={pickModel}
+                onAddProvider={() => openSettings('providers')}
+              />
+            }
           />
         )}
         {view === 'runs' && <RunsView />}
-        {view === 'settings' && <SettingsView settings={settings} onChange={updateSettings} />}
+        {view === 'settings' && (
+          <SettingsView
+            key={settingsSection}
+            settings={settings}
+            onChange={updateSettings}
+            initialSection={settingsSection}
+          />
+        )}
       </main>
       {showApprovals && (
         <ApprovalsPanel
           approvals={approvals}
+          keyTarget={keyApproval?.id ?? null}
           sessionTitle={titleOf}
           onResolve={resolve}
           onOpenSession={(id) => {
@@ -265,10 +405,13 @@ function Workspace() {
           }}
         />
       )}
+      {searching && <SearchDialog onOpen={openHit} onClose={() => setSearching(false)} />}
       <StatusBar
         connected={connected}
         transport={info?.transport ?? '…'}
-        model={model}
+        model={models?.active ?? '…'}
+        health={health}
+        priced={models?.priced ?? true}
         stats={stats}
       />
     </div>

@@ -116,7 +116,7 @@ describe('pincer run / chat / models on the tiny model (built dist/cli.js)', () 
     await cancelled;
     child.stdin.end('/exit\n');
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(stderr).toContain('Pincer chat with');
+    expect(stderr).toContain('Pincer chat · model');
     expect(code).toBe(0);
   });
 

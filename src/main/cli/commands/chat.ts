@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import type { Agent } from '../../core/agent/index.js';
+import { type Agent, ModelOptions } from '../../core/agent/index.js';
+import { ConnectionBook } from '../../core/models/connections.js';
 import type { RunHandle } from '../../core/runtime/runtime.js';
 import type { SessionId } from '../../core/terms.js';
 import {
@@ -8,8 +9,10 @@ import {
   addModelOptions,
   checkModelChoice,
   type ModelChoiceOptions,
+  modelChoiceOf,
   openCliAgent,
 } from '../agent-options.js';
+import { type ChatState, runChatCommand } from '../chat-commands.js';
 import { type CliContext, ExitCode } from '../context.js';
 import { describeError } from '../errors.js';
 import type { SetExitCode } from '../program.js';
@@ -53,29 +56,17 @@ export function registerChat(program: Command, ctx: CliContext, setExit: SetExit
     });
 }
 
-/** A line for the banner: what answers, and for the local engine how it runs. */
-async function banner(agent: Agent): Promise<string> {
+/** The banner: what answers (for the local engine, how it runs) and which conversation. */
+async function banner(agent: Agent, sessionId: string | undefined): Promise<string> {
   // The local engine loads up front, so a broken model is reported before the first prompt.
   const info = await agent.models.load();
   const what = info
     ? `${info.file.name ?? agent.models.label()} (${info.gpu || 'cpu'}, ${info.threads} threads, context ${info.contextSize})`
     : agent.models.label();
-  return `Pincer chat with ${what}. Ctrl+C stops a reply; /model NAME switches; Ctrl+D or /exit quits.\n`;
-}
-
-/** `/model`: the model in force; `/model NAME`: a provider of the manifest, or `local`. */
-async function switchModel(ctx: CliContext, agent: Agent, name: string): Promise<void> {
-  if (!name) {
-    ctx.stderr.write(`model: ${agent.models.label()}\n`);
-    return;
-  }
-  const known = agent.claw.providers.map((provider) => provider.name);
-  if (name !== 'local' && !known.includes(name)) {
-    ctx.stderr.write(`no model "${name}" (local${known.map((n) => `, ${n}`).join('')})\n`);
-    return;
-  }
-  await agent.selectModel(name === 'local' ? { kind: 'local' } : { kind: 'provider', name });
-  ctx.stderr.write(`model: ${agent.models.label()}\n`);
+  return (
+    `Pincer chat · model ${what} · session ${sessionId ?? '(new)'}\n` +
+    'Ctrl+C stops a reply; /help lists commands; Ctrl+D or /exit quits.\n'
+  );
 }
 
 async function repl(ctx: CliContext, options: ChatOptions, setExit: SetExitCode): Promise<void> {
@@ -94,7 +85,8 @@ async function repl(ctx: CliContext, options: ChatOptions, setExit: SetExitCode)
   });
   const { agent, close } = opened;
   const { runtime, store } = agent;
-  let sessionId = options.session as SessionId | undefined;
+  const state: ChatState = { sessionId: options.session as SessionId | undefined };
+  const picker = new ModelOptions(agent, new ConnectionBook(store.db), modelChoiceOf(options));
   let current: RunHandle | undefined;
   const interrupt = () => {
     if (current) current.cancel();
@@ -104,15 +96,18 @@ async function repl(ctx: CliContext, options: ChatOptions, setExit: SetExitCode)
   rl.on('SIGINT', interrupt);
   process.on('SIGINT', interrupt);
   try {
-    ctx.stderr.write(await banner(agent));
+    ctx.stderr.write(await banner(agent, state.sessionId));
     rl.prompt();
     for (let line = await readLine(); line !== undefined; line = await readLine()) {
       const text = line.trim();
-      if (text === '/exit') break;
-      if (text === '/model' || text.startsWith('/model ')) {
-        await switchModel(ctx, agent, text.slice('/model'.length).trim()).catch((error: unknown) =>
-          ctx.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`),
-        );
+      const command = await runChatCommand(text, ctx, agent, picker, state).catch(
+        (error: unknown) => {
+          ctx.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+          return 'handled' as const;
+        },
+      );
+      if (command === 'exit') break;
+      if (command === 'handled') {
         rl.prompt();
         continue;
       }
@@ -120,14 +115,16 @@ async function repl(ctx: CliContext, options: ChatOptions, setExit: SetExitCode)
         rl.prompt();
         continue;
       }
-      const started = await startTyped(ctx, runtime, { text, sessionId });
+      const started = await startTyped(ctx, runtime, { text, sessionId: state.sessionId });
       if ('error' in started) {
         ctx.stderr.write(`${started.error}\n`);
         rl.prompt();
         continue;
       }
       current = started;
-      sessionId = current.sessionId;
+      if (state.sessionId !== current.sessionId)
+        ctx.stderr.write(`session: ${current.sessionId}\n`);
+      state.sessionId = current.sessionId;
       const finished = await printRun(ctx, current.events.all(), false);
       await current.done;
       if (store.getRun(current.runId)?.options.direct === true)

@@ -15,7 +15,7 @@ import { useRawInput, type View, viewForCtrl, viewForKey } from './keys.js';
 import { StatusBar } from './StatusBar.js';
 import { safe } from './safe-text.js';
 import { parseSlash } from './slash.js';
-import { useDashboard } from './use-dashboard.js';
+import { type Dashboard, useDashboard } from './use-dashboard.js';
 import {
   AgentsView,
   ApprovalsView,
@@ -107,8 +107,8 @@ export function DashboardApp({
       case 'session':
         return dashboard.openSession(command.sessionId);
       case 'model':
-        return void dashboard.call('models.select', { name: command.name }).then(
-          () => dashboard.setNotice(`model: ${command.name}`),
+        return void selectModel(dashboard, command.name).then(
+          (label) => dashboard.setNotice(`model: ${label}`),
           (error: unknown) =>
             dashboard.setNotice(error instanceof Error ? error.message : String(error)),
         );
@@ -225,4 +225,18 @@ export function DashboardApp({
       />
     </Box>
   );
+}
+
+/** `/model NAME`: the picker's option with that id, label or source (a provider's name). */
+async function selectModel(dashboard: Pick<Dashboard, 'call'>, name: string): Promise<string> {
+  const { options } = await dashboard.call('models.list', {});
+  const option =
+    options.find((candidate) => candidate.id === name) ??
+    options.find((candidate) => candidate.label === name || candidate.source === name);
+  if (!option)
+    throw new Error(
+      `no model "${name}" (${options.map((candidate) => candidate.label).join(', ')})`,
+    );
+  await dashboard.call('models.select', { id: option.id });
+  return option.label;
 }

@@ -15,5 +15,6 @@ export {
   type ModelKind,
   type ToolFormat,
 } from './model-choice.js';
+export { type ModelOption, type ModelOptionGroup, ModelOptions } from './model-options.js';
 export type { ModelSwitch } from './model-switch.js';
 export { type AgentRecords, openAgentRecords } from './records.js';

@@ -10,7 +10,7 @@ import { NotFound } from './types.js';
 
 export interface DownloadListeners {
   onProgress(pull: PullState): void;
-  onInstalled(): void;
+  onInstalled(fileName: string): void;
   scrub(text: string): string;
 }
 
@@ -58,7 +58,7 @@ export class ModelDownloads {
     }).then(
       (result) => {
         publish({ state: 'done', downloadedBytes: result.bytes, totalBytes: result.bytes });
-        this.listeners.onInstalled();
+        this.listeners.onInstalled(entry.fileName);
       },
       (error: unknown) =>
         publish({

@@ -10,6 +10,7 @@
 import os from 'node:os';
 import type {
   AssistantEvent,
+  ConnectionView,
   ModelsState,
   PendingApprovalView,
   PoliciesView,
@@ -19,17 +20,39 @@ import type {
   StepView,
 } from '../../../shared/ipc-schemas.js';
 import { AssistantEventSchema } from '../../../shared/ipc-schemas.js';
-import { type Agent, type AgentOptions, openAgent } from '../agent/index.js';
+import { toolDisplayName } from '../../../shared/messages.js';
+import {
+  type Agent,
+  type AgentOptions,
+  type ModelChoice,
+  ModelOptions,
+  openAgent,
+} from '../agent/index.js';
 import { policyRules, providerChain } from '../ckp/index.js';
 import { listInstalled } from '../local/model-manager.js';
+import { BUILTIN_MODELS } from '../models/catalog.js';
+import {
+  CONNECTION_ENDPOINT,
+  CONNECTION_PROTOCOL,
+  type Connection,
+  ConnectionBook,
+  connectionKeyName,
+} from '../models/connections.js';
+import { listServerModels } from '../models/list-models.js';
 import type { PendingApproval } from '../policy/broker.js';
 import type { RunEvent } from '../runtime/events.js';
+import { settingsFromManifest } from '../sandbox/index.js';
 import { secretRedactor } from '../secrets/index.js';
 import type { MessageId, RunId, SessionId } from '../terms.js';
 import { directCallContext, readTypedInput } from '../toolcall/index.js';
+import { approvalPreview } from './approval-preview.js';
 import { ModelDownloads } from './downloads.js';
+import { exportConversation } from './export.js';
+import { ModelImports } from './model-import.js';
+import { ChatSearch } from './search.js';
 import { SessionBook } from './sessions.js';
 import { type Assistant, InvalidRequest, NotFound } from './types.js';
+import { MessageVersions } from './versions.js';
 import { auditEntry, clip, messageView, runSummary, toolCallViews } from './views.js';
 
 export * from './types.js';
@@ -39,15 +62,21 @@ export async function createAssistant(options: AgentOptions): Promise<Assistant>
   // The app keeps a few conversations' KV caches warm; a CLI command needs one.
   const agent = await openAgent({ ...options, local: { maxConversations: 4, ...options.local } });
   try {
-    return await assistantOver(agent);
+    return await assistantOver(agent, options.model);
   } catch (error) {
     await agent.close();
     throw error;
   }
 }
 
-/** The operations a UI needs, over an agent from the root; `close` closes the agent. */
-export async function assistantOver(agent: Agent): Promise<Assistant> {
+/**
+ * The operations a UI needs, over an agent from the root; `close` closes the agent. `launch` is
+ * the choice the agent was opened with (the picker offers it again).
+ */
+export async function assistantOver(
+  agent: Agent,
+  launch: ModelChoice = { kind: 'local' },
+): Promise<Assistant> {
   const { claw, store, governance, memory, secrets, models, runtime, catalog, locations } = agent;
   // Typed tool calls never resolve `$env` to a secret; names refresh whenever secrets change.
   let knownSecretNames: string[] = await secrets
@@ -72,6 +101,13 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
   };
 
   const book = new SessionBook(store, (id) => runtime.isSessionBusy(id));
+  const connections = new ConnectionBook(store.db);
+  const search = new ChatSearch(store.db, () => book.deletedIds());
+  const versions = new MessageVersions(store.db);
+  const picker = new ModelOptions(agent, connections, launch);
+  // The remembered default applies where the launch named no model; a pick here sets it anew.
+  let defaultId: string | null =
+    launch.kind === 'local' && !launch.modelPath ? (book.defaultModel() ?? null) : null;
   const tierOf = (name: string): RiskTier => agent.facts(name)?.tier ?? 'unsafe';
   const { autonomy } = agent;
 
@@ -84,7 +120,28 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
     emit({ topic: 'run', sessionId: event.session_id, event: view(event) }),
   );
 
+  // Previews are worked out once per approval (they read the file a write would change).
+  const previews = new Map<string, Pick<PendingApprovalView, 'preview' | 'risk'>>();
+  const knownHosts = new Set<string>();
+  const sandboxSettings = settingsFromManifest(claw, {
+    workspace: governance.workspace,
+    dataDir: agent.dataDir,
+  });
+  const previewOf = async (pending: PendingApproval) => {
+    const found = await approvalPreview(pending.call, {
+      workspace: governance.workspace,
+      sandbox: sandboxSettings,
+      knownHosts,
+      // The full path a person must judge, the home folder written as ~.
+      scrub: (text) => text.split(os.homedir()).join('~'),
+    }).catch(() => ({ preview: null, risk: { destructive: false, reasons: [] } }));
+    // What a person reads is screened like the arguments are.
+    const screened = governance.scanner.redactValue(found);
+    previews.set(pending.id, screened);
+    return screened;
+  };
   const approvalView = (pending: PendingApproval): PendingApprovalView => ({
+    ...(previews.get(pending.id) ?? { preview: null, risk: { destructive: false, reasons: [] } }),
     id: pending.id,
     runId: pending.runId,
     sessionId: pending.sessionId,
@@ -95,16 +152,21 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
     sessionApprovable: pending.sessionApprovable,
     expiresAt: pending.expiresAt ?? null,
   });
-  const stopRequests = governance.broker.onRequest((pending) =>
-    emit({ topic: 'approval.requested', approval: approvalView(pending) }),
-  );
-  const stopResolved = governance.broker.onResolved((id, answer) =>
-    emit({ topic: 'approval.resolved', id, approved: answer.approved, by: answer.by }),
-  );
+  const stopRequests = governance.broker.onRequest((pending) => {
+    void previewOf(pending).then(() =>
+      emit({ topic: 'approval.requested', approval: approvalView(pending) }),
+    );
+  });
+  const stopResolved = governance.broker.onResolved((id, answer) => {
+    const preview = previews.get(id)?.preview;
+    if (answer.approved && preview?.kind === 'fetch' && preview.host) knownHosts.add(preview.host);
+    previews.delete(id);
+    emit({ topic: 'approval.resolved', id, approved: answer.approved, by: answer.by });
+  });
 
   const downloads = new ModelDownloads(catalog, locations.modelsDir, {
     onProgress: (pull) => emit({ topic: 'model.pull', pull }),
-    onInstalled: () => emit({ topic: 'models.changed' }),
+    onInstalled: (fileName) => void adoptIfNone(fileName),
     scrub: (text) => scrub(text),
   });
   // Longest first: the data dir usually lies inside the home folder.
@@ -116,10 +178,47 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
     hidden.reduce((out, [place, name]) => (place ? out.split(place).join(name) : out), text);
   const liveRun = (id: string) => runtime.isLive(id as RunId);
 
+  const imports = new ModelImports(locations.modelsDir);
+  /** A model that just arrived answers at once when nothing was chosen yet (the first run). */
+  const adoptIfNone = async (fileName: string) => {
+    if (picker.selectedId === null && runtime.activeRuns === 0) {
+      await picker.select(`local:${fileName}`).catch(() => undefined);
+      if (picker.selectedId) {
+        book.setDefaultModel(picker.selectedId);
+        defaultId = picker.selectedId;
+      }
+    }
+    emit({ topic: 'models.changed' });
+  };
+  const machineRamBytes = os.totalmem();
+  // Room for the system and the app beside the model.
+  const fits = (ramBytes: number) => ramBytes <= machineRamBytes * 0.7;
+  const chatModels = [...catalog.models]
+    .filter((m) => m.kind === 'chat')
+    .sort((a, b) => b.ramBytes - a.ramBytes);
+  const recommended = (chatModels.find((m) => fits(m.ramBytes)) ?? chatModels.at(-1))?.name ?? null;
+
+  /** The local engine and the scripted model cost nothing; a remote one only if priced. */
+  const priceKnown = (): boolean => {
+    if (models.kind !== 'remote') return true;
+    const selected = picker.selectedId ?? '';
+    const name = selected.startsWith('provider:')
+      ? claw.providers.find((p) => `provider:${p.name}` === selected)?.spec.model
+      : models.label().split('/').slice(1).join('/');
+    return BUILTIN_MODELS.some(
+      (m) =>
+        (m.apiModel === name || m.id === name) &&
+        (m.pricing.inputPer1k > 0 || m.pricing.outputPer1k > 0),
+    );
+  };
+
   const modelsState = async (): Promise<ModelsState> => {
     const installed = await listInstalled(catalog, locations.modelsDir).catch(() => []);
     const files = new Set(installed.map((m) => m.fileName));
     return {
+      priced: priceKnown(),
+      recommended,
+      machineRamBytes,
       active: models.label(),
       kind: models.kind,
       loaded: models.loaded,
@@ -132,10 +231,47 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
         installed: files.has(entry.fileName),
         selected: models.kind === 'local' && models.selectedFile === entry.fileName,
         pull: downloads.state(entry.name),
+        optionId:
+          entry.kind === 'chat' && files.has(entry.fileName) ? `local:${entry.fileName}` : null,
+        ramBytes: entry.ramBytes,
+        fits: fits(entry.ramBytes),
       })),
       otherFiles: installed.filter((m) => !m.entry).map((m) => m.fileName),
+      options: await picker.list(),
+      selectedId: picker.selectedId,
+      defaultId,
     };
   };
+
+  /** Switches to the option (an id, or a legacy catalog, file or provider name). */
+  const switchTo = async (ref: string) => {
+    const option = (await picker.find(ref)) ?? (await picker.find(`local:${ref}`));
+    if (!option) {
+      const byCatalog = catalog.models.find((m) => m.name === ref);
+      if (byCatalog) return picker.select(`local:${byCatalog.fileName}`);
+      throw new NotFound(`model "${ref}" is not installed or configured: pull or add it first`);
+    }
+    await picker.select(option.id);
+  };
+
+  /** The key to ask a server with: the one given, else the saved connection's (its own address only). */
+  const connectionKey = async (request: {
+    name?: string;
+    endpoint?: string;
+    key?: string;
+  }): Promise<{ key: string | undefined; endpoint: string | undefined }> => {
+    if (request.key || !request.name) return { key: request.key, endpoint: request.endpoint };
+    const saved = connections.get(request.name);
+    if (!saved) return { key: undefined, endpoint: request.endpoint };
+    if (request.endpoint && request.endpoint !== saved.endpoint) {
+      throw new InvalidRequest(
+        `a saved key is only sent to the address it was saved with (${saved.endpoint}); enter the key again for a new address`,
+      );
+    }
+    const found = saved.keyName ? await secrets.get(saved.keyName) : undefined;
+    return { key: found?.value, endpoint: saved.endpoint };
+  };
+  const connectionView = (connection: Connection): ConnectionView => ({ ...connection });
 
   const secretsView = async (): Promise<SecretsView> => {
     const [names, backends] = await Promise.all([secrets.list(), secrets.status()]);
@@ -196,9 +332,17 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
       emit({ topic: 'sessions.changed' });
       return copy;
     },
-    history(id) {
+    searchChats: (query) => search.find(query),
+    exportSession(id, format) {
+      return exportConversation(assistant.history(id), format);
+    },
+    history(id, leafId) {
       const session = book.get(id);
-      const messages = store.branch(store.latestMessage(id as SessionId)).map(messageView);
+      const leaf = leafId ? versions.newestBelow(id, leafId) : store.latestMessage(id as SessionId);
+      const messages = store.branch(leaf as MessageId | null).map((stored) => ({
+        ...messageView(stored),
+        siblings: versions.siblings(id, stored.id),
+      }));
       const runs = store.listRuns({ sessionId: id as SessionId, limit: 500 }).reverse();
       return {
         session,
@@ -217,6 +361,7 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
     },
 
     send({ sessionId, text, fromMessageId }) {
+      const isNew = !sessionId;
       if (sessionId) requireSession(sessionId);
       // `@fs/list{path="."}` typed in the chat runs the tools directly, still under policy.
       const typed = readTypedInput(text);
@@ -227,7 +372,7 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
       const handle = runtime.start({
         text,
         sessionId: sessionId as SessionId | undefined,
-        fromMessageId: fromMessageId as MessageId | undefined,
+        fromMessageId: fromMessageId as MessageId | null | undefined,
         ...(typed.kind === 'calls'
           ? {
               calls: {
@@ -241,6 +386,8 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
             }
           : {}),
       });
+      // A new conversation keeps the model it started with.
+      if (isNew && picker.selectedId) book.setSessionModel(handle.sessionId, picker.selectedId);
       // Every send changes a session's busy state (and a new one appears).
       emit({ topic: 'sessions.changed' });
       void handle.done.finally(() => {
@@ -287,18 +434,49 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
 
     models: modelsState,
     pullModel: (name) => downloads.start(name),
-    async selectModel(name) {
-      // A provider of the manifest by its name, else an installed GGUF by catalog or file name.
-      if (claw.providers.some((provider) => provider.name === name)) {
-        await agent.selectModel({ kind: 'provider', name });
-      } else {
-        const installed = await listInstalled(catalog, locations.modelsDir);
-        const found = installed.find((m) => m.entry?.name === name || m.fileName === name);
-        if (!found) throw new NotFound(`model "${name}" is not installed: pull it first`);
-        await agent.selectModel({ kind: 'local', modelPath: found.path });
+    async selectModel(ref, sessionId) {
+      if (sessionId) requireSession(sessionId);
+      await switchTo(ref);
+      const id = picker.selectedId;
+      if (id) {
+        // Remembered for the conversation in view and for the next new one.
+        if (sessionId) book.setSessionModel(sessionId, id);
+        book.setDefaultModel(id);
+        defaultId = id;
       }
       emit({ topic: 'models.changed' });
+      if (sessionId) emit({ topic: 'sessions.changed' });
       return modelsState();
+    },
+    importModel: {
+      begin: (fileName, sizeBytes) => imports.begin(fileName, sizeBytes),
+      chunk: (id, offset, data) => imports.chunk(id, offset, data),
+      async finish(id) {
+        const fileName = await imports.finish(id);
+        await adoptIfNone(fileName);
+        return { fileName, models: await modelsState() };
+      },
+      cancel: (id) => imports.cancel(id),
+    },
+    async prepareSend(sessionId) {
+      if (picker.selectedId === null && launch.kind === 'local' && !launch.modelPath) {
+        throw new InvalidRequest(
+          'There is no model yet: download the recommended one, import a GGUF file, or connect a provider (Settings → Models or Providers).',
+        );
+      }
+      const wanted = sessionId ? (book.sessionModel(sessionId) ?? null) : defaultId;
+      if (!wanted || wanted === picker.selectedId) return;
+      try {
+        await picker.select(wanted);
+      } catch (error) {
+        const why = error instanceof Error ? error.message : String(error);
+        throw new InvalidRequest(
+          runtime.activeRuns > 0
+            ? `this conversation answers with another model than the reply running now (${models.label()}); wait for that reply or stop it`
+            : `this conversation's model cannot be used (${why}); choose another model`,
+        );
+      }
+      emit({ topic: 'models.changed' });
     },
     async loadModel() {
       await models.load();
@@ -327,7 +505,51 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
             .map((p) => p.name),
         };
       });
-      return { providers, routing: `chat: ${models.label()}` };
+      return {
+        providers,
+        connections: connections.list().map(connectionView),
+        routing: `chat: ${models.label()}`,
+      };
+    },
+    async testProvider(request) {
+      const { key, endpoint } = await connectionKey(request);
+      return listServerModels({
+        protocol: CONNECTION_PROTOCOL[request.kind],
+        endpoint: endpoint ?? CONNECTION_ENDPOINT[request.kind],
+        apiKey: key,
+      });
+    },
+    async addProvider(request) {
+      const { key, endpoint: given } = await connectionKey(request);
+      const endpoint = given ?? CONNECTION_ENDPOINT[request.kind];
+      if (!endpoint) throw new InvalidRequest('an OpenAI-compatible server needs its address');
+      if (!key && request.kind !== 'openai-compatible')
+        throw new InvalidRequest(`${request.kind} needs an API key`);
+      // Saved only once the server answered: a wrong address or key is said now, not mid-chat.
+      const listed = await listServerModels({
+        protocol: CONNECTION_PROTOCOL[request.kind],
+        endpoint,
+        apiKey: key,
+      });
+      const keyName = key ? connectionKeyName(request.name) : null;
+      if (key && keyName) await secrets.set(keyName, key);
+      const connection: Connection = {
+        name: request.name,
+        kind: request.kind,
+        endpoint,
+        keyName,
+        models: listed,
+      };
+      connections.save(connection);
+      emit({ topic: 'models.changed' });
+      return connectionView(connection);
+    },
+    async removeProvider(name) {
+      const saved = connections.get(name);
+      if (!saved) throw new NotFound(`no provider "${name}"`);
+      connections.remove(name);
+      if (saved.keyName) await secrets.delete(saved.keyName).catch(() => undefined);
+      emit({ topic: 'models.changed' });
     },
 
     secrets: secretsView,
@@ -379,6 +601,7 @@ export async function assistantOver(agent: Agent): Promise<Assistant> {
       stopResolved();
       stopRunEvents();
       listeners.clear();
+      await imports.close();
       await agent.close();
     },
   };

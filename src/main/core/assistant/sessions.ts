@@ -28,6 +28,16 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    description: 'the model each conversation answers with',
+    up: `
+      create table assistant_session_models (
+        session_id text primary key,
+        model_id text not null
+      );
+    `,
+  },
 ];
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -55,18 +65,66 @@ export class SessionBook {
     migrate(this.db, 'assistant', MIGRATIONS);
   }
 
-  list(): SessionSummary[] {
-    const deleted = new Set(
+  /** Sessions deleted in the app: erased and hidden. */
+  deletedIds(): Set<string> {
+    return new Set(
       (
         this.db.prepare('select session_id from assistant_deleted_sessions').all() as Array<{
           session_id: string;
         }>
       ).map((row) => row.session_id),
     );
+  }
+
+  list(): SessionSummary[] {
+    const deleted = this.deletedIds();
+    const models = new Map(
+      (
+        this.db
+          .prepare('select session_id, model_id from assistant_session_models')
+          .all() as Array<{
+          session_id: string;
+          model_id: string;
+        }>
+      ).map((row) => [row.session_id, row.model_id]),
+    );
     return this.store
       .sessionActivity()
       .filter((row) => !deleted.has(row.id))
-      .map((row) => ({ ...row, busy: this.isBusy(row.id) }));
+      .map((row) => ({ ...row, busy: this.isBusy(row.id), modelId: models.get(row.id) ?? null }));
+  }
+
+  /** The model option this conversation answers with; undefined when never chosen. */
+  sessionModel(id: string): string | undefined {
+    const row = this.db
+      .prepare('select model_id from assistant_session_models where session_id = ?')
+      .get(id) as { model_id: string } | undefined;
+    return row?.model_id;
+  }
+
+  setSessionModel(id: string, modelId: string): void {
+    this.db
+      .prepare(
+        `insert into assistant_session_models (session_id, model_id) values (?, ?)
+         on conflict(session_id) do update set model_id = excluded.model_id`,
+      )
+      .run(id, modelId);
+  }
+
+  /** The model option new conversations start with (the last one picked). */
+  defaultModel(): string | undefined {
+    const row = this.db
+      .prepare(`select value from assistant_settings where key = 'model.default'`)
+      .get() as { value: string } | undefined;
+    return row?.value;
+  }
+
+  setDefaultModel(modelId: string): void {
+    this.db
+      .prepare(
+        `insert into assistant_settings (key, value) values ('model.default', ?) on conflict(key) do update set value = excluded.value`,
+      )
+      .run(modelId);
   }
 
   get(id: string): SessionSummary {

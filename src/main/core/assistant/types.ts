@@ -2,6 +2,8 @@
 import type {
   AssistantEvent,
   Autonomy,
+  ConnectionKind,
+  ConnectionView,
   ModelsState,
   PendingApprovalView,
   PoliciesView,
@@ -9,6 +11,7 @@ import type {
   RunDetail,
   RunEventView,
   RunSummary,
+  SearchHit,
   SecretsView,
   SessionHistory,
   SessionSummary,
@@ -19,7 +22,14 @@ import type { ApprovalBroker, Verdict } from '../policy/broker.js';
 export interface SendOptions {
   sessionId?: string;
   text: string;
-  fromMessageId?: string;
+  fromMessageId?: string | null;
+}
+
+export interface ProviderRequest {
+  kind: ConnectionKind;
+  endpoint?: string;
+  key?: string;
+  name?: string;
 }
 
 export interface Assistant {
@@ -33,7 +43,14 @@ export interface Assistant {
   renameSession(id: string, title: string): SessionSummary;
   deleteSession(id: string): void;
   branchSession(id: string, messageId: string): SessionSummary;
-  history(id: string): SessionHistory;
+  /** The branch ending at the newest message, or at the newest message below `leafId`. */
+  history(id: string, leafId?: string): SessionHistory;
+  /** Messages and titles of every conversation matching the words, newest first. */
+  searchChats(query: string): SearchHit[];
+  exportSession(
+    id: string,
+    format: 'markdown' | 'json',
+  ): { fileName: string; mediaType: string; content: string };
 
   send(options: SendOptions): { runId: string; sessionId: string };
   cancel(runId: string): boolean;
@@ -52,10 +69,30 @@ export interface Assistant {
 
   models(): Promise<ModelsState>;
   pullModel(name: string): { started: boolean };
-  selectModel(name: string): Promise<ModelsState>;
+  /** Switches the model (a picker option id, or a catalog, file or provider name); remembered
+   * for `sessionId` and as the default for new conversations. */
+  selectModel(ref: string, sessionId?: string): Promise<ModelsState>;
+  /** Puts the conversation's model (or the default, for a new one) in force before a send. */
+  prepareSend(sessionId?: string): Promise<void>;
+  /** A GGUF file arriving in pieces: begin, chunk..., finish (header-checked) or cancel. */
+  importModel: {
+    begin(fileName: string, sizeBytes: number): Promise<string>;
+    chunk(importId: string, offset: number, data: Buffer): Promise<number>;
+    finish(importId: string): Promise<{ fileName: string; models: ModelsState }>;
+    cancel(importId: string): Promise<void>;
+  };
   loadModel(): Promise<ModelsState>;
   unloadModel(): Promise<ModelsState>;
-  providers(): Promise<{ providers: ProviderView[]; routing: string }>;
+  providers(): Promise<{
+    providers: ProviderView[];
+    connections: ConnectionView[];
+    routing: string;
+  }>;
+  /** The models a server lists (the key given, or the named saved provider's). */
+  testProvider(request: ProviderRequest): Promise<string[]>;
+  /** Tests, then saves a provider and its key (by name, in the secret store). */
+  addProvider(request: ProviderRequest & { name: string }): Promise<ConnectionView>;
+  removeProvider(name: string): Promise<void>;
 
   secrets(): Promise<SecretsView>;
   setSecret(name: string, value: string): Promise<SecretsView>;

@@ -62,6 +62,7 @@ export function messageView(stored: StoredMessage): ChatMessage {
     role: stored.message.role,
     blocks: stored.message.content.map(blockView),
     createdAt: stored.createdAt,
+    siblings: [stored.id],
   };
 }
 

@@ -34,9 +34,14 @@ export function createCoreHandlers({
       return { ok: true as const };
     },
     'sessions.branch': ({ sessionId, messageId }) => a.branchSession(sessionId, messageId),
-    'sessions.history': ({ sessionId }) => a.history(sessionId),
+    'sessions.history': ({ sessionId, leafId }) => a.history(sessionId, leafId),
+    'sessions.search': ({ query }) => ({ hits: a.searchChats(query) }),
+    'sessions.export': ({ sessionId, format }) => a.exportSession(sessionId, format),
 
-    'chat.send': (request) => a.send(request),
+    'chat.send': async (request) => {
+      await a.prepareSend(request.sessionId);
+      return a.send(request);
+    },
     'chat.cancel': ({ runId }) => ({ cancelled: a.cancel(runId) }),
 
     'runs.list': (filter) => a.listRuns(filter),
@@ -50,10 +55,27 @@ export function createCoreHandlers({
 
     'models.list': () => a.models(),
     'models.pull': ({ name }) => a.pullModel(name),
-    'models.select': ({ name }) => a.selectModel(name),
+    'models.select': ({ id, sessionId }) => a.selectModel(id, sessionId),
+    'models.import.begin': async ({ fileName, sizeBytes }) => ({
+      importId: await a.importModel.begin(fileName, sizeBytes),
+    }),
+    'models.import.chunk': async ({ importId, offset, data }) => ({
+      receivedBytes: await a.importModel.chunk(importId, offset, Buffer.from(data, 'base64')),
+    }),
+    'models.import.finish': ({ importId }) => a.importModel.finish(importId),
+    'models.import.cancel': async ({ importId }) => {
+      await a.importModel.cancel(importId);
+      return { ok: true as const };
+    },
     'models.load': () => a.loadModel(),
     'models.unload': () => a.unloadModel(),
     'providers.list': () => a.providers(),
+    'providers.test': async (request) => ({ models: await a.testProvider(request) }),
+    'providers.add': (request) => a.addProvider(request),
+    'providers.remove': async ({ name }) => {
+      await a.removeProvider(name);
+      return { ok: true as const };
+    },
 
     'secrets.list': () => a.secrets(),
     'secrets.set': ({ name, value }) => a.setSecret(name, value),

@@ -326,6 +326,16 @@ export class LocalEngine {
           : undefined,
       customStopTriggers: request.stop?.length ? request.stop : undefined,
     };
+    // Said before generating, in tokens: otherwise node-llama-cpp fails deep inside with its own
+    // "context shift" error, which tells a person nothing they can act on.
+    const floor = promptFloor(
+      chat,
+      request.system,
+      tools.length > 0 ? functions : undefined,
+      loaded,
+    );
+    const contextSize = conversation.sequence.contextSize;
+    if (floor >= contextSize) throw contextTooSmall(floor, contextSize, tools.length);
     let response: LlamaChatResponse<ChatModelFunctions>;
     try {
       if (request.jsonSchema || request.gbnf) {
@@ -364,6 +374,10 @@ export class LocalEngine {
     } catch (error) {
       if (request.signal?.aborted) return cancelledResult(conversation, meterBefore);
       if (error instanceof LocalEngineError) throw error;
+      // The history (not the instructions) outgrew the context and could not be shifted.
+      if (/context shift|context size is too small|too long/i.test(errorMessage(error))) {
+        throw contextTooSmall(floor, contextSize, tools.length, error);
+      }
       throw new LocalEngineError(
         'generation_failed',
         `Local generation failed: ${errorMessage(error)}`,
@@ -519,4 +533,35 @@ function loadError(error: unknown, file: string): LocalEngineError {
   return new LocalEngineError('invalid_model', `Could not load ${file}: ${errorMessage(error)}`, {
     cause: error,
   });
+}
+
+/** Tokens of the system text and tool definitions as the model's chat format writes them. */
+function promptFloor(
+  chat: LlamaChat,
+  system: string | undefined,
+  functions: ChatModelFunctions | undefined,
+  loaded: Loaded,
+): number {
+  const { contextText } = chat.chatWrapper.generateContextState({
+    chatHistory: toChatHistory(system, []),
+    availableFunctions: functions,
+  });
+  return contextText.tokenize(loaded.model.tokenizer).length;
+}
+
+function contextTooSmall(
+  needed: number,
+  contextSize: number,
+  toolCount: number,
+  cause?: unknown,
+): LocalEngineError {
+  const what =
+    toolCount > 0 ? `the instructions and ${toolCount} tool definitions` : 'the instructions';
+  return new LocalEngineError(
+    'context_too_small',
+    `This model's context holds ${contextSize} tokens; ${what} take ${needed}, leaving no room ` +
+      'for the conversation. Offer fewer tools or a larger context (on the command line: --tools, ' +
+      '--context-size), or choose a model with a larger context.',
+    { cause },
+  );
 }

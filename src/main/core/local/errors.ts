@@ -8,6 +8,8 @@ export type LocalErrorCode =
   | 'load_timeout'
   | 'invalid_request'
   | 'generation_failed'
+  /** The system text and tool definitions alone do not fit the model's context. */
+  | 'context_too_small'
   | 'unknown_model'
   | 'checksum_mismatch'
   | 'download_failed'

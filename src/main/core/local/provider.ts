@@ -30,6 +30,7 @@ const ERROR_CODES: Record<LocalErrorCode, ModelErrorCode> = {
   load_timeout: 'timeout',
   invalid_request: 'invalid_request',
   generation_failed: 'server_error',
+  context_too_small: 'invalid_request',
   checksum_mismatch: 'invalid_request',
   download_failed: 'unreachable',
   offline: 'unreachable',

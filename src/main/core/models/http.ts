@@ -11,6 +11,8 @@ export interface WireRequest {
   url: string;
   headers: Record<string, string>;
   body: unknown;
+  /** POST unless told (listing a server's models is a GET without a body). */
+  method?: 'GET' | 'POST';
 }
 
 export interface HttpOptions {
@@ -98,10 +100,11 @@ export async function postJson(request: WireRequest, options: HttpOptions): Prom
   let timer = setTimeout(() => abort('timeout'), options.timeoutMs);
   let response: Response;
   try {
+    const get = request.method === 'GET';
     response = await fetch(request.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...request.headers },
-      body: JSON.stringify(request.body),
+      method: get ? 'GET' : 'POST',
+      headers: get ? request.headers : { 'content-type': 'application/json', ...request.headers },
+      body: get ? undefined : JSON.stringify(request.body),
       signal: controller.signal,
     });
   } catch (error) {

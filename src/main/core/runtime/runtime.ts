@@ -77,8 +77,9 @@ export interface SystemRequest {
 export interface StartOptions {
   text: string;
   sessionId?: SessionId;
-  /** Branch: start from this earlier message instead of the session's newest one. */
-  fromMessageId?: MessageId;
+  /** Branch: start from this earlier message instead of the session's newest one (null: from
+   * the start of the conversation, a new first message beside the old). */
+  fromMessageId?: MessageId | null;
   guards?: Partial<Guards>;
   signal?: AbortSignal;
   /** The run's first model call must call a tool (later calls choose freely). */
@@ -316,7 +317,10 @@ class RunLoop {
           this.append(userText(this.run.goal), this.lastMessageId, true);
         await this.finishInterruptedTools();
       } else {
-        const parent = options.fromMessageId ?? store.latestMessage(this.run.sessionId);
+        const parent =
+          options.fromMessageId !== undefined
+            ? options.fromMessageId
+            : store.latestMessage(this.run.sessionId);
         this.history = store.branch(parent).map(({ id, message }) => ({ id, message }));
         this.go('start');
         this.append(userText(options.text), parent, true);

@@ -1,11 +1,76 @@
 /**
- * An approval the policy asked for: the tool, its arguments, the risk tier and the rule that
- * asked, with approve once / for the session / deny (with a reason the model is told).
+ * An approval the policy asked for: what it really does (a command line with its folder and
+ * sandbox, a diff against the file as it is now, a fetch's host), what makes it risky, the rule
+ * that asked, and approve once / for the session / deny (with a reason the model is told).
+ * A destructive one has a secondary-styled Approve and no keyboard shortcut.
  */
 import { useEffect, useState } from 'react';
 import { abridgedJson } from '../../../shared/abridge';
-import type { PendingApprovalView } from '../../../shared/ipc';
+import type { ApprovalPreview, PendingApprovalView } from '../../../shared/ipc';
+import { APPROVE_KEYS, APPROVE_SESSION_KEYS, DENY_KEYS } from '../lib/keys';
 import { TierBadge } from './ToolCard';
+
+/** A unified diff, one line per row, coloured by what happens to it. */
+function Diff({ text }: { text: string }) {
+  return (
+    <pre className="diff" data-testid="approval-diff">
+      {text.split('\n').map((line, index) => {
+        const kind = line.startsWith('+')
+          ? 'add'
+          : line.startsWith('-')
+            ? 'del'
+            : line.startsWith('@@')
+              ? 'hunk'
+              : 'same';
+        return (
+          // biome-ignore lint/suspicious/noArrayIndexKey: lines never reorder
+          <span key={index} className={`diff-${kind}`}>
+            {line}
+            {'\n'}
+          </span>
+        );
+      })}
+    </pre>
+  );
+}
+
+function Preview({ preview }: { preview: ApprovalPreview }) {
+  if (preview.kind === 'command') {
+    return (
+      <div className="approval-preview">
+        <pre className="command" data-testid="approval-command">
+          <span className="prompt" aria-hidden="true">
+            $
+          </span>{' '}
+          {preview.command}
+        </pre>
+        <p className="muted small-text">
+          in <code data-testid="approval-cwd">{preview.cwd}</code>
+          {preview.shell ? ' · run by the shell' : ''} · {preview.sandbox.join(' · ')}
+        </p>
+      </div>
+    );
+  }
+  if (preview.kind === 'file') {
+    const verb = { create: 'Creates', replace: 'Replaces', edit: 'Edits' }[preview.change];
+    return (
+      <div className="approval-preview">
+        <p className="small-text">
+          {verb} <code data-testid="approval-path">{preview.path}</code>
+        </p>
+        <Diff text={preview.diff} />
+        {preview.truncated && <p className="muted small-text">The diff goes on; shown in part.</p>}
+      </div>
+    );
+  }
+  return (
+    <div className="approval-preview">
+      <p className="small-text">
+        Fetches <code>{preview.url}</code>
+      </p>
+    </div>
+  );
+}
 
 export type Verdict = 'approve' | 'approve-for-session' | 'deny';
 
@@ -63,8 +128,25 @@ export function ApprovalCard({
           </>
         )}
       </p>
-      {/* Abridged in the middle: a long value cannot push how it ends out of view. */}
-      {!compact && <pre className="json">{abridgedJson(approval.call.input)}</pre>}
+      {approval.risk.reasons.length > 0 && (
+        <ul
+          className={`approval-risk${approval.risk.destructive ? ' destructive' : ''}`}
+          data-testid="approval-risk"
+        >
+          {approval.risk.reasons.map((why) => (
+            <li key={why}>
+              {approval.risk.destructive ? '⚠ ' : ''}
+              {why}
+            </li>
+          ))}
+        </ul>
+      )}
+      {approval.preview ? (
+        <Preview preview={approval.preview} />
+      ) : (
+        // Abridged in the middle: a long value cannot push how it ends out of view.
+        !compact && <pre className="json">{abridgedJson(approval.call.input)}</pre>
+      )}
       {asking && (
         <input
           className="reason-input"
@@ -83,17 +165,18 @@ export function ApprovalCard({
       <div className="approval-actions">
         <button
           type="button"
-          className="primary"
+          className={approval.risk.destructive ? 'secondary' : 'primary'}
+          data-destructive={approval.risk.destructive || undefined}
           onClick={() => onResolve(approval.id, 'approve')}
-          title={shortcuts ? 'Alt+A' : undefined}
+          title={shortcuts ? APPROVE_KEYS : undefined}
         >
-          Approve{shortcuts && <kbd>Alt+A</kbd>}
+          Approve{shortcuts && <kbd>{APPROVE_KEYS}</kbd>}
         </button>
         {approval.sessionApprovable && (
           <button
             type="button"
             onClick={() => onResolve(approval.id, 'approve-for-session')}
-            title={shortcuts ? 'Alt+Shift+A' : undefined}
+            title={shortcuts ? APPROVE_SESSION_KEYS : undefined}
           >
             Approve for session
           </button>
@@ -106,9 +189,9 @@ export function ApprovalCard({
               ? onResolve(approval.id, 'deny', reason.trim() || undefined)
               : onResolve(approval.id, 'deny')
           }
-          title={shortcuts ? 'Alt+D' : undefined}
+          title={shortcuts ? DENY_KEYS : undefined}
         >
-          Deny{shortcuts && <kbd>Alt+D</kbd>}
+          Deny{shortcuts && <kbd>{DENY_KEYS}</kbd>}
         </button>
         {!asking && (
           <button type="button" className="ghost" onClick={() => setAsking(true)}>

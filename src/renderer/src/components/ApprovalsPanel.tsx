@@ -7,7 +7,10 @@ export function ApprovalsPanel({
   sessionTitle,
   onResolve,
   onOpenSession,
+  keyTarget,
 }: {
+  /** The approval the keyboard answers (the conversation in view's oldest). */
+  keyTarget: string | null;
   approvals: PendingApprovalView[];
   sessionTitle: (id: string) => string;
   onResolve: (id: string, verdict: Verdict, reason?: string) => void;
@@ -21,7 +24,7 @@ export function ApprovalsPanel({
       {approvals.length === 0 ? (
         <p className="muted">Nothing is waiting for you. Tools that need your say appear here.</p>
       ) : (
-        approvals.map((approval, index) => (
+        approvals.map((approval) => (
           <div key={approval.id} className="approval-item">
             <button
               type="button"
@@ -30,7 +33,11 @@ export function ApprovalsPanel({
             >
               in “{sessionTitle(approval.sessionId)}”
             </button>
-            <ApprovalCard approval={approval} onResolve={onResolve} shortcuts={index === 0} />
+            <ApprovalCard
+              approval={approval}
+              onResolve={onResolve}
+              shortcuts={approval.id === keyTarget}
+            />
           </div>
         ))
       )}

@@ -2,9 +2,10 @@
  * The conversation: stored history, the run streaming now, tool cards with their inline
  * approval prompts, and the composer.
  */
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { errorText } from '../../../shared/format';
 import type {
+  ChatMessage,
   PendingApprovalView,
   RunEventView,
   SessionHistory,
@@ -15,7 +16,15 @@ import { useBridge, useCoreEvents } from '../lib/bridge-context';
 import type { Verdict } from './ApprovalCard';
 import { Composer } from './Composer';
 import { Logo } from './Icons';
-import { LiveAssistant, RunNotice, StoredAssistant, UserBubble } from './Transcript';
+import {
+  CopyButton,
+  EditBubble,
+  LiveAssistant,
+  RunNotice,
+  StoredAssistant,
+  UserBubble,
+  VersionArrows,
+} from './Transcript';
 
 export interface ChatStats {
   model: string | null;
@@ -26,6 +35,9 @@ export interface ChatStats {
   lastTurnMs: number | null;
   busy: boolean;
 }
+
+/** Outcomes where the same question may well succeed when asked again. */
+const RETRYABLE = new Set(['model_error', 'turn_timeout', 'run_timeout', 'interrupted']);
 
 const SUGGESTIONS = [
   'What can you do on this computer?',
@@ -41,7 +53,19 @@ export function ChatView({
   onSessionStarted,
   onOpenSession,
   onStats,
+  toolbar,
+  firstRun,
+  focusMessageId,
+  disabledReason,
 }: {
+  /** Why nothing can be sent now (the core is gone), or null. */
+  disabledReason?: string | null;
+  /** Brought into view and marked once the conversation is loaded (a search result). */
+  focusMessageId?: string | null;
+  /** Under the message box: the model picker. */
+  toolbar?: ReactNode;
+  /** Shown instead of the empty conversation while there is no model at all. */
+  firstRun?: ReactNode;
   sessionId: string | null;
   settings: Settings;
   approvals: PendingApprovalView[];
@@ -55,6 +79,9 @@ export function ChatView({
   const [live, setLive] = useState<LiveRun | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
+  /** While a regenerated or edited turn streams: the message it follows (null: the start). */
+  const [forkAt, setForkAt] = useState<string | null | undefined>(undefined);
+  const [editing, setEditing] = useState<string | null>(null);
   // Events of a run whose id the send call has not returned yet (they may arrive first).
   const early = useRef<RunEventView[]>([]);
   const sending = useRef(false);
@@ -65,10 +92,14 @@ export function ChatView({
   const stick = useRef(true);
 
   const load = useCallback(
-    async (id: string) => {
+    async (id: string, leafId?: string) => {
       try {
-        const loaded = await bridge.invoke('sessions.history', { sessionId: id });
+        const loaded = await bridge.invoke(
+          'sessions.history',
+          leafId ? { sessionId: id, leafId } : { sessionId: id },
+        );
         setHistory(loaded);
+        setForkAt(undefined);
         setError(null);
         return loaded;
       } catch (cause) {
@@ -124,16 +155,32 @@ export function ChatView({
     }
   });
 
-  async function send(text: string): Promise<boolean> {
+  /**
+   * Sends `text`. `from` continues from an earlier message (a regenerated or edited turn: null
+   * for the first one); by default the turn follows the version in view.
+   */
+  async function send(text: string, from?: string | null): Promise<boolean> {
     sending.current = true;
     early.current = [];
     setError(null);
+    setEditing(null);
+    if (from !== undefined) setForkAt(from);
     setLive(startLiveRun('pending', text));
+    const after = from !== undefined ? from : history?.messages.at(-1)?.id;
     try {
-      const started = await bridge.invoke('chat.send', sessionId ? { sessionId, text } : { text });
+      const started = await bridge.invoke(
+        'chat.send',
+        sessionId
+          ? after !== undefined
+            ? { sessionId, text, fromMessageId: after }
+            : { sessionId, text }
+          : { text },
+      );
       const mine = early.current.filter((event) => event.run_id === started.runId);
       early.current = [];
       const run = mine.reduce((run, e) => applyRunEvent(run, e), startLiveRun(started.runId, text));
+      // At once, not at the next render: an event arriving before it must find this run.
+      liveRef.current = run;
       setLive(run);
       if (run.finished) void load(started.sessionId).then(() => setLive(null));
       if (started.sessionId !== sessionId) {
@@ -143,6 +190,7 @@ export function ChatView({
       return true;
     } catch (cause) {
       setLive(null);
+      setForkAt(undefined);
       setError(errorText(cause));
       return false;
     } finally {
@@ -214,11 +262,60 @@ export function ChatView({
     if (box && stick.current) box.scrollTop = box.scrollHeight;
   });
 
+  // A search result: its message in view, marked for a moment.
+  useEffect(() => {
+    if (!focusMessageId || !history) return;
+    const element = scroller.current?.querySelector(`[data-message-id="${focusMessageId}"]`);
+    if (!element) return;
+    stick.current = false;
+    element.scrollIntoView({ block: 'center' });
+    element.classList.add('found');
+  }, [focusMessageId, history]);
+
+  async function exportAs(format: 'markdown' | 'json') {
+    if (!sessionId) return;
+    try {
+      const file = await bridge.invoke('sessions.export', { sessionId, format });
+      const url = URL.createObjectURL(new Blob([file.content], { type: file.mediaType }));
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = file.fileName;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    } catch (cause) {
+      setError(errorText(cause));
+    }
+  }
+
   const sessionApprovals = approvals.filter((a) => !sessionId || a.sessionId === sessionId);
   const liveRunId = live?.runId;
-  const messages = (history?.messages ?? []).filter(
-    (m) => !(liveRunId && m.runId === liveRunId && m.role === 'assistant'),
-  );
+  const shown = history?.messages ?? [];
+  // A turn being regenerated or edited replaces what followed the message it forks from.
+  const cut =
+    forkAt === undefined
+      ? shown.length
+      : forkAt === null
+        ? 0
+        : shown.findIndex((m) => m.id === forkAt) + 1;
+  const messages = shown
+    .slice(0, cut)
+    .filter((m) => !(liveRunId && m.runId === liveRunId && m.role === 'assistant'));
+  const busy = live !== null && !live.finished;
+  const textOf = (message: { blocks: ChatMessage['blocks'] }) =>
+    message.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
+  /** The question a reply answers: the user message before it. */
+  const questionBefore = (index: number) =>
+    messages
+      .slice(0, index)
+      .reverse()
+      .find((m) => m.role === 'user' && textOf(m));
+  const regenerate = (index: number) => {
+    const question = questionBefore(index);
+    if (question) void send(textOf(question), question.parentId);
+  };
+  const showVersion = (id: string) => {
+    if (sessionId) void load(sessionId, id);
+  };
   const liveGoalStored = messages.some(
     (m) => m.runId === liveRunId && m.role === 'user' && m.blocks.some((b) => b.type === 'text'),
   );
@@ -227,6 +324,18 @@ export function ChatView({
 
   return (
     <section className="chat" aria-label="Conversation">
+      {history && (
+        <header className="chat-header">
+          <h2 className="chat-title">{history.session.title}</h2>
+          <span className="spacer" />
+          <button type="button" className="ghost small" onClick={() => void exportAs('markdown')}>
+            Export Markdown
+          </button>
+          <button type="button" className="ghost small" onClick={() => void exportAs('json')}>
+            Export JSON
+          </button>
+        </header>
+      )}
       <div
         className="transcript"
         ref={scroller}
@@ -237,7 +346,8 @@ export function ChatView({
         }}
       >
         {loading && <p className="muted center">Loading the conversation…</p>}
-        {empty && (
+        {empty && firstRun}
+        {empty && !firstRun && (
           <div className="empty-state">
             <div className="empty-logo" aria-hidden="true">
               <Logo size={56} />
@@ -266,21 +376,60 @@ export function ChatView({
           const lastOfRun = run && run.id !== liveRunId && next?.runId !== message.runId;
           const notice =
             lastOfRun && run.outcome ? (
-              <RunNotice outcome={run.outcome} reason={run.reason} />
+              <RunNotice outcome={run.outcome} reason={run.reason}>
+                {!busy && RETRYABLE.has(run.outcome) && (
+                  <button type="button" className="small" onClick={() => regenerate(index + 1)}>
+                    Retry
+                  </button>
+                )}
+                {!busy && run.outcome === 'cancelled' && index === messages.length - 1 && (
+                  <button type="button" className="small" onClick={() => void send('Continue.')}>
+                    Continue
+                  </button>
+                )}
+              </RunNotice>
             ) : null;
           if (message.role === 'user') {
-            const text = message.blocks
-              .flatMap((b) => (b.type === 'text' ? [b.text] : []))
-              .join('\n');
+            const text = textOf(message);
+            if (editing === message.id) {
+              return (
+                <div key={message.id} data-message-id={message.id}>
+                  <EditBubble
+                    text={text}
+                    onSend={(edited) => void send(edited, message.parentId)}
+                    onCancel={() => setEditing(null)}
+                  />
+                </div>
+              );
+            }
             return (
-              <div key={message.id}>
-                {text && <UserBubble text={text} />}
+              <div key={message.id} data-message-id={message.id}>
+                {text && (
+                  <UserBubble text={text}>
+                    <VersionArrows
+                      siblings={message.siblings}
+                      current={message.id}
+                      onShow={showVersion}
+                    />
+                    <CopyButton text={text} label="Copy message" />
+                    {!busy && (
+                      <button
+                        type="button"
+                        className="ghost small"
+                        onClick={() => setEditing(message.id)}
+                      >
+                        Edit
+                      </button>
+                    )}
+                  </UserBubble>
+                )}
                 {notice}
               </div>
             );
           }
+          const lastOfTurn = next?.role !== 'assistant';
           return (
-            <div key={message.id}>
+            <div key={message.id} data-message-id={message.id}>
               <StoredAssistant
                 message={message}
                 tools={tools}
@@ -288,6 +437,20 @@ export function ChatView({
                 showReasoning={settings.showReasoning}
                 onResolve={onResolve}
                 onBranch={() => void branch(message.id)}
+                actions={
+                  <>
+                    <CopyButton text={textOf(message)} label="Copy reply" />
+                    {lastOfTurn && !busy && (
+                      <button
+                        type="button"
+                        className="ghost small"
+                        onClick={() => regenerate(index)}
+                      >
+                        Regenerate
+                      </button>
+                    )}
+                  </>
+                }
               />
               {notice}
             </div>
@@ -310,11 +473,13 @@ export function ChatView({
       </div>
       <Composer
         key={sessionId ?? 'new'}
-        busy={live !== null && !live.finished}
-        disabled={false}
+        busy={busy}
+        disabled={!!disabledReason}
+        disabledReason={disabledReason ?? undefined}
         enterSends={settings.enterSends}
         onSend={send}
         onCancel={cancel}
+        toolbar={toolbar}
       />
     </section>
   );

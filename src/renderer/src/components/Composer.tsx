@@ -1,5 +1,12 @@
 /** The message box: Enter sends (or Ctrl+Enter, per settings), Escape stops a running reply. */
-import { type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from 'react';
+import {
+  type FormEvent,
+  type KeyboardEvent,
+  type ReactNode,
+  useEffect,
+  useRef,
+  useState,
+} from 'react';
 
 export function Composer({
   busy,
@@ -7,12 +14,18 @@ export function Composer({
   enterSends,
   onSend,
   onCancel,
+  toolbar,
+  disabledReason,
 }: {
+  /** Said in the box while it is disabled. */
+  disabledReason?: string;
   busy: boolean;
   disabled: boolean;
   enterSends: boolean;
   onSend: (text: string) => Promise<boolean>;
   onCancel: () => void;
+  /** Shown under the message box (the model picker). */
+  toolbar?: ReactNode;
 }) {
   const [draft, setDraft] = useState('');
   const box = useRef<HTMLTextAreaElement>(null);
@@ -55,32 +68,35 @@ export function Composer({
 
   return (
     <form className="composer" onSubmit={submit}>
-      <textarea
-        ref={box}
-        aria-label="Message"
-        rows={1}
-        value={draft}
-        disabled={disabled}
-        maxLength={100_000}
-        placeholder={
-          disabled
-            ? 'Not connected'
-            : enterSends
-              ? 'Message Pincer (Enter to send, Shift+Enter for a new line)'
-              : 'Message Pincer (Ctrl+Enter to send)'
-        }
-        onChange={(event) => setDraft(event.target.value)}
-        onKeyDown={onKeyDown}
-      />
-      {busy ? (
-        <button type="button" className="danger" onClick={onCancel} title="Escape">
-          Stop <kbd>Esc</kbd>
-        </button>
-      ) : (
-        <button type="submit" className="primary" disabled={disabled || !draft.trim()}>
-          Send
-        </button>
-      )}
+      <div className="composer-row">
+        <textarea
+          ref={box}
+          aria-label="Message"
+          rows={1}
+          value={draft}
+          disabled={disabled}
+          maxLength={100_000}
+          placeholder={
+            disabled
+              ? (disabledReason ?? 'Not connected')
+              : enterSends
+                ? 'Message Pincer (Enter to send, Shift+Enter for a new line)'
+                : 'Message Pincer (Ctrl+Enter to send)'
+          }
+          onChange={(event) => setDraft(event.target.value)}
+          onKeyDown={onKeyDown}
+        />
+        {busy ? (
+          <button type="button" className="danger" onClick={onCancel} title="Escape">
+            Stop <kbd>Esc</kbd>
+          </button>
+        ) : (
+          <button type="submit" className="primary" disabled={disabled || !draft.trim()}>
+            Send
+          </button>
+        )}
+      </div>
+      {toolbar && <div className="composer-toolbar">{toolbar}</div>}
     </form>
   );
 }

@@ -8,7 +8,7 @@ import { ModelsSection } from './settings/ModelsSection';
 import { ProvidersSection } from './settings/ProvidersSection';
 import { SkillsSection } from './settings/SkillsSection';
 
-type Section = 'models' | 'providers' | 'autonomy' | 'skills' | 'appearance';
+export type Section = 'models' | 'providers' | 'autonomy' | 'skills' | 'appearance';
 
 const SECTIONS: Array<[Section, string]> = [
   ['models', 'Models'],
@@ -21,11 +21,13 @@ const SECTIONS: Array<[Section, string]> = [
 export function SettingsView({
   settings,
   onChange,
+  initialSection = 'models',
 }: {
   settings: Settings;
   onChange: (patch: Partial<Settings>) => void;
+  initialSection?: Section;
 }) {
-  const [section, setSection] = useState<Section>('models');
+  const [section, setSection] = useState<Section>(initialSection);
   return (
     <section className="settings" aria-label="Settings">
       <nav className="settings-nav" aria-label="Settings sections">

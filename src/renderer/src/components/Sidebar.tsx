@@ -104,10 +104,12 @@ export function Sidebar({
   pendingCount,
   onView,
   onNew,
+  onSearch,
   onOpen,
   onRename,
   onDelete,
 }: {
+  onSearch: () => void;
   sessions: SessionSummary[] | null;
   activeId: string | null;
   view: View;
@@ -126,6 +128,9 @@ export function Sidebar({
       </div>
       <button type="button" className="primary new-chat" onClick={onNew} title="Alt+N">
         + New chat <kbd>Alt+N</kbd>
+      </button>
+      <button type="button" className="search-open" onClick={onSearch} title="Ctrl+K">
+        Search chats <kbd>Ctrl+K</kbd>
       </button>
       <div className="view-tabs" role="tablist" aria-label="Views">
         {(

@@ -1,18 +1,37 @@
-/** Model, tokens, cost and latency of the conversation in view, like seed 000's dashboard. */
+/**
+ * The conversation in view, honestly: the connection and the model each with its own health,
+ * tokens, cost (unknown when the model has no known price, not $0) and model-call latency.
+ */
 import { formatCost, formatDuration, formatTokens } from '../../../shared/format';
 import type { ChatStats } from './ChatView';
+
+export type ModelHealth =
+  | { state: 'ready' | 'idle' | 'none' }
+  | { state: 'failed'; reason: string };
+
+const HEALTH_TEXT = {
+  ready: 'ready',
+  idle: 'loads on the first message',
+  none: 'no model yet',
+  failed: 'failed',
+} as const;
 
 export function StatusBar({
   connected,
   transport,
   model,
+  health,
+  priced,
   stats,
 }: {
   connected: boolean;
   transport: string;
   model: string;
+  health: ModelHealth;
+  priced: boolean;
   stats: ChatStats;
 }) {
+  const healthy = health.state === 'ready' || health.state === 'idle';
   return (
     <footer className="status-bar">
       <span className={`dot ${connected ? 'ok' : 'bad'}`} aria-hidden="true" />
@@ -20,8 +39,15 @@ export function StatusBar({
         {connected ? `connected · ${transport}` : 'not connected'}
       </span>
       <span className="sep" aria-hidden="true" />
-      <span title={stats.model ? `last reply served by ${stats.model}` : 'the model answering'}>
-        <span className="label">model</span> <span data-testid="status-model">{model}</span>
+      <span
+        className={`dot ${healthy ? 'ok' : health.state === 'none' ? 'idle' : 'bad'}`}
+        aria-hidden="true"
+      />
+      <span title={health.state === 'failed' ? health.reason : undefined}>
+        <span className="label">model</span> <span data-testid="status-model">{model}</span>{' '}
+        <span className="muted" data-testid="model-health">
+          {HEALTH_TEXT[health.state]}
+        </span>
       </span>
       <span>
         <span className="label">tokens</span>{' '}
@@ -29,10 +55,13 @@ export function StatusBar({
           {formatTokens(stats.inputTokens)} in · {formatTokens(stats.outputTokens)} out
         </span>
       </span>
-      <span>
-        <span className="label">cost</span> {formatCost(stats.costUsd)}
+      <span title={priced ? undefined : 'This model has no known price'}>
+        <span className="label">cost</span>{' '}
+        <span data-testid="status-cost">
+          {priced || stats.costUsd > 0 ? formatCost(stats.costUsd) : 'unknown'}
+        </span>
       </span>
-      <span title="Time to the first token, and of the last model call">
+      <span title="Time to the first token, and of the last model call (never the time spent waiting for you)">
         <span className="label">latency</span> {formatDuration(stats.firstTokenMs)} first ·{' '}
         {formatDuration(stats.lastTurnMs)} turn
       </span>

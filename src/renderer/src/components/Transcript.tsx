@@ -1,4 +1,5 @@
 /** The pieces of a conversation: user bubbles, stored and streaming replies, run notices. */
+import { type ReactNode, useState } from 'react';
 import type { ChatMessage, PendingApprovalView, ToolCallView } from '../../../shared/ipc';
 import type { LiveRun } from '../../../shared/live-run';
 import { ApprovalCard, type Verdict } from './ApprovalCard';
@@ -19,13 +20,90 @@ const OUTCOME_TEXT: Record<string, string> = {
   interrupted: 'Interrupted',
 };
 
-export function RunNotice({ outcome, reason }: { outcome: string; reason: string | null }) {
+export function RunNotice({
+  outcome,
+  reason,
+  children,
+}: {
+  outcome: string;
+  reason: string | null;
+  /** What can be done about it: Retry after an error, Continue after Stop. */
+  children?: ReactNode;
+}) {
   if (outcome === 'completed') return null;
-  return (
+  const notice = (
     <p className={`run-notice outcome-${outcome}`} role="status" data-testid="run-notice">
       {OUTCOME_TEXT[outcome] ?? outcome}
       {reason && outcome !== 'cancelled' ? `: ${reason}` : ''}
     </p>
+  );
+  if (!children) return notice;
+  return (
+    <div className="run-notice-row">
+      {notice}
+      {children}
+    </div>
+  );
+}
+
+/** Copies text to the clipboard and says so for a moment. */
+export function CopyButton({ text, label }: { text: string; label: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      className="ghost small"
+      aria-label={label}
+      onClick={() =>
+        void navigator.clipboard.writeText(text).then(() => {
+          setCopied(true);
+          setTimeout(() => setCopied(false), 1500);
+        })
+      }
+    >
+      {copied ? 'Copied' : 'Copy'}
+    </button>
+  );
+}
+
+/** ‹ 2 / 3 ›: which version of a turn is shown. */
+export function VersionArrows({
+  siblings,
+  current,
+  onShow,
+}: {
+  siblings: string[];
+  current: string;
+  onShow: (id: string) => void;
+}) {
+  if (siblings.length < 2) return null;
+  const index = siblings.indexOf(current);
+  const previous = siblings[index - 1];
+  const next = siblings[index + 1];
+  return (
+    <span className="versions" data-testid="versions">
+      <button
+        type="button"
+        className="ghost small"
+        aria-label="Previous version"
+        disabled={!previous}
+        onClick={() => previous && onShow(previous)}
+      >
+        ‹
+      </button>
+      <span data-testid="version-index">
+        {index + 1} / {siblings.length}
+      </span>
+      <button
+        type="button"
+        className="ghost small"
+        aria-label="Next version"
+        disabled={!next}
+        onClick={() => next && onShow(next)}
+      >
+        ›
+      </button>
+    </span>
   );
 }
 
@@ -59,11 +137,54 @@ function ToolWithApproval({
   );
 }
 
-export function UserBubble({ text }: { text: string }) {
+export function UserBubble({ text, children }: { text: string; children?: ReactNode }) {
   return (
-    <div className="message user" data-testid="user-message">
-      <div className="bubble">{text}</div>
+    <div className="user-turn">
+      <div className="message user" data-testid="user-message">
+        <div className="bubble">{text}</div>
+      </div>
+      {children && <div className="message-actions user-actions">{children}</div>}
     </div>
+  );
+}
+
+/** Edit and resend: the question again, changed; the old version stays beside it. */
+export function EditBubble({
+  text,
+  onSend,
+  onCancel,
+}: {
+  text: string;
+  onSend: (text: string) => void;
+  onCancel: () => void;
+}) {
+  const [draft, setDraft] = useState(text);
+  return (
+    <form
+      className="message user edit-bubble"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (draft.trim()) onSend(draft.trim());
+      }}
+    >
+      <textarea
+        aria-label="Edit message"
+        value={draft}
+        maxLength={100_000}
+        onChange={(event) => setDraft(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === 'Escape') onCancel();
+        }}
+      />
+      <div className="row">
+        <button type="button" className="ghost small" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="submit" className="primary small" disabled={!draft.trim()}>
+          Send
+        </button>
+      </div>
+    </form>
   );
 }
 
@@ -74,7 +195,10 @@ export function StoredAssistant({
   showReasoning,
   onResolve,
   onBranch,
+  actions,
 }: {
+  /** Copy, Regenerate and the like, shown with Branch from here. */
+  actions?: ReactNode;
   message: ChatMessage;
   tools: Map<string, ToolCallView>;
   approvals: PendingApprovalView[];
@@ -115,6 +239,7 @@ export function StoredAssistant({
           return null;
         })}
         <div className="message-actions">
+          {actions}
           <button
             type="button"
             className="ghost small"

@@ -1,5 +1,6 @@
 /** Theme, sending and reasoning preferences, and the keyboard shortcuts. */
 import type { Settings } from '../../../../shared/ipc';
+import { APPROVE_KEYS, APPROVE_SESSION_KEYS, DENY_KEYS, MOD } from '../../lib/keys';
 
 export function AppearanceSection({
   settings,
@@ -51,11 +52,14 @@ export function AppearanceSection({
         </dt>
         <dd>stop the reply</dd>
         <dt>
-          <kbd>Alt+A</kbd> / <kbd>Alt+Shift+A</kbd>
+          <kbd>{APPROVE_KEYS}</kbd> / <kbd>{APPROVE_SESSION_KEYS}</kbd>
         </dt>
-        <dd>approve the oldest waiting call (once / for the session)</dd>
+        <dd>
+          approve the oldest waiting call of the conversation in view (once / for the session), when
+          the focus is not in a text field; a destructive call takes a click
+        </dd>
         <dt>
-          <kbd>Alt+D</kbd>
+          <kbd>{DENY_KEYS}</kbd>
         </dt>
         <dd>deny it</dd>
         <dt>
@@ -66,6 +70,10 @@ export function AppearanceSection({
           <kbd>Alt+1</kbd> <kbd>Alt+2</kbd> <kbd>Alt+3</kbd>
         </dt>
         <dd>chat, runs, settings</dd>
+        <dt>
+          <kbd>{MOD}+K</kbd>
+        </dt>
+        <dd>search every conversation</dd>
       </dl>
     </div>
   );

@@ -3,6 +3,7 @@ import { useCallback, useState } from 'react';
 import { errorText, formatBytes } from '../../../../shared/format';
 import type { ModelsState } from '../../../../shared/ipc';
 import { useBridge, useCoreEvents } from '../../lib/bridge-context';
+import { ImportModel } from '../ImportModel';
 import { useLoad } from './use-load';
 
 export function ModelsSection() {
@@ -55,7 +56,7 @@ export function ModelsSection() {
                 : 'Not loaded (loads on the first message)'
               : state.kind === 'scripted'
                 ? 'A scripted test model'
-                : 'A remote provider chosen at launch'}
+                : 'A provider: change it with the model picker under the message box'}
           </div>
         </div>
         {state.kind === 'local' && (
@@ -82,6 +83,8 @@ export function ModelsSection() {
           {actionError}
         </p>
       )}
+      <h3>Import a GGUF file</h3>
+      <ImportModel onImported={setState} />
       <h3>Catalog</h3>
       <ul className="model-list">
         {state.catalog.map((model) => {
@@ -96,7 +99,11 @@ export function ModelsSection() {
                   {model.installed && !model.selected && <span className="badge">installed</span>}
                 </div>
                 <div className="muted">
-                  {model.name} · {model.kind} · {formatBytes(model.sizeBytes)}
+                  {model.name} · {model.kind} · {formatBytes(model.sizeBytes)} download
+                  {model.kind === 'chat'
+                    ? ` · needs ${formatBytes(model.ramBytes)} memory${model.fits ? '' : ' (more than this computer can spare)'}`
+                    : ''}
+                  {state.recommended === model.name ? ' · recommended here' : ''}
                   {model.license ? ` · ${model.license}` : ''}
                 </div>
                 {pull && pull.state !== 'done' && (
@@ -133,22 +140,21 @@ export function ModelsSection() {
                     {pulling ? 'Downloading…' : 'Download'}
                   </button>
                 )}
-                {model.installed &&
-                  model.kind === 'chat' &&
-                  state.kind === 'local' &&
-                  !model.selected && (
-                    <button
-                      type="button"
-                      disabled={busy !== null}
-                      onClick={() =>
-                        act(`select ${model.name}`, () =>
-                          bridge.invoke('models.select', { name: model.name }),
-                        )
-                      }
-                    >
-                      Use
-                    </button>
-                  )}
+                {model.installed && model.kind === 'chat' && !model.selected && (
+                  <button
+                    type="button"
+                    disabled={busy !== null}
+                    onClick={() =>
+                      act(`select ${model.name}`, () =>
+                        bridge.invoke('models.select', {
+                          id: model.optionId ?? `local:${model.name}`,
+                        }),
+                      )
+                    }
+                  >
+                    Use
+                  </button>
+                )}
               </div>
             </li>
           );
@@ -163,16 +169,16 @@ export function ModelsSection() {
                 <div className="model-info">
                   <div className="model-name">{file}</div>
                 </div>
-                {state.kind === 'local' && (
-                  <button
-                    type="button"
-                    onClick={() =>
-                      act(`select ${file}`, () => bridge.invoke('models.select', { name: file }))
-                    }
-                  >
-                    Use
-                  </button>
-                )}
+                <button
+                  type="button"
+                  onClick={() =>
+                    act(`select ${file}`, () =>
+                      bridge.invoke('models.select', { id: `local:${file}` }),
+                    )
+                  }
+                >
+                  Use
+                </button>
               </li>
             ))}
           </ul>

@@ -1,16 +1,19 @@
 /** Providers of the manifest, and keys by name: a value goes in and never comes back out. */
 import { type FormEvent, useCallback, useState } from 'react';
 import { errorText } from '../../../../shared/format';
-import type { ProviderView, SecretsView } from '../../../../shared/ipc';
+import type { ConnectionView, ProviderView, SecretsView } from '../../../../shared/ipc';
 import { useBridge } from '../../lib/bridge-context';
+import { AddProvider } from './AddProvider';
 import { useLoad } from './use-load';
 
 export function ProvidersSection() {
   const bridge = useBridge();
-  const [providers, providersError] = useLoad<{ providers: ProviderView[]; routing: string }>(
-    useCallback(() => bridge.invoke('providers.list', {}), [bridge]),
-  );
-  const [secrets, secretsError, , setSecrets] = useLoad<SecretsView>(
+  const [providers, providersError, reloadProviders] = useLoad<{
+    providers: ProviderView[];
+    connections: ConnectionView[];
+    routing: string;
+  }>(useCallback(() => bridge.invoke('providers.list', {}), [bridge]));
+  const [secrets, secretsError, reloadSecrets, setSecrets] = useLoad<SecretsView>(
     useCallback(() => bridge.invoke('secrets.list', {}), [bridge]),
   );
   const [name, setName] = useState('');
@@ -27,6 +30,16 @@ export function ProvidersSection() {
       setMessage(errorText(cause));
     }
   }
+  async function removeConnection(connection: string) {
+    try {
+      await bridge.invoke('providers.remove', { name: connection });
+      setMessage(`Removed ${connection}`);
+      reloadProviders();
+      reloadSecrets();
+    } catch (cause) {
+      setMessage(errorText(cause));
+    }
+  }
   async function remove(secret: string) {
     try {
       setSecrets(await bridge.invoke('secrets.delete', { name: secret }));
@@ -37,7 +50,38 @@ export function ProvidersSection() {
   }
   return (
     <div className="settings-section">
-      <h3>Providers</h3>
+      <AddProvider
+        onAdded={() => {
+          reloadProviders();
+          reloadSecrets();
+        }}
+      />
+      {providers && providers.connections.length > 0 && (
+        <>
+          <h3>Added here</h3>
+          <ul className="secret-list">
+            {providers.connections.map((c) => (
+              <li key={c.name} className="card secret-row" data-testid={`connection-${c.name}`}>
+                <strong>{c.name}</strong>
+                <code>{c.endpoint}</code>
+                <span className="muted">
+                  {c.models.length} models · key {c.keyName ? 'stored' : 'none'}
+                </span>
+                <span className="spacer" />
+                <button
+                  type="button"
+                  className="danger small"
+                  onClick={() => void removeConnection(c.name)}
+                  aria-label={`Remove provider ${c.name}`}
+                >
+                  Remove
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      <h3>Providers of the manifest</h3>
       {providersError && <p className="error-banner">{providersError}</p>}
       {providers && (
         <>

@@ -1,0 +1,122 @@
+/**
+ * Providers a person added from the app ("Add provider"), beside the manifest's: a name, a
+ * protocol, an address, the name of the secret holding the key (never the key) and the models
+ * the server listed when it was last asked. Kept in the profile database under its own
+ * migration namespace.
+ */
+import type { Db } from '../storage/database.js';
+import { type Migration, migrate } from '../storage/migrations.js';
+import type { HttpProtocol } from './http-provider.js';
+
+/** What a person picks in "Add provider"; each maps onto one wire protocol. */
+export type ConnectionKind = 'openai' | 'anthropic' | 'gemini' | 'openai-compatible';
+
+export const CONNECTION_PROTOCOL: Record<ConnectionKind, HttpProtocol> = {
+  openai: 'openai-compatible',
+  anthropic: 'anthropic',
+  gemini: 'gemini',
+  'openai-compatible': 'openai-compatible',
+};
+
+/** The vendor's own address; an OpenAI-compatible server (Ollama, LM Studio) must give one. */
+export const CONNECTION_ENDPOINT: Record<ConnectionKind, string | undefined> = {
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com/v1',
+  gemini: 'https://generativelanguage.googleapis.com/v1beta',
+  'openai-compatible': undefined,
+};
+
+export interface Connection {
+  name: string;
+  kind: ConnectionKind;
+  endpoint: string;
+  /** The secret holding the API key; null for a server that needs none. */
+  keyName: string | null;
+  models: string[];
+}
+
+/** The secret name a connection's key is stored under. */
+export function connectionKeyName(name: string): string {
+  return `pincer.provider.${name}`;
+}
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'providers added from the app',
+    up: `
+      create table model_connections (
+        name text primary key,
+        kind text not null,
+        endpoint text not null,
+        key_name text,
+        models text not null,
+        added_at text not null
+      );
+    `,
+  },
+];
+
+interface Row {
+  name: string;
+  kind: ConnectionKind;
+  endpoint: string;
+  key_name: string | null;
+  models: string;
+}
+
+export class ConnectionBook {
+  constructor(private readonly db: Db) {
+    migrate(db, 'connections', MIGRATIONS);
+  }
+
+  list(): Connection[] {
+    const rows = this.db
+      .prepare('select name, kind, endpoint, key_name, models from model_connections order by name')
+      .all() as Row[];
+    return rows.map(fromRow);
+  }
+
+  get(name: string): Connection | undefined {
+    const row = this.db
+      .prepare(
+        'select name, kind, endpoint, key_name, models from model_connections where name = ?',
+      )
+      .get(name) as Row | undefined;
+    return row ? fromRow(row) : undefined;
+  }
+
+  /** Adds or replaces the connection of this name. */
+  save(connection: Connection): void {
+    this.db
+      .prepare(
+        `insert into model_connections (name, kind, endpoint, key_name, models, added_at)
+         values (?, ?, ?, ?, ?, ?)
+         on conflict(name) do update set kind = excluded.kind, endpoint = excluded.endpoint,
+           key_name = excluded.key_name, models = excluded.models`,
+      )
+      .run(
+        connection.name,
+        connection.kind,
+        connection.endpoint,
+        connection.keyName,
+        JSON.stringify(connection.models),
+        new Date().toISOString(),
+      );
+  }
+
+  remove(name: string): boolean {
+    return this.db.prepare('delete from model_connections where name = ?').run(name).changes > 0;
+  }
+}
+
+function fromRow(row: Row): Connection {
+  const models: unknown = JSON.parse(row.models);
+  return {
+    name: row.name,
+    kind: row.kind,
+    endpoint: row.endpoint,
+    keyName: row.key_name,
+    models: Array.isArray(models) ? models.filter((m): m is string => typeof m === 'string') : [],
+  };
+}

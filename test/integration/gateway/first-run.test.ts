@@ -1,0 +1,142 @@
+/**
+ * The first run through the contract: no model anywhere, a GUI-worded refusal to send, and a
+ * GGUF file imported in pieces that becomes the model once its header passes the bounded check.
+ */
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Assistant, createAssistant } from '../../../src/main/core/assistant/index.js';
+import { dispatch, type IpcHandlers } from '../../../src/main/core/ipc/dispatch.js';
+import { createCoreHandlers } from '../../../src/main/core/ipc/handlers.js';
+import { createSecretStore } from '../../../src/main/core/secrets/index.js';
+import { type ChannelName, IMPORT_CHUNK_BYTES } from '../../../src/shared/ipc.js';
+import { buildTinyGguf } from '../../fixtures/tiny-gguf.js';
+import { APP_DIR } from '../../support/assistant-harness.js';
+import { FAST_SCRYPT } from '../../support/secrets.js';
+
+let dataDir = '';
+let assistant: Assistant;
+let handlers: IpcHandlers;
+
+async function call(channel: ChannelName, request: unknown) {
+  return dispatch(handlers, channel, request);
+}
+async function value<T>(channel: ChannelName, request: unknown): Promise<T> {
+  const result = await call(channel, request);
+  if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
+  return result.value as T;
+}
+/** Imports `bytes` under `fileName` the way the app does: begin, pieces, finish. */
+async function importBytes(fileName: string, bytes: Buffer) {
+  const { importId } = await value<{ importId: string }>('models.import.begin', {
+    fileName,
+    sizeBytes: bytes.length,
+  });
+  for (let offset = 0; offset < bytes.length; offset += IMPORT_CHUNK_BYTES) {
+    const data = bytes.subarray(offset, offset + IMPORT_CHUNK_BYTES).toString('base64');
+    await value('models.import.chunk', { importId, offset, data });
+  }
+  return call('models.import.finish', { importId });
+}
+const modelFiles = async () => readdir(path.join(dataDir, 'models')).catch(() => []);
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-first-run-'));
+  assistant = await createAssistant({
+    dataDir,
+    appDir: APP_DIR,
+    model: { kind: 'local' },
+    env: {},
+    local: { threads: 2 },
+    secrets: createSecretStore({
+      dataDir,
+      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'first-run' },
+      scrypt: FAST_SCRYPT,
+    }),
+  });
+  handlers = createCoreHandlers({ assistant, electronVersion: null });
+});
+afterAll(async () => {
+  await assistant?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('the first run', () => {
+  it('has no model, recommends one that fits this computer, and says so when asked to chat', async () => {
+    const state = await assistant.models();
+    expect(state).toMatchObject({ selectedId: null, options: [], kind: 'local' });
+    expect(state.machineRamBytes).toBe(os.totalmem());
+    const recommended = state.catalog.find((m) => m.name === state.recommended);
+    expect(recommended?.kind).toBe('chat');
+    // The biggest chat model that fits, unless none does.
+    const fitting = state.catalog.filter((m) => m.kind === 'chat' && m.fits);
+    if (fitting.length > 0) {
+      expect(recommended?.fits).toBe(true);
+      expect(Math.max(...fitting.map((m) => m.ramBytes))).toBe(recommended?.ramBytes);
+    }
+    const refused = await call('chat.send', { text: 'hello' });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    const message = refused.ok ? '' : refused.error.message;
+    expect(message).toContain('There is no model yet: download the recommended one');
+    expect(message).not.toMatch(/--model-path|pincer models pull/);
+  });
+
+  it('refuses a file that is not a GGUF model and leaves nothing behind', async () => {
+    const result = await importBytes('notes.gguf', Buffer.from('these are my notes, not a model'));
+    expect(result).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(result.ok ? '' : result.error.message).toMatch(
+      /notes\.gguf is not a usable model: .*not a GGUF model/,
+    );
+    expect(await modelFiles()).toEqual([]);
+    const badName = await call('models.import.begin', { fileName: 'notes.txt', sizeBytes: 4 });
+    expect(badName).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+  });
+
+  it('refuses pieces out of order and more bytes than announced', async () => {
+    const { importId } = await value<{ importId: string }>('models.import.begin', {
+      fileName: 'x.gguf',
+      sizeBytes: 4,
+    });
+    const skipped = await call('models.import.chunk', { importId, offset: 2, data: 'R0c=' });
+    expect(skipped.ok ? '' : skipped.error.message).toContain('expected the piece at byte 0');
+    const tooMuch = await call('models.import.chunk', {
+      importId,
+      offset: 0,
+      data: Buffer.from('GGUF and more').toString('base64'),
+    });
+    expect(tooMuch.ok ? '' : tooMuch.error.message).toContain('larger than the 4 bytes announced');
+    // The import is gone with its part file.
+    expect(await call('models.import.finish', { importId })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    });
+    expect(await modelFiles()).toEqual([]);
+  });
+
+  it('imports a sound GGUF in pieces; with no model chosen, it becomes the model', async () => {
+    const tiny = buildTinyGguf();
+    expect(tiny.length).toBeGreaterThan(IMPORT_CHUNK_BYTES);
+    const events: string[] = [];
+    const stop = assistant.subscribe((event) => events.push(event.topic));
+    const result = await importBytes('../../My Tiny.gguf', tiny);
+    stop();
+    expect(result.ok).toBe(true);
+    const done = result.ok
+      ? (result.value as { fileName: string; models: { selectedId: string } })
+      : null;
+    expect(done?.fileName).toBe('My Tiny.gguf');
+    expect(done?.models.selectedId).toBe('local:My Tiny.gguf');
+    expect(await modelFiles()).toEqual(['My Tiny.gguf']);
+    expect(events).toContain('models.changed');
+    const state = await assistant.models();
+    expect(state).toMatchObject({
+      active: 'local/My Tiny.gguf',
+      defaultId: 'local:My Tiny.gguf',
+    });
+    expect(state.options.map((o) => o.id)).toEqual(['local:My Tiny.gguf']);
+    // A second file of the same name is refused before any byte is sent.
+    const again = await call('models.import.begin', { fileName: 'My Tiny.gguf', sizeBytes: 10 });
+    expect(again.ok ? '' : again.error.message).toContain('already installed');
+  });
+});
