@@ -86,7 +86,8 @@ export function Composer({
           onChange={(event) => setDraft(event.target.value)}
           onKeyDown={onKeyDown}
         />
-        {busy ? (
+        {/* Without the core a Stop could reach nothing: the disabled Send says so instead. */}
+        {busy && !disabled ? (
           <button type="button" className="danger" onClick={onCancel} title="Escape">
             Stop <kbd>Esc</kbd>
           </button>
