@@ -568,10 +568,15 @@ describe('POST /v1/completions, /v1/embeddings and /v1/responses', () => {
     }
     expect(types[0]).toBe('response.created');
     expect(types).toContain('response.output_text.done');
-    expect(types.at(-1)).toBe('response.incomplete');
+    // The random-weights model may end its reply before the token limit: then the response is
+    // completed, else incomplete at exactly the limit.
+    const last = types.at(-1);
+    expect(['response.completed', 'response.incomplete']).toContain(last);
     const message = final?.output.find((item) => item.type === 'message');
     const text = message?.type === 'message' ? message.content : [];
     expect(text).toEqual([{ type: 'output_text', text: deltas, annotations: [] }]);
-    expect(final?.usage?.output_tokens).toBe(8);
+    if (last === 'response.incomplete') expect(final?.usage?.output_tokens).toBe(8);
+    else expect(final?.usage?.output_tokens).toBeLessThanOrEqual(8);
+    expect(final?.status).toBe(last === 'response.incomplete' ? 'incomplete' : 'completed');
   });
 });
