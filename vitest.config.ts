@@ -7,8 +7,16 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
-          testTimeout: 30_000,
+          include: [
+            'test/unit/**/*.test.ts',
+            'test/integration/**/*.test.ts',
+            'test/integration/**/*.test.tsx',
+          ],
+          // Timeouts catch hangs, not slowness: on a busy 2-core CI machine (load 7 and more) a
+          // test that starts several CLI processes, sandbox workers or real inference can take
+          // minutes, and a hook that generates a model file more than vitest's default 10 s.
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
         },
       },
       {

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { createAssistant } from '../src/main/core/assistant/index.js';
 import { dispatch } from '../src/main/core/ipc/dispatch.js';
 import { createCoreHandlers } from '../src/main/core/ipc/handlers.js';
+import { viaProvider } from '../src/main/core/models/access.js';
 import { ScriptedProvider } from '../src/main/core/models/scripted.js';
-import { viaProvider } from '../src/main/core/runtime/hooks.js';
 import { measure, report } from './lib.js';
 
 export async function run(): Promise<void> {

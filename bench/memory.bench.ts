@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { MemoryStore } from '../src/main/core/memory/store.js';
-import type { Embedder } from '../src/main/core/memory/vectors.js';
+import type { Embedder } from '../src/main/core/models/embedder.js';
 import { openDatabase } from '../src/main/core/storage/database.js';
 import { type BenchResult, report } from './lib.js';
 

@@ -95,6 +95,17 @@ export const ToolCallViewSchema = z.object({
 });
 export type ToolCallView = z.infer<typeof ToolCallViewSchema>;
 
+/** Where a background run came from: the channel (or schedule) and the sender on it. */
+export const RunOriginSchema = z.object({
+  channel: z.string(),
+  type: z.string(),
+  userId: z.string().optional(),
+  chatId: z.string().optional(),
+  schedule: z.string().optional(),
+  role: z.enum(['admin', 'user', 'viewer']).optional(),
+});
+export type RunOriginView = z.infer<typeof RunOriginSchema>;
+
 export const RunSummarySchema = z.object({
   id: IdSchema,
   sessionId: IdSchema,
@@ -109,6 +120,10 @@ export const RunSummarySchema = z.object({
   createdAt: Iso,
   updatedAt: Iso,
   live: z.boolean(),
+  /** The run that started this one (a sub-agent's parent); null for a top-level run. */
+  parentRunId: IdSchema.nullable(),
+  /** Null: a person started it at a window or terminal. */
+  origin: RunOriginSchema.nullable().optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 
@@ -368,6 +383,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     type: z.literal('run.started'),
     goal: z.string(),
     resumed: z.boolean(),
+    parent_run_id: IdSchema.optional(),
+    origin: RunOriginSchema.optional(),
     ...RunEventIds,
   }),
   z.object({
@@ -434,6 +451,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     status: z.enum(['ok', 'error', 'denied']),
     duration_ms: z.number(),
     replayed: z.boolean().optional(),
+    /** The CKP code of a refusal or failure the protocol names (-32010 ... -32014). */
+    code: z.number().optional(),
     /** The tool's (screened) output, cut by the assistant to a size the UI can show. */
     output: z.string(),
     ...RunEventIds,
@@ -445,6 +464,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     usage: Usage,
     cost_usd: z.number(),
     turns: z.number(),
+    /** The CKP code of the failure that ended the run (a provider's quota: -32021). */
+    code: z.number().optional(),
     ...RunEventIds,
   }),
 ]);

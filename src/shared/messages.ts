@@ -16,6 +16,8 @@ export interface ToolUseBlock {
   name: string;
   /** The parsed arguments object. */
   input: Record<string, unknown>;
+  /** Why the model's arguments could not be read (input is then {}): answered invalid_arguments. */
+  invalidArguments?: string;
 }
 
 export interface ToolResultBlock {
@@ -61,6 +63,7 @@ export interface ToolCall {
   id: string;
   name: string;
   input: Record<string, unknown>;
+  invalidArguments?: string;
 }
 
 export interface ToolResult {
@@ -96,7 +99,9 @@ export function textOf(message: Message): string {
 export function toolCallsOf(message: Message): ToolCall[] {
   return message.content
     .filter((block): block is ToolUseBlock => block.type === 'tool_use')
-    .map(({ id, name, input }) => ({ id, name, input }));
+    .map(({ id, name, input, invalidArguments }) =>
+      invalidArguments === undefined ? { id, name, input } : { id, name, input, invalidArguments },
+    );
 }
 
 export function userText(text: string): Message {
@@ -104,8 +109,8 @@ export function userText(text: string): Message {
 }
 
 /**
- * How people read a tool's name, whichever spelling a model used: model APIs only accept
- * `[a-zA-Z0-9_-]`, so `fs/read` travels as `fs__read`.
+ * How people read a stored tool name: history written before names were canonical spells
+ * `fs/read` as `fs__read` (the wire spelling, now confined to the model layer).
  */
 export function toolDisplayName(name: string): string {
   return name.replaceAll('__', '/');

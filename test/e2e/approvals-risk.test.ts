@@ -14,7 +14,7 @@ import { type Assistant, createAssistant } from '../../src/main/core/assistant/i
 import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
 import { ScriptedProvider, type ScriptedReply } from '../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../src/main/core/models/types.js';
-import { viaProvider } from '../../src/main/core/runtime/hooks.js';
+import { viaProvider } from '../../src/main/core/models/access.js';
 import { createSecretStore } from '../../src/main/core/secrets/index.js';
 import { APP_DIR } from '../support/assistant-harness.js';
 import { chromiumMissingReason, launchChromium } from '../support/browser.js';

@@ -5,8 +5,8 @@
  */
 import path from 'node:path';
 import { bootDesktop } from '../../src/main/app/boot.js';
+import { viaProvider } from '../../src/main/core/models/access.js';
 import { ScriptedProvider } from '../../src/main/core/models/scripted.js';
-import { viaProvider } from '../../src/main/core/runtime/hooks.js';
 import { conversationScript } from '../support/assistant-harness.js';
 
 bootDesktop({

@@ -54,6 +54,8 @@ describe('pincer CLI (built dist/cli.js)', () => {
       'run',
       'serve',
       'gateway',
+      'daemon',
+      'channels',
       'models',
       'secrets',
       'skills',
@@ -72,10 +74,10 @@ describe('pincer CLI (built dist/cli.js)', () => {
     expect(result.stderr).toContain("unknown command 'frobnicate'");
   });
 
-  it('says which issue brings a capability that is not built yet, with exit code 3', async () => {
+  it('serve without a transport is a usage error naming the transports (exit code 2)', async () => {
     const result = await pincer('serve');
-    expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/not available yet.*the CKP JSON-RPC server/);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('choose a transport: --stdio, --http PORT or --ws PORT');
     expect(result.stdout).toBe('');
   });
 

@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Assistant, createAssistant } from '../../src/main/core/assistant/index.js';
 import type { ModelCatalog } from '../../src/main/core/local/catalog.js';
+import { viaProvider } from '../../src/main/core/models/access.js';
 import { ScriptedProvider, type ScriptedReply } from '../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../src/main/core/models/types.js';
-import { viaProvider } from '../../src/main/core/runtime/hooks.js';
 import { createSecretStore, type SecretStore } from '../../src/main/core/secrets/index.js';
 import { FAST_SCRYPT } from './secrets.js';
 
@@ -77,6 +77,14 @@ export function conversationScript(delayMs = 40) {
           '| left | centre | right |\n|:--|:-:|--:|\n| a | b | c |\n\n',
           '```python\ndef answer():\n    return 42  # the answer\n```\n',
         ],
+        delayMs,
+      };
+    }
+    if (text.startsWith('escape')) {
+      // What a hostile tool result or model could try on a terminal: clipboard write (OSC 52),
+      // clear screen, a carriage return over the line, a bidi override.
+      return {
+        text: ['Sure: \x1b]52;c;cm0gLXJmIH4=\x07 then \x1b[2J\x1b[H', 'over\rwritten \u202eevil'],
         delayMs,
       };
     }

@@ -23,12 +23,77 @@ async function listSources(dir: string): Promise<string[]> {
 }
 
 /**
+ * The layers of the agent, lowest first (docs/ARCHITECTURE.md). A module may import its own
+ * layer and those below; modules of one layer may depend on each other only without a cycle.
+ * Modules are the folders of src/main/core (and its single-file modules), plus the surfaces
+ * src/main/cli and src/main/app.
+ */
+export const LAYERS: readonly (readonly string[])[] = [
+  ['storage', 'ckp', 'toolcall', 'workspace-fs', 'network', 'terms', 'dates', 'paths', 'product'],
+  ['models', 'local', 'tools', 'policy', 'sandbox', 'secrets', 'mcp'],
+  ['runtime', 'memory', 'skills'],
+  ['agent'],
+  [
+    'assistant',
+    'ipc',
+    'gateway',
+    'desktop',
+    'doctor',
+    'openai-server',
+    'ckp-server',
+    'mcp-server',
+    'channels',
+    'daemon',
+    'swarm',
+    'cli',
+    'app',
+  ],
+];
+
+/** The module a source file belongs to, or undefined outside the layered tree. */
+export function moduleOf(rel: string): string | undefined {
+  const core = /^src\/main\/core\/([^/]+?)(?:\.[cm]?[jt]sx?$|\/)/.exec(rel);
+  if (core) return core[1];
+  const surface = /^src\/main\/(cli|app)(?:\.[cm]?[jt]sx?$|\/)/.exec(rel);
+  return surface?.[1];
+}
+
+const layerOf = (module: string) => LAYERS.findIndex((layer) => layer.includes(module));
+
+/** One cycle through `graph` (module -> modules it imports), or undefined when acyclic. */
+export function findCycle(graph: ReadonlyMap<string, ReadonlySet<string>>): string[] | undefined {
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (node: string): string[] | undefined => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const next of [...(graph.get(node) ?? [])].sort()) {
+      if (state.get(next) === 'open') return [...stack.slice(stack.indexOf(next)), next];
+      if (!state.has(next)) {
+        const found = visit(next);
+        if (found) return found;
+      }
+    }
+    stack.pop();
+    state.set(node, 'done');
+    return undefined;
+  };
+  for (const node of [...graph.keys()].sort()) {
+    if (state.has(node)) continue;
+    const found = visit(node);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
  * The house rules of ARCHITECTURE.md, checked on real import graphs: TypeScript's own
  * pre-processor finds static imports, re-exports, dynamic `import()` and `require()`.
  */
 export async function findBoundaryViolations(root: string): Promise<BoundaryViolation[]> {
   const srcRoot = path.join(root, 'src');
   const violations: BoundaryViolation[] = [];
+  const modules = new Map<string, Set<string>>();
   for (const file of await listSources(srcRoot)) {
     const rel = path.relative(root, file).split(path.sep).join('/');
     const text = await readFile(file, 'utf8');
@@ -40,6 +105,23 @@ export async function findBoundaryViolations(root: string): Promise<BoundaryViol
             .split(path.sep)
             .join('/')
         : null;
+      const from = moduleOf(rel);
+      const to = resolved ? moduleOf(resolved) : undefined;
+      if (from && to && from !== to) {
+        if (!modules.has(from)) modules.set(from, new Set());
+        modules.get(from)?.add(to);
+        const [above, below] = [layerOf(from), layerOf(to)];
+        if (above < 0 || below < 0) {
+          const unknown = above < 0 ? from : to;
+          violations.push({ file: rel, specifier, rule: `module ${unknown} has no layer` });
+        } else if (below > above) {
+          violations.push({
+            file: rel,
+            specifier,
+            rule: `layer order: ${from} (layer ${above}) imports ${to} (layer ${below})`,
+          });
+        }
+      }
       const mayUseElectron = rel.startsWith('src/main/app/') || rel.startsWith('src/preload/');
       if ((specifier === 'electron' || specifier.startsWith('electron/')) && !mayUseElectron) {
         violations.push({
@@ -83,6 +165,14 @@ export async function findBoundaryViolations(root: string): Promise<BoundaryViol
         });
       }
     }
+  }
+  const cycle = findCycle(modules);
+  if (cycle) {
+    violations.push({
+      file: cycle[0] ?? '',
+      specifier: '',
+      rule: `import cycle: ${cycle.join(' -> ')}`,
+    });
   }
   return violations;
 }

@@ -3,7 +3,8 @@
  * no defaults (production code gets its policy and approvals from the agent root), so a test
  * that wants every call allowed says so by name.
  */
-import type { ApprovalHook, PolicyHook, ToolHost } from '../../src/main/core/runtime/hooks.js';
+import type { ApprovalHook, PolicyHook } from '../../src/main/core/policy/hooks.js';
+import type { ToolHost } from '../../src/main/core/tools/host.js';
 
 export const allowEveryCall: PolicyHook = { decide: async () => ({ action: 'allow' }) };
 

@@ -52,6 +52,28 @@ describe('house rules: module boundaries', () => {
       expect(rules).toEqual([
         'core must not import the Electron shell',
         'core must not import the renderer',
+        'layer order: agent (layer 3) imports app (layer 4)',
+      ]);
+    });
+
+    it('flags a module importing a higher layer, and a cycle within one layer', async () => {
+      const root = await tree({
+        // policy (layer 1) reaching up into memory (layer 2)
+        'src/main/core/policy/rules.ts':
+          "import { d } from '../memory/threads.js';\nexport { d };\n",
+        'src/main/core/memory/threads.ts': 'export const d = 1;\n',
+        // tools -> sandbox -> tools, both layer 1
+        'src/main/core/tools/net.ts': "import { a } from '../sandbox/address.js';\nexport { a };\n",
+        'src/main/core/sandbox/address.ts': "export { t as a } from '../tools/types.js';\n",
+        'src/main/core/tools/types.ts': 'export const t = 1;\n',
+        // an unplaced module is named, not ignored
+        'src/main/core/extra/x.ts': "export { d } from '../memory/threads.js';\n",
+      });
+      const rules = (await findBoundaryViolations(root)).map((v) => v.rule).sort();
+      expect(rules).toEqual([
+        'import cycle: sandbox -> tools -> sandbox',
+        'layer order: policy (layer 1) imports memory (layer 2)',
+        'module extra has no layer',
       ]);
     });
 

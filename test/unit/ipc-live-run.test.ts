@@ -3,8 +3,8 @@
  * before the stored history takes over.
  */
 import { describe, expect, it } from 'vitest';
-import { applyRunEvent, startLiveRun } from '../../src/renderer/src/lib/live-run.js';
 import type { RunEventView } from '../../src/shared/ipc.js';
+import { applyRunEvent, startLiveRun } from '../../src/shared/live-run.js';
 
 const ids = { trace_id: 't', task_id: 'k', run_id: 'run_1', at: '2026-11-23T12:00:00.000Z' };
 let seq = 0;

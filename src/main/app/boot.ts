@@ -6,10 +6,11 @@
  */
 import { app, type BrowserWindow } from 'electron';
 import { EVENT_CHANNEL } from '../../shared/ipc.js';
-import type { ModelChoice } from '../core/agent/index.js';
-import { createAssistant } from '../core/assistant/index.js';
+import { type ModelChoice, openAgent } from '../core/agent/index.js';
+import { assistantOver } from '../core/assistant/index.js';
 import { AgentActivity } from '../core/desktop/activity.js';
 import { admittingAssistant, shellCoreFromAssistant } from '../core/desktop/assistant-core.js';
+import { startBackgroundChannels } from '../core/desktop/background.js';
 import { claimSingleInstance } from '../core/desktop/window-control.js';
 import { createCoreHandlers } from '../core/ipc/handlers.js';
 import { resolveDataDir } from '../core/paths.js';
@@ -42,14 +43,21 @@ export function bootDesktop(options: BootOptions): void {
     installSecurityPolicies({
       openExternal: (url) => openLinkWithConfirmation(url, () => shell?.window() ?? null),
     });
-    const assistant = await createAssistant({
+    const agent = await openAgent({
       dataDir,
       appDir: options.appDir ?? app.getAppPath(),
       model: options.model,
+      // The app keeps a few conversations' KV caches warm.
+      local: { maxConversations: 4 },
       // Keychain first; without one, a vault encrypted by the OS through safeStorage.
       secrets: createSecretStore({ dataDir, encryptor: safeStorageEncryptor() }),
     });
+    const assistant = await assistantOver(agent);
     const activity = new AgentActivity();
+    // Channels and schedules run on the same agent, held while the tray pauses.
+    const background = await startBackgroundChannels(agent, activity, (line) =>
+      console.info(`[pincer] ${line}`),
+    );
     registerIpc(
       createCoreHandlers({
         assistant: admittingAssistant(assistant, activity),
@@ -62,7 +70,13 @@ export function bootDesktop(options: BootOptions): void {
     });
     shell = await startDesktopShell({
       dataDir,
-      core: shellCoreFromAssistant(assistant),
+      core: {
+        ...shellCoreFromAssistant(assistant),
+        close: async () => {
+          await background.stop();
+          await assistant.close();
+        },
+      },
       activity,
       onWindowCreated: (created) => {
         window = created;

@@ -13,6 +13,7 @@ import {
 import { describeContext } from '../core/memory/context.js';
 import { ADAPTERS, type HttpProtocol } from '../core/models/http-provider.js';
 import type { CliContext } from './context.js';
+import { integerIn, numberIn } from './options.js';
 import { terminalApprovals } from './terminal-approvals.js';
 
 export interface LocalModelOptions {
@@ -56,14 +57,18 @@ export function addModelOptions(command: Command): Command {
   return command
     .option('--model-path <file>', 'GGUF model to use (else PINCER_MODEL, bundled, data dir)')
     .option('--system <text>', 'system prompt')
-    .option('--max-tokens <n>', 'longest reply in tokens', (v) => Number.parseInt(v, 10), 1024)
-    .option('--temperature <t>', 'sampling temperature (0 = greedy)', Number.parseFloat, 0.7)
-    .option('--threads <n>', 'CPU threads (default: all cores)', (v) => Number.parseInt(v, 10))
-    .option('--context-size <n>', 'largest context window', (v) => Number.parseInt(v, 10))
+    .option('--max-tokens <n>', 'longest reply in tokens', integerIn(1, 1_000_000), 1024)
+    .option('--temperature <t>', 'sampling temperature (0 = greedy)', numberIn(0, 2), 0.7)
+    .option(
+      '--threads <n>',
+      'CPU threads (default: physical cores, fewer on a busy machine)',
+      integerIn(1, 1024),
+    )
+    .option('--context-size <n>', 'largest context window', integerIn(16, 16_777_216))
     .option(
       '--max-arg-length <chars>',
       'longest string argument the local grammar lets the model write (default: unbounded)',
-      (v) => Number.parseInt(v, 10),
+      integerIn(1, 100_000_000),
     )
     .option(
       '--tools <globs>',
@@ -85,7 +90,7 @@ export function addModelChoiceOptions(command: Command): Command {
     .option(
       '--timeout <ms>',
       'deadline for the response head and for each stream pause',
-      (v) => Number.parseInt(v, 10),
+      integerIn(1, 86_400_000),
       60_000,
     )
     .option(

@@ -5,7 +5,7 @@
  */
 import type { Agent, ModelOptions } from '../core/agent/index.js';
 import { SessionBook } from '../core/assistant/sessions.js';
-import type { SessionId } from '../core/runtime/terms.js';
+import type { SessionId } from '../core/terms.js';
 import type { CliContext } from './context.js';
 
 export const CHAT_HELP = `Commands:

@@ -1,5 +1,6 @@
 import type { RunEvent } from '../core/runtime/events.js';
 import type { CliContext } from './context.js';
+import { writeControl } from './terminal-text.js';
 
 /**
  * Prints a run as a person reads it: the reply on stdout as it streams; thinking (dimmed),
@@ -14,7 +15,10 @@ export async function printRun(
   let thinking = false;
   let midLine = false;
   const endThinking = () => {
-    if (thinking) ctx.stderr.write('\x1b[0m\n');
+    if (thinking) {
+      writeControl(ctx.stderr, '\x1b[0m');
+      ctx.stderr.write('\n');
+    }
     thinking = false;
   };
   for await (const event of events) {
@@ -26,7 +30,8 @@ export async function printRun(
     switch (event.type) {
       case 'model.delta':
         if (event.kind === 'reasoning') {
-          ctx.stderr.write(thinking ? event.text : `\x1b[2m${event.text}`);
+          if (!thinking) writeControl(ctx.stderr, '\x1b[2m');
+          ctx.stderr.write(event.text);
           thinking = true;
         } else {
           endThinking();

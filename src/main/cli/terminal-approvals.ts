@@ -1,4 +1,5 @@
 import { createInterface, type Interface } from 'node:readline';
+import { summarizeArguments } from '../../shared/abridge.js';
 import type { ApprovalBroker, PendingApproval } from '../core/policy/broker.js';
 import type { ContentScanner } from '../core/policy/scanner.js';
 import type { CliContext } from './context.js';
@@ -52,7 +53,7 @@ export function terminalApprovals(
   const nextLine = readAnswer ?? ownLine;
   const ask = async (pending: PendingApproval) => {
     if (!readAnswer) open();
-    const args = scanner.redactSecrets(JSON.stringify(pending.call.input)).text;
+    const args = argumentsLine(pending.call.input, scanner);
     const choices = pending.sessionApprovable ? '[y]es, [n]o, [s]ession' : '[y]es, [n]o';
     ctx.stderr.write(
       `\nApprove ${pending.call.name} ${args}?\n  ${pending.reason}${pending.rule ? ` (rule ${pending.rule})` : ''}\n  ${choices}: `,
@@ -80,4 +81,23 @@ export function terminalApprovals(
     off();
     rl?.close();
   };
+}
+
+/**
+ * The arguments as a person judges them: secrets redacted first (so no cut can split one out
+ * of sight of the redactor), then each long value abridged with its end in view.
+ */
+function argumentsLine(input: Record<string, unknown>, scanner: ContentScanner): string {
+  const redacted = scanner.redactSecrets(JSON.stringify(input)).text;
+  let value: unknown;
+  try {
+    value = JSON.parse(redacted);
+  } catch {
+    value = { arguments: redacted };
+  }
+  const object =
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : { arguments: redacted };
+  return summarizeArguments(object, { valueChars: 400, totalChars: 2000 });
 }

@@ -2,12 +2,20 @@
  * Tool calls typed at the terminal (`pincer run '@fs/list{path="."}'`, or a chat line): parsed
  * here, run by the runtime under the same policy, approvals and audit as a model's calls.
  */
+import { MAX_MESSAGE_CHARS } from '../../shared/ipc.js';
 import type { AgentRuntime, RunHandle, StartOptions } from '../core/runtime/runtime.js';
 import type { RunStore } from '../core/runtime/store.js';
-import type { RunId } from '../core/runtime/terms.js';
 import { createSecretStore, secretRedactor } from '../core/secrets/index.js';
+import type { RunId } from '../core/terms.js';
 import { directCallContext, readTypedInput } from '../core/toolcall/index.js';
 import type { CliContext } from './context.js';
+
+/** Why `text` cannot be sent: over the limit the app and the gateway apply (chat.send). */
+export function messageTooLong(text: string): string | undefined {
+  return text.length > MAX_MESSAGE_CHARS
+    ? `the message is ${text.length} characters; the limit is ${MAX_MESSAGE_CHARS}`
+    : undefined;
+}
 
 /** Starts a run for what was typed; a malformed call is returned as a message, not run. */
 export async function startTyped(
@@ -15,6 +23,8 @@ export async function startTyped(
   runtime: AgentRuntime,
   start: StartOptions,
 ): Promise<RunHandle | { error: string }> {
+  const tooLong = messageTooLong(start.text);
+  if (tooLong) return { error: tooLong };
   const typed = readTypedInput(start.text);
   if (typed.kind === 'message') return runtime.start(start);
   if (typed.kind === 'invalid') {

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
+import { errorText } from '../../shared/format';
 import type {
   AppInfo,
   ModelsState,
@@ -21,7 +22,6 @@ import { type Section, SettingsView } from './components/SettingsView';
 import { Sidebar, type View } from './components/Sidebar';
 import { type ModelHealth, StatusBar } from './components/StatusBar';
 import { BridgeProvider, useBridge, useCoreEvents } from './lib/bridge-context';
-import { errorText } from './lib/format';
 import { typingIn, withMod } from './lib/keys';
 import { applyTheme } from './lib/theme';
 

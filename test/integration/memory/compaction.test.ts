@@ -10,8 +10,8 @@ import {
   summarizeWith,
 } from '../../../src/main/core/memory/compaction.js';
 import { MemoryStore } from '../../../src/main/core/memory/store.js';
+import { viaProvider } from '../../../src/main/core/models/access.js';
 import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
-import { viaProvider } from '../../../src/main/core/runtime/hooks.js';
 import { AgentRuntime } from '../../../src/main/core/runtime/runtime.js';
 import { RunStore } from '../../../src/main/core/runtime/store.js';
 import { openDatabase } from '../../../src/main/core/storage/database.js';

@@ -129,15 +129,20 @@ describe('ContextBuilder', () => {
 
   it('a memory search that fails costs the turn its memories, not the turn', async () => {
     const other = openDatabase(path.join(dir, 'broken-embedder.db'));
+    // The note is embedded; the model crashes on the query (a store with no vectors would not
+    // embed the query at all).
+    let calls = 0;
     const failing = MemoryStore.open(other, {
       embedder: {
         id: 'always-fails',
         dimensions: 8,
-        embed: async () => {
+        embed: async (texts) => {
+          if (calls++ === 0) return texts.map(() => new Float32Array(8).fill(0.5));
           throw new Error('model crashed');
         },
       },
     });
+    await failing.addNote('passport renewal is due');
     const built = await new ContextBuilder({
       workspace,
       memory: failing,

@@ -10,14 +10,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltContext } from '../../../src/main/core/memory/context.js';
+import { memoryNote } from '../../../src/main/core/memory/note-tool.js';
 import { openSessionMemory } from '../../../src/main/core/memory/session.js';
+import { viaProvider } from '../../../src/main/core/models/access.js';
 import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
-import { viaProvider } from '../../../src/main/core/runtime/hooks.js';
 import { AgentRuntime } from '../../../src/main/core/runtime/runtime.js';
 import { RunStore } from '../../../src/main/core/runtime/store.js';
 import { openDatabase } from '../../../src/main/core/storage/database.js';
 import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
-import { memoryNote } from '../../../src/main/core/tools/builtins/memory-note.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 import { writeTinyGguf } from '../../fixtures/tiny-gguf.js';
 import { UNGOVERNED } from '../../support/runtime-hooks.js';
@@ -71,9 +71,7 @@ describe('a chat remembers a fact from a previous session through retrieval', ()
     const monday = new Date(2026, 10, 16, 10, 0);
     const first = new ScriptedProvider([
       {
-        toolCalls: [
-          { name: 'memory__note', input: { text: 'Ana parks her bike in locker 4417.' } },
-        ],
+        toolCalls: [{ name: 'memory/note', input: { text: 'Ana parks her bike in locker 4417.' } }],
       },
       { text: 'Noted.' },
     ]);

@@ -3,11 +3,11 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { memoryNote } from '../../../src/main/core/memory/note-tool.js';
 import { MemoryStore } from '../../../src/main/core/memory/store.js';
 import { memoryToolAccess, withMemory } from '../../../src/main/core/memory/tool-access.js';
 import { openDatabase } from '../../../src/main/core/storage/database.js';
 import { memorySearch } from '../../../src/main/core/tools/builtins/memory.js';
-import { memoryNote } from '../../../src/main/core/tools/builtins/memory-note.js';
 import { runTool } from '../../../src/main/core/tools/execute.js';
 import { inProcessExecutor } from '../../../src/main/core/tools/types.js';
 

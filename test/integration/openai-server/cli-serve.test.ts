@@ -93,7 +93,7 @@ describe('pincer serve', () => {
     expect(stderr).not.toContain(KEY);
   });
 
-  it('refuses an unset key variable, and plain serve is still pending (exit 3)', async () => {
+  it('refuses an unset key variable, and plain serve without a transport is a usage error', async () => {
     const unset = await runBuiltCli(
       ['serve', '--openai', '--model-path', model, '--api-key-env', 'NOT_SET_ANYWHERE'],
       { env: env() },
@@ -101,7 +101,7 @@ describe('pincer serve', () => {
     expect(unset.code).toBe(2);
     expect(unset.stderr).toContain('NOT_SET_ANYWHERE');
     const plain = await runBuiltCli(['serve'], { env: env() });
-    expect(plain.code).toBe(3);
-    expect(plain.stderr).toMatch(/not available yet.*the CKP JSON-RPC server/);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain('choose a transport');
   });
 });

@@ -63,7 +63,7 @@ const workspaceFile = (file: string) => path.join(home, 'workspace', 'pincer', '
 it('asks on the terminal; yes writes, no and silence do not; the audit shows each answer', async () => {
   const yes = await run('a.md', 'y\n');
   expect(yes.code).toBe(0);
-  expect(yes.stderr).toContain('Approve fs__write {"path":"notes/a.md","content":"buy milk"}?');
+  expect(yes.stderr).toContain('Approve fs/write {"path":"notes/a.md","content":"buy milk"}?');
   expect(yes.stderr).toContain('rule default/approve-filesystem-writes');
   expect(await readFile(workspaceFile('a.md'), 'utf8')).toBe('buy milk');
 
@@ -97,10 +97,10 @@ it('asks on the terminal; yes writes, no and silence do not; the audit shows eac
   ]);
   expect(rows.find((r) => r.event === 'approval_resolved')).toMatchObject({
     approvalBy: 'terminal',
-    tool: 'fs__write',
+    tool: 'fs/write',
   });
   const text = await runBuiltCli(['audit', '--run', runIdOf(no.stdout)], { env: env() });
-  expect(text.stdout).toMatch(/fs__write +approval_resolved +denied, by terminal/);
+  expect(text.stdout).toMatch(/fs\/write +approval_resolved +denied, by terminal/);
   const silentAudit = await runBuiltCli(['audit', '--run', runIdOf(silent.stdout)], { env: env() });
   expect(silentAudit.stdout).toMatch(/approval_resolved +denied, by terminal \(no answer\)/);
 }, 120_000);

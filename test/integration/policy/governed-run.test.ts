@@ -4,14 +4,14 @@
  * model, the event stream or the audit can see.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { screenedTools } from '../../../src/main/core/agent/screened-tools.js';
 import type { EffectivePolicyRule } from '../../../src/main/core/ckp/resolved.js';
+import { viaProvider } from '../../../src/main/core/models/access.js';
 import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
-import { AuditLog } from '../../../src/main/core/policy/audit.js';
 import { ApprovalBroker } from '../../../src/main/core/policy/broker.js';
 import { PolicyEngine } from '../../../src/main/core/policy/engine.js';
 import { ContentScanner } from '../../../src/main/core/policy/scanner.js';
-import { screenedTools } from '../../../src/main/core/policy/screened-tools.js';
-import { viaProvider } from '../../../src/main/core/runtime/hooks.js';
+import { AuditLog } from '../../../src/main/core/runtime/audit.js';
 import { AgentRuntime } from '../../../src/main/core/runtime/runtime.js';
 import type { RunStore } from '../../../src/main/core/runtime/store.js';
 import { SecretRedactor } from '../../../src/main/core/secrets/redact.js';

@@ -7,9 +7,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { viaProvider } from '../../../src/main/core/models/access.js';
 import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
-import type { ApprovalHook, PolicyHook } from '../../../src/main/core/runtime/hooks.js';
-import { viaProvider } from '../../../src/main/core/runtime/hooks.js';
+import type { ApprovalHook, PolicyHook } from '../../../src/main/core/policy/hooks.js';
 import { AgentRuntime, type RuntimeDeps } from '../../../src/main/core/runtime/runtime.js';
 import type { RunStore } from '../../../src/main/core/runtime/store.js';
 import { parseToolCall, type ResolveContext } from '../../../src/main/core/toolcall/index.js';
@@ -95,7 +95,7 @@ describe('direct tool calls', () => {
     expect(provider.requests).toHaveLength(0);
     expect(await readFile(path.join(workspace, 'note.txt'), 'utf8')).toBe('remember the milk');
     const finished = events.flatMap((e) => (e.type === 'tool.finished' ? [e.name] : []));
-    expect(finished).toEqual(['fs__write', 'data__locate', 'fs__read']);
+    expect(finished).toEqual(['fs/write', 'data/locate', 'fs/read']);
     const states = events.flatMap((e) => (e.type === 'state.changed' ? [e.to] : []));
     expect(states.filter((s) => s === 'WAITING_TOOL')).toHaveLength(3);
     expect(states).not.toContain('EXECUTING');
@@ -125,15 +125,15 @@ describe('direct tool calls', () => {
     const sent = provider.requests[0]?.messages ?? [];
     expect(sent.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'user']);
     expect(toolCallsOf(sent[1] as (typeof sent)[0]).map((c) => c.name)).toEqual([
-      'fs__write',
-      'fs__list',
+      'fs/write',
+      'fs/list',
     ]);
   });
 
   it('stays under policy: a denied step stops the chain and later steps never run', async () => {
     const policy: PolicyHook = {
       decide: async (call) =>
-        call.name === 'fs__write'
+        call.name === 'fs/write'
           ? { action: 'deny', reason: 'read-only today', rule: 'no-writes' }
           : { action: 'allow' },
     };
@@ -143,7 +143,7 @@ describe('direct tool calls', () => {
       '@fs/write{path="x.txt"; content="no"} -> @fs/list{path="."}',
     );
     expect(result.outcome).toBe('completed');
-    expect(result.reason).toBe('fs__write failed; 1 later step(s) not run');
+    expect(result.reason).toBe('fs/write failed; 1 later step(s) not run');
     const decided = events.flatMap((e) => (e.type === 'policy.decided' ? [e.decision] : []));
     expect(decided).toEqual(['deny']);
     await expect(readFile(path.join(workspace, 'x.txt'))).rejects.toThrow();
@@ -160,8 +160,8 @@ describe('direct tool calls', () => {
     };
     const { rt } = setup({ policy, approvals });
     const { result, events } = await direct(rt, '@fs/write{path="y.txt"; content="no"}');
-    expect(asked).toEqual(['fs__write']);
-    expect(result.reason).toBe('fs__write failed');
+    expect(asked).toEqual(['fs/write']);
+    expect(result.reason).toBe('fs/write failed');
     const finished = events.find((e) => e.type === 'tool.finished');
     expect(finished).toMatchObject({ status: 'denied' });
   });
@@ -196,7 +196,7 @@ describe('direct tool calls', () => {
   it('invalid arguments come back as the structured validation error', async () => {
     const { rt } = setup();
     const { result, events } = await direct(rt, '@fs/read{path=42}');
-    expect(result.reason).toBe('fs__read failed');
+    expect(result.reason).toBe('fs/read failed');
     const last = store.branch(store.latestMessage(result.sessionId)).at(-1)?.message;
     expect(JSON.stringify(last?.content)).toContain('invalid_arguments');
     expect(events.some((e) => e.type === 'tool.started')).toBe(false);

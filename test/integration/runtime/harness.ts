@@ -3,13 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { RunEvent } from '../../../src/main/core/runtime/events.js';
-import type {
-  ToolHost,
-  ToolOutcome,
-  ToolRunContext,
-} from '../../../src/main/core/runtime/hooks.js';
 import { RunStore } from '../../../src/main/core/runtime/store.js';
 import { openDatabase } from '../../../src/main/core/storage/database.js';
+import type { ToolHost, ToolOutcome, ToolRunContext } from '../../../src/main/core/tools/host.js';
 import type { ToolCall, ToolDef } from '../../../src/shared/messages.js';
 
 export async function tempStore() {

@@ -5,12 +5,9 @@
  */
 import os from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { viaProvider } from '../../../src/main/core/models/access.js';
 import { ScriptedProvider, type ScriptedReply } from '../../../src/main/core/models/scripted.js';
-import {
-  type ApprovalHook,
-  type PolicyHook,
-  viaProvider,
-} from '../../../src/main/core/runtime/hooks.js';
+import type { ApprovalHook, PolicyHook } from '../../../src/main/core/policy/hooks.js';
 import { AgentRuntime, type RuntimeDeps } from '../../../src/main/core/runtime/runtime.js';
 import type { RunStore } from '../../../src/main/core/runtime/store.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
@@ -183,8 +180,8 @@ describe('agent loop', () => {
     const asked: string[] = [];
     const { rt, provider } = runtime(
       [
-        call('demo__read', { file: 'a.txt' }),
-        call('demo__read', { path: 'a.txt' }),
+        call('demo/read', { file: 'a.txt' }),
+        call('demo/read', { path: 'a.txt' }),
         { text: 'It says: file body' },
       ],
       {

@@ -11,12 +11,12 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolHost } from '../../../src/main/core/runtime/hooks.js';
-import type { RunId, StepId } from '../../../src/main/core/runtime/terms.js';
 import { detectBackend } from '../../../src/main/core/sandbox/backend.js';
 import { createSandbox, type Sandbox } from '../../../src/main/core/sandbox/sandbox.js';
 import { sandboxSettings } from '../../../src/main/core/sandbox/settings.js';
+import type { RunId, StepId } from '../../../src/main/core/terms.js';
 import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
+import type { ToolHost } from '../../../src/main/core/tools/host.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 import { hostileTools } from './fixtures/hostile-tools.js';
 
@@ -46,7 +46,7 @@ const context = (signal = new AbortController().signal) => ({
 });
 
 async function call(name: string, input: Record<string, unknown>) {
-  return host.execute({ id: 'c', name: name.replaceAll('/', '__'), input }, context());
+  return host.execute({ id: 'c', name, input }, context());
 }
 
 async function exec(command: string, timeoutMs = 5000) {

@@ -7,9 +7,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { viaProvider } from '../../../src/main/core/models/access.js';
 import { ScriptedProvider, type ScriptedReply } from '../../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../../src/main/core/models/types.js';
-import { viaProvider } from '../../../src/main/core/runtime/hooks.js';
 import { AgentRuntime } from '../../../src/main/core/runtime/runtime.js';
 import { RunStore } from '../../../src/main/core/runtime/store.js';
 import { createSandbox, type Sandbox } from '../../../src/main/core/sandbox/sandbox.js';
@@ -57,12 +57,12 @@ it('48. failed escapes are error results; the same run calls tools again and com
     if (seen === 0)
       return {
         toolCalls: [
-          { name: 'sys__exec', input: { command: 'sleep', args: ['30'], timeout_ms: 300 } },
-          { name: 'fs__read', input: { path: '/etc/shadow' } },
-          { name: 'hostile__crash', input: {} },
+          { name: 'sys/exec', input: { command: 'sleep', args: ['30'], timeout_ms: 300 } },
+          { name: 'fs/read', input: { path: '/etc/shadow' } },
+          { name: 'hostile/crash', input: {} },
         ],
       };
-    if (seen === 3) return { toolCalls: [{ name: 'fs__read', input: { path: 'notes.md' } }] };
+    if (seen === 3) return { toolCalls: [{ name: 'fs/read', input: { path: 'notes.md' } }] };
     return { text: 'done' };
   });
   const registry = new ToolRegistry();

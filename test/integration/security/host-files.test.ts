@@ -11,11 +11,12 @@ import { link, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { localDate } from '../../../src/main/core/dates.js';
+import { memoryNote } from '../../../src/main/core/memory/note-tool.js';
 import { MemoryStore } from '../../../src/main/core/memory/store.js';
-import { isoWeek, localDate } from '../../../src/main/core/memory/threads.js';
+import { isoWeek } from '../../../src/main/core/memory/threads.js';
 import { memoryToolAccess, withMemory } from '../../../src/main/core/memory/tool-access.js';
 import { openDatabase } from '../../../src/main/core/storage/database.js';
-import { memoryNote } from '../../../src/main/core/tools/builtins/memory-note.js';
 import { runTool } from '../../../src/main/core/tools/execute.js';
 import { inProcessExecutor } from '../../../src/main/core/tools/types.js';
 import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';

@@ -14,13 +14,13 @@ import { parseDocument } from 'yaml';
 import { loadClaw } from '../../../src/main/core/ckp/loader.js';
 import { autonomyOf, policyRules } from '../../../src/main/core/ckp/resolved.js';
 import { PolicyEngine } from '../../../src/main/core/policy/engine.js';
-import type { ToolHost } from '../../../src/main/core/runtime/hooks.js';
-import type { RunId, SessionId, StepId } from '../../../src/main/core/runtime/terms.js';
 import { detectBackend } from '../../../src/main/core/sandbox/backend.js';
 import { createSandbox, type Sandbox } from '../../../src/main/core/sandbox/sandbox.js';
 import { sandboxSettings } from '../../../src/main/core/sandbox/settings.js';
+import type { RunId, SessionId, StepId } from '../../../src/main/core/terms.js';
 import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
 import { checkHop, netFetch } from '../../../src/main/core/tools/builtins/net.js';
+import type { ToolHost } from '../../../src/main/core/tools/host.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 
 const RESOURCES = path.join(import.meta.dirname, '..', '..', '..', 'resources');
@@ -43,7 +43,7 @@ describe('network: a host allowlist narrows, it never opens an internal address'
   };
   const fetch = (url: string) =>
     host.execute(
-      { id: 'c', name: 'net__fetch', input: { url } },
+      { id: 'c', name: 'net/fetch', input: { url } },
       { signal: new AbortController().signal, runId: 'run' as RunId, stepId: 'step' as StepId },
     );
 

@@ -8,14 +8,14 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolHost } from '../../../src/main/core/runtime/hooks.js';
-import type { RunId, StepId } from '../../../src/main/core/runtime/terms.js';
 import { detectBackend } from '../../../src/main/core/sandbox/backend.js';
 import { createSandbox, type Sandbox } from '../../../src/main/core/sandbox/sandbox.js';
 import { sandboxSettings } from '../../../src/main/core/sandbox/settings.js';
+import type { RunId, StepId } from '../../../src/main/core/terms.js';
 import { fsSearch } from '../../../src/main/core/tools/builtins/fs.js';
 import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
 import { runTool } from '../../../src/main/core/tools/execute.js';
+import type { ToolHost } from '../../../src/main/core/tools/host.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 import { hostileTools } from '../sandbox/fixtures/hostile-tools.js';
 
@@ -45,7 +45,7 @@ const context = () => ({
   stepId: 'step' as StepId,
 });
 const call = (name: string, input: Record<string, unknown>) =>
-  host.execute({ id: 'c', name: name.replaceAll('/', '__'), input }, context());
+  host.execute({ id: 'c', name, input }, context());
 const sh = (command: string) => call('sys/exec', { command, shell: true, timeout_ms: 10_000 });
 
 beforeAll(async () => {

@@ -14,10 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { type Assistant, createAssistant } from '../../../src/main/core/assistant/index.js';
 import { type Gateway, startAssistantGateway } from '../../../src/main/core/gateway/server.js';
+import { viaProvider } from '../../../src/main/core/models/access.js';
 import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../../src/main/core/models/types.js';
 import { ContentScanner } from '../../../src/main/core/policy/scanner.js';
-import { viaProvider } from '../../../src/main/core/runtime/hooks.js';
 import {
   createSecretStore,
   passphraseVault,

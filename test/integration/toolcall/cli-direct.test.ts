@@ -35,7 +35,7 @@ describe('pincer run / chat with typed tool calls', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('notes.md');
     expect(result.stdout).toContain('# Notes\nbuy milk');
-    expect(result.stderr).toContain('[tool fs__list]');
+    expect(result.stderr).toContain('[tool fs/list]');
   });
 
   it('runs a parallel group of read-only calls', async () => {

@@ -1,7 +1,7 @@
 /**
  * The compact language's GBNF on the tiny random model of #4 (byte-level BPE vocabulary):
  * every grammar-constrained generation parses and calls only allowed tools with schema-valid
- * arguments; unconstrained generations (reported, not asserted) essentially never parse.
+ * arguments; unconstrained generations essentially never parse (counted: at most one in ten).
  *
  * Count: the issue asks for 200 seeded generations. One constrained generation takes 0.6-1.2 s
  * on an idle 2-core machine (several seconds when it is shared), so the default here is 32 (+8
@@ -178,5 +178,7 @@ describe('GBNF-constrained generation on the tiny model', () => {
       }
     }
     console.log(`unconstrained: ${parsed}/${UNCONSTRAINED} parse`);
+    // The language is not what a random model writes by chance: the grammar is what makes it.
+    expect(parsed).toBeLessThanOrEqual(1);
   }, 120_000);
 });

@@ -10,11 +10,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalEngine } from '../../../src/main/core/local/engine.js';
 import { LocalModelProvider } from '../../../src/main/core/local/provider.js';
+import { viaProvider } from '../../../src/main/core/models/access.js';
 import { HttpProvider } from '../../../src/main/core/models/http-provider.js';
 import { providerId } from '../../../src/main/core/models/ids.js';
 import { describeTools, withTextToolCalls } from '../../../src/main/core/models/text-tools.js';
 import type { ModelEvent } from '../../../src/main/core/models/types.js';
-import { viaProvider } from '../../../src/main/core/runtime/hooks.js';
 import { AgentRuntime } from '../../../src/main/core/runtime/runtime.js';
 import { RunStore } from '../../../src/main/core/runtime/store.js';
 import { openDatabase } from '../../../src/main/core/storage/database.js';
@@ -157,7 +157,7 @@ describe('the compact language on the tiny local model, under its grammar', () =
         // Required: the grammar admits only calls; each names an allowed tool and validates.
         expect(made.length, JSON.stringify(finish?.message)).toBeGreaterThan(0);
         for (const call of made) {
-          expect(['fs__read', 'fs__list']).toContain(call.name);
+          expect(['fs/read', 'fs/list']).toContain(call.name);
           // The compact grammar fixes names, keys, required keys and types; numeric ranges
           // are left to the validation guard, which answers with a structured error.
           const checked = tools.check(call, ['fs/read', 'fs/list']);

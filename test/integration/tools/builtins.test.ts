@@ -8,10 +8,10 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolHost } from '../../../src/main/core/runtime/hooks.js';
-import type { RunId, StepId } from '../../../src/main/core/runtime/terms.js';
+import type { RunId, StepId } from '../../../src/main/core/terms.js';
 import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
 import { isPrivateAddress } from '../../../src/main/core/tools/builtins/net.js';
+import type { ToolHost } from '../../../src/main/core/tools/host.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 
 let workspace = '';
@@ -46,7 +46,7 @@ const context = (signal = new AbortController().signal) => ({
   stepId: 'stp_t' as StepId,
 });
 const call = (name: string, input: Record<string, unknown>, signal?: AbortSignal) =>
-  host.execute({ id: 'c', name: name.replaceAll('/', '__'), input }, context(signal));
+  host.execute({ id: 'c', name, input }, context(signal));
 
 describe('fs tools', () => {
   it('reads with offset and limit, and says which lines it showed', async () => {
@@ -142,15 +142,15 @@ describe('argument guard', () => {
 
   it('refuses a tool that is not registered or not allowed', async () => {
     const narrow = registry.host({ allow: ['fs/read'], workspace });
-    expect(narrow.definitions().map((d) => d.name)).toEqual(['fs__read']);
+    expect(narrow.definitions().map((d) => d.name)).toEqual(['fs/read']);
     const result = await narrow.execute(
-      { id: 'c', name: 'sys__exec', input: { command: 'true' } },
+      { id: 'c', name: 'sys/exec', input: { command: 'true' } },
       context(),
     );
     expect(JSON.parse(result.content)).toEqual({
       error: 'unknown_tool',
-      tool: 'sys__exec',
-      available: ['fs__read'],
+      tool: 'sys/exec',
+      available: ['fs/read'],
     });
   });
 });
@@ -242,7 +242,7 @@ describe('net/fetch', () => {
   it('fetches with a size cap, and checks every redirect hop', async () => {
     const open = registry.host({ allow: ['**'], workspace, allowPrivateNetwork: true });
     const get = (input: Record<string, unknown>) =>
-      open.execute({ id: 'c', name: 'net__fetch', input }, context());
+      open.execute({ id: 'c', name: 'net/fetch', input }, context());
     expect((await get({ url: `${base}/` })).content).toBe(
       'HTTP 200 text/plain\n\nhello from loopback',
     );
@@ -252,7 +252,7 @@ describe('net/fetch', () => {
     const guarded = registry.host({ allow: ['**'], workspace });
     // Even when the first host were allowed, the redirect to the metadata service is refused.
     const result = await guarded.execute(
-      { id: 'c', name: 'net__fetch', input: { url: `${base}/hop` } },
+      { id: 'c', name: 'net/fetch', input: { url: `${base}/hop` } },
       context(),
     );
     expect(result.isError).toBe(true);

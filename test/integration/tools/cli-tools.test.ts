@@ -70,7 +70,7 @@ describe('pincer run with tools on the tiny local model (built dist/cli.js)', ()
     const requested = events.find((e) => e.type === 'tool.requested');
     expect(requested?.call, result.stderr).toBeDefined();
     const call = requested?.call ?? { id: '', name: '', input: {} };
-    expect(['fs__list', 'fs__read']).toContain(call.name);
+    expect(['fs/list', 'fs/read']).toContain(call.name);
 
     // The same registry the CLI uses: the call resolves, is allowed, and validates against the
     // tool's declared (not narrowed) schema.

@@ -153,7 +153,7 @@ describe('grammar-constrained tool calls on the tiny local model', () => {
           continue;
         }
         for (const call of result.toolCalls) {
-          expect(call.name).toBe('test__pick');
+          expect(call.name).toBe('test/pick');
           const checked = registry.check(
             { id: call.id, name: call.name, input: call.arguments as Record<string, unknown> },
             ['test/pick'],

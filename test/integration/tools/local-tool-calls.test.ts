@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LocalEngine } from '../../../src/main/core/local/engine.js';
 import { LocalModelProvider } from '../../../src/main/core/local/provider.js';
-import { viaProvider } from '../../../src/main/core/runtime/hooks.js';
+import { viaProvider } from '../../../src/main/core/models/access.js';
 import { AgentRuntime } from '../../../src/main/core/runtime/runtime.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 import type { Tool } from '../../../src/main/core/tools/types.js';
@@ -83,7 +83,7 @@ it('the local model calls only allowed tools, with arguments that validate', asy
       for (const event of events) {
         if (event.type === 'tool.requested') {
           calls++;
-          expect(event.call.name).toBe('demo__pick');
+          expect(event.call.name).toBe('demo/pick');
           expect(['red', 'green', 'blue']).toContain(event.call.input.colour);
         }
       }

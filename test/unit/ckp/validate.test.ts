@@ -182,6 +182,11 @@ const INVALID: Record<string, Expected> = {
     path: 'spec.channels[0].inline.access_control.allowed_ids',
     message: 'access_control.allowed_ids is not allowed with mode "role-based" (use roles)',
   },
+  'pincer-field-wrong-type.yaml': {
+    rule: 'channel.pincer',
+    path: 'spec.channels[0].inline.x-pincer.prompt',
+    message: 'x-pincer.prompt applies only to cron channels',
+  },
   'trigger-cron-missing.yaml': {
     rule: 'channel.trigger',
     path: 'spec.channels[0].inline.trigger',

@@ -5,6 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import path from 'node:path';
+import { testEncryptor } from '../../support/secrets.js';
 
 export const repoRoot = path.resolve(import.meta.dirname, '../../..');
 
@@ -238,15 +239,15 @@ export const protocol = {
 };
 export const ipcMain = { handle() {} };
 
-/** Electron's safeStorage with a reversible stand-in cipher and a choosable Linux backend. */
+/**
+ * Electron's safeStorage with a real cipher (AES-256-GCM under a per-process key, as the OS key
+ * would be) and a choosable Linux backend.
+ */
+const osKey = testEncryptor();
 export const safeStorageState = { available: true, backend: 'gnome_libsecret' };
 export const safeStorage = {
   isEncryptionAvailable: () => safeStorageState.available,
   getSelectedStorageBackend: () => safeStorageState.backend,
-  encryptString: (text: string) => Buffer.from(`os-sealed:${Buffer.from(text).toString('base64')}`),
-  decryptString: (data: Buffer) => {
-    const text = data.toString();
-    if (!text.startsWith('os-sealed:')) throw new Error('not sealed by this OS key');
-    return Buffer.from(text.slice('os-sealed:'.length), 'base64').toString();
-  },
+  encryptString: (text: string) => osKey.encrypt(text),
+  decryptString: (data: Buffer) => osKey.decrypt(data),
 };

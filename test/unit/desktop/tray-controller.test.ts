@@ -4,7 +4,7 @@ import { RunEventTracker } from '../../../src/main/core/desktop/run-events.js';
 import { TrayController, type TrayView } from '../../../src/main/core/desktop/tray-controller.js';
 import type { TrayAction, TrayMenuItem } from '../../../src/main/core/desktop/tray-state.js';
 import { ApprovalBroker } from '../../../src/main/core/policy/broker.js';
-import type { RunId, SessionId } from '../../../src/main/core/runtime/terms.js';
+import type { RunId, SessionId } from '../../../src/main/core/terms.js';
 
 /** The fake Electron Tray: records what it shows and lets the test click menu items. */
 class FakeTray implements TrayView {

@@ -77,17 +77,29 @@ describe('StreamAssembler', () => {
     });
   });
 
-  it('fails a finish whose tool arguments are not a JSON object, naming the call', () => {
-    const a = new StreamAssembler(p);
-    a.toolStart(0, 'c1', 'fs_read');
-    a.toolArguments(0, '[1, 2]');
-    expect(() => a.finish('tool_use')).toThrow(
-      'p: tool call fs_read (c1) has arguments that are not an object',
-    );
-    const b = new StreamAssembler(p);
-    b.toolStart(0, 'c2', 'fs_read');
-    b.toolArguments(0, '{"path": "a');
-    expect(() => b.finish('tool_use')).toThrow(/not valid JSON/);
+  it('keeps a call whose arguments cannot be read, with the reason, for invalid_arguments', () => {
+    const cases: Array<[string, RegExp]> = [
+      ['[1, 2]', /not a JSON object/],
+      ['{"path": "a', /not valid JSON/],
+      [`{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}`, /nested deeper than 64 levels/],
+    ];
+    for (const [text, problem] of cases) {
+      const a = new StreamAssembler(p);
+      a.toolStart(0, 'c1', 'fs_read');
+      a.toolArguments(0, text);
+      const end = a.finish('tool_use');
+      const block = end.type === 'finish' ? end.message.content[0] : undefined;
+      expect(block).toMatchObject({ type: 'tool_use', id: 'c1', name: 'fs_read', input: {} });
+      expect(block?.type === 'tool_use' && block.invalidArguments).toMatch(problem);
+    }
+    const parsed = new StreamAssembler(p);
+    let deep: unknown = 1;
+    for (let i = 0; i < 100; i++) deep = { d: deep };
+    parsed.toolComplete(0, 'c2', 'fs_read', deep);
+    const end = parsed.finish('tool_use');
+    expect(end.type === 'finish' && end.message.content[0]).toMatchObject({
+      invalidArguments: expect.stringMatching(/nested deeper/),
+    });
   });
 
   it('keeps complete parts but drops an unfinished tool call when the stream is lost', () => {
@@ -102,11 +114,17 @@ describe('StreamAssembler', () => {
     });
   });
 
-  it('refuses arguments beyond the bound and deltas for a call that never started', () => {
+  it('stops buffering arguments beyond the bound, and refuses deltas for a call that never started', () => {
     const a = new StreamAssembler(p);
     expect(() => a.toolArguments(3, '{}')).toThrow(/before it started/);
     a.toolStart(0, 'c', 'x');
-    expect(() => a.toolArguments(0, 'x'.repeat(MAX_TOOL_ARGUMENT_BYTES + 1))).toThrow(/more than/);
+    a.toolArguments(0, 'x'.repeat(MAX_TOOL_ARGUMENT_BYTES + 1));
+    a.toolArguments(0, 'more');
+    const end = a.finish('tool_use');
+    expect(end.type === 'finish' && end.message.content[0]).toMatchObject({
+      input: {},
+      invalidArguments: `the arguments are larger than ${MAX_TOOL_ARGUMENT_BYTES} bytes`,
+    });
   });
 
   it('is not started by usage alone', () => {

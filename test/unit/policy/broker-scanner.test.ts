@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApprovalBroker } from '../../../src/main/core/policy/broker.js';
 import { ContentScanner, SECRET_PATTERNS } from '../../../src/main/core/policy/scanner.js';
-import type { RunId, SessionId } from '../../../src/main/core/runtime/terms.js';
 import { SecretRedactor } from '../../../src/main/core/secrets/redact.js';
+import type { RunId, SessionId } from '../../../src/main/core/terms.js';
 
 const request = (
   broker: ApprovalBroker,

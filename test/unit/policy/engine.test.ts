@@ -4,7 +4,7 @@ import type { EffectivePolicyRule } from '../../../src/main/core/ckp/resolved.js
 import { ApprovalBroker } from '../../../src/main/core/policy/broker.js';
 import { type Autonomy, PolicyEngine } from '../../../src/main/core/policy/engine.js';
 import { patternMatches, type ToolFacts } from '../../../src/main/core/policy/rules.js';
-import type { RunId, SessionId, StepId } from '../../../src/main/core/runtime/terms.js';
+import type { RunId, SessionId, StepId } from '../../../src/main/core/terms.js';
 
 const rule = (
   r: Partial<EffectivePolicyRule> & Pick<EffectivePolicyRule, 'id' | 'action' | 'scope'>,
@@ -247,6 +247,23 @@ describe('policy decision table', () => {
     });
     now = 60_001;
     expect((await e.decide(call, ctx(true))).action).toBe('allow');
+  });
+
+  it('keeps the limit, and its window, at another autonomy level', async () => {
+    const e = new PolicyEngine({
+      rules: [rule({ id: 'all', action: 'allow', scope: 'all' })],
+      autonomy: 'supervised',
+      facts: (n) => FACTS[n],
+      context: { workspace: '/w', home: '/h' },
+      toolCallsPerMinute: 1,
+      now: () => 0,
+    });
+    const call = { id: 'c', name: 'time/now', input: {} };
+    expect((await e.decide(call, ctx(true))).action).toBe('allow');
+    expect(await e.withAutonomy('autonomous').decide(call, ctx(true))).toMatchObject({
+      action: 'deny',
+      reason: 'more than 1 tool calls in a minute',
+    });
   });
 });
 

@@ -9,11 +9,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EffectivePolicyRule } from '../../../src/main/core/ckp/resolved.js';
+import { memoryNote } from '../../../src/main/core/memory/note-tool.js';
 import { ApprovalBroker } from '../../../src/main/core/policy/broker.js';
 import { type Autonomy, PolicyEngine } from '../../../src/main/core/policy/engine.js';
 import type { ToolFacts } from '../../../src/main/core/policy/rules.js';
-import type { RunId, SessionId, StepId } from '../../../src/main/core/runtime/terms.js';
-import { memoryNote } from '../../../src/main/core/tools/builtins/memory-note.js';
+import type { RunId, SessionId, StepId } from '../../../src/main/core/terms.js';
 import { factsOf } from '../../../src/main/core/tools/types.js';
 
 let dir = '';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPrivateAddress } from '../../../src/main/core/sandbox/address.js';
+import { isPrivateAddress } from '../../../src/main/core/network/address.js';
 import { checkHop, hostMatches } from '../../../src/main/core/tools/builtins/net.js';
 
 describe('address classification', () => {

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Primitive } from '../../../src/main/core/ckp/resolved.js';
-import { commandCheck, commandLineOf } from '../../../src/main/core/sandbox/command-policy.js';
+import { commandLineOf } from '../../../src/main/core/policy/command-match.js';
+import { commandCheck } from '../../../src/main/core/sandbox/command-policy.js';
 import { minimalEnvironment } from '../../../src/main/core/sandbox/environment.js';
 import { SANDBOX_DENIED } from '../../../src/main/core/sandbox/errors.js';
 import { settingsFromSandbox } from '../../../src/main/core/sandbox/from-manifest.js';

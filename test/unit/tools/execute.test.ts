@@ -69,11 +69,11 @@ describe('executeToolCalls', () => {
     const { log, registry } = setup();
     const results = await executeToolCalls(
       calls(
-        ['t__change', { id: 'w1' }],
-        ['t__look', { id: 'r1' }],
+        ['t/change', { id: 'w1' }],
+        ['t/look', { id: 'r1' }],
         ['t/look', { id: 'r2' }],
-        ['t__look', { id: 'r3' }],
-        ['t__change', { id: 'w2' }],
+        ['t/look', { id: 'r3' }],
+        ['t/change', { id: 'w2' }],
       ),
       { registry, allow: ['t/*'], workspace: '/tmp' },
     );
@@ -103,11 +103,7 @@ describe('executeToolCalls', () => {
   it('answers invalid arguments and unknown tools with structured errors, never running them', async () => {
     const { log, registry } = setup();
     const results = await executeToolCalls(
-      calls(
-        ['t__change', { id: 7, n: 0, extra: true }],
-        ['t__nope', { id: 'x' }],
-        ['x__hidden', {}],
-      ),
+      calls(['t/change', { id: 7, n: 0, extra: true }], ['t/nope', { id: 'x' }], ['x/hidden', {}]),
       { registry, allow: ['t/change'], workspace: '/tmp' },
     );
     expect(log).toEqual([]);
@@ -131,8 +127,8 @@ describe('executeToolCalls', () => {
     );
     expect(JSON.parse(results[1]?.content as string)).toEqual({
       error: 'unknown_tool',
-      tool: 't__nope',
-      available: ['t__change'],
+      tool: 't/nope',
+      available: ['t/change'],
     });
     // t/look exists but this agent may not see it.
     expect(JSON.parse(results[2]?.content as string).error).toBe('unknown_tool');
@@ -142,7 +138,7 @@ describe('executeToolCalls', () => {
     const { log, registry } = setup();
     const asked: string[] = [];
     const results = await executeToolCalls(
-      calls(['t__change', { id: 'a' }], ['t__change', { id: 'b' }], ['t__change', { n: 2 }]),
+      calls(['t/change', { id: 'a' }], ['t/change', { id: 'b' }], ['t/change', { n: 2 }]),
       {
         registry,
         allow: ['t/*'],
@@ -189,7 +185,7 @@ describe('executeToolCalls', () => {
     const { log, registry } = setup();
     const controller = new AbortController();
     controller.abort();
-    const results = await executeToolCalls(calls(['t__change', { id: 'a' }]), {
+    const results = await executeToolCalls(calls(['t/change', { id: 'a' }]), {
       registry,
       allow: ['t/*'],
       workspace: '/tmp',

@@ -173,7 +173,7 @@ describe('grammarSchema', () => {
 
   it('gives the local model wire names and narrowed parameters for the allowed tools only', () => {
     const defs = localToolDefs(registry, ['fs/read', 'net/*'], { maxString: 4 });
-    expect(defs.map((d) => d.name)).toEqual(['fs__read', 'net__fetch']);
+    expect(defs.map((d) => d.name)).toEqual(['fs/read', 'net/fetch']);
     expect(JSON.stringify(defs)).not.toContain('minimum');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { capOutput, ToolRegistry, wireName } from '../../../src/main/core/tools/registry.js';
+import { wireToolName } from '../../../src/main/core/models/tool-names.js';
+import { capOutput, ToolRegistry } from '../../../src/main/core/tools/registry.js';
 import type { Tool } from '../../../src/main/core/tools/types.js';
 
 const tool = (name: string, extra: Partial<Tool> = {}): Tool => ({
@@ -17,13 +18,12 @@ const tool = (name: string, extra: Partial<Tool> = {}): Tool => ({
 });
 
 describe('tool registry', () => {
-  it('maps namespaced names to wire-safe ones and back, refusing collisions and bad names', () => {
+  it('knows tools by canonical name only, refusing wire-name collisions and bad names', () => {
     const registry = new ToolRegistry();
     registry.register(tool('fs/read'));
-    expect(wireName('fs/read')).toBe('fs__read');
-    expect(registry.fromWireName('fs__read')).toBe('fs/read');
-    expect(registry.fromWireName('fs/read')).toBe('fs/read');
-    expect(registry.fromWireName('nope')).toBeUndefined();
+    expect(wireToolName('fs/read')).toBe('fs__read');
+    expect(registry.get('fs/read')?.name).toBe('fs/read');
+    expect(registry.get('fs__read')).toBeUndefined();
     registry.register(tool('fs__read'.replace('__', '_')));
     expect(() => registry.register(tool('Fs/Read'))).toThrow('is not a tool name');
     expect(() => registry.register(tool(`a/${'b'.repeat(70)}`))).toThrow('too long');
@@ -38,13 +38,13 @@ describe('tool registry', () => {
     const registry = new ToolRegistry();
     for (const name of ['fs/read', 'fs/write', 'sys/exec', 'net/fetch'])
       registry.register(tool(name));
-    expect(registry.modelTools(['fs/*']).map((t) => t.name)).toEqual(['fs__read', 'fs__write']);
+    expect(registry.modelTools(['fs/*']).map((t) => t.name)).toEqual(['fs/read', 'fs/write']);
     expect(registry.modelTools(['fs/read', 'net/*']).map((t) => t.name)).toEqual([
-      'fs__read',
-      'net__fetch',
+      'fs/read',
+      'net/fetch',
     ]);
     expect(registry.modelTools([])).toEqual([]);
-    expect(registry.facts('sys__exec')).toMatchObject({
+    expect(registry.facts('sys/exec')).toMatchObject({
       name: 'sys/exec',
       tier: 'safe',
       category: 'test',
@@ -76,11 +76,11 @@ describe('tool registry', () => {
     );
     const host = registry.host({ allow: ['**'], workspace: '/tmp' });
     const ctx = { signal: new AbortController().signal, runId: 'r' as never, stepId: 's' as never };
-    expect(await host.execute({ id: 'c', name: 't__boom', input: {} }, ctx)).toEqual({
+    expect(await host.execute({ id: 'c', name: 't/boom', input: {} }, ctx)).toEqual({
       content: 't/boom failed: kaput',
       isError: true,
     });
-    expect(await host.execute({ id: 'c', name: 't__slow', input: {} }, ctx)).toEqual({
+    expect(await host.execute({ id: 'c', name: 't/slow', input: {} }, ctx)).toEqual({
       content: 'late',
       isError: undefined,
     });

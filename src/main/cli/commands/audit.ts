@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { openAgentRecords } from '../../core/agent/index.js';
 import { type CliContext, ExitCode } from '../context.js';
+import { integerIn } from '../options.js';
 import type { SetExitCode } from '../program.js';
 
 /** `pincer audit [--run ID] [--json]`: the append-only record of every tool decision. */
@@ -9,7 +10,12 @@ export function registerAudit(program: Command, ctx: CliContext, setExit: SetExi
     .command('audit')
     .description('the audit trail: every tool call, policy decision and approval')
     .option('--run <id>', 'only this run, in order')
-    .option('--limit <n>', 'newest rows to show without --run', (v) => Number.parseInt(v, 10), 200)
+    .option(
+      '--limit <n>',
+      'newest rows to show without --run (1-100000)',
+      integerIn(1, 100_000),
+      200,
+    )
     .option('--json', 'print JSON')
     .action((options: { run?: string; limit: number; json?: boolean }) => {
       const records = openAgentRecords(ctx.dataDir);

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { type Agent, ModelOptions } from '../../core/agent/index.js';
 import { ConnectionBook } from '../../core/models/connections.js';
 import type { RunHandle } from '../../core/runtime/runtime.js';
-import type { SessionId } from '../../core/runtime/terms.js';
+import type { SessionId } from '../../core/terms.js';
 import {
   addModelChoiceOptions,
   addModelOptions,
@@ -14,12 +14,17 @@ import {
 } from '../agent-options.js';
 import { type ChatState, runChatCommand } from '../chat-commands.js';
 import { type CliContext, ExitCode } from '../context.js';
+import { describeError } from '../errors.js';
 import type { SetExitCode } from '../program.js';
 import { printRun } from '../run-events.js';
+import { rawStream } from '../terminal-text.js';
+import { terminalFits } from '../tui/fits.js';
 import { printToolResults, startTyped } from '../typed-calls.js';
+import { openDashboard } from './tui.js';
 
 interface ChatOptions extends ModelChoiceOptions {
   session?: string;
+  plain?: boolean;
 }
 
 /** `pincer chat`: a terminal conversation; each line is a run of one session. */
@@ -32,7 +37,11 @@ export function registerChat(program: Command, ctx: CliContext, setExit: SetExit
     ),
   )
     .option('--session <id>', 'continue this session')
+    .option('--plain', 'line mode even on a terminal (the dashboard opens otherwise)')
     .action(async (options: ChatOptions) => {
+      // On a terminal big enough, the conversation is the dashboard's chat pane.
+      if (!options.plain && terminalFits())
+        return setExit(await openDashboard(ctx, 'chat', options));
       const problem = checkModelChoice(options);
       if (problem) {
         ctx.stderr.write(`pincer chat: ${problem}\n`);
@@ -41,9 +50,7 @@ export function registerChat(program: Command, ctx: CliContext, setExit: SetExit
       try {
         await repl(ctx, options, setExit);
       } catch (error) {
-        ctx.stderr.write(
-          `pincer chat: ${error instanceof Error ? error.message : String(error)}\n`,
-        );
+        ctx.stderr.write(`pincer chat: ${describeError(ctx, error)}\n`);
         setExit(ExitCode.failed);
       }
     });
@@ -63,7 +70,8 @@ async function banner(agent: Agent, sessionId: string | undefined): Promise<stri
 }
 
 async function repl(ctx: CliContext, options: ChatOptions, setExit: SetExitCode): Promise<void> {
-  const rl = createInterface({ input: process.stdin, output: ctx.stdout, prompt: '> ' });
+  // readline echoes what the user types and edits the line: it writes to the terminal itself.
+  const rl = createInterface({ input: process.stdin, output: rawStream(ctx.stdout), prompt: '> ' });
   // One reader of stdin: chat lines and approval answers come from the same iterator, and
   // never at once (a run waits for its approvals before the next chat line is read).
   const lines = rl[Symbol.asyncIterator]();

@@ -15,6 +15,8 @@ import {
   type ModelChoiceOptions,
 } from '../agent-options.js';
 import { type CliContext, ExitCode } from '../context.js';
+import { describeError } from '../errors.js';
+import { writeGatewayFile } from '../gateway-file.js';
 import type { SetExitCode } from '../program.js';
 
 type GatewayOptions = ModelChoiceOptions & { port: string };
@@ -48,26 +50,33 @@ export function registerGateway(program: Command, ctx: CliContext, setExit: SetE
     }
     let assistant: Assistant;
     try {
-      assistant = await createAssistant(agentOptionsOf(ctx, options));
+      assistant = await openServedAssistant(ctx, options);
     } catch (error) {
-      ctx.stderr.write(
-        `pincer gateway: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
+      ctx.stderr.write(`pincer gateway: ${describeError(ctx, error)}\n`);
       setExit(ExitCode.failed);
       return;
     }
     let gateway: Awaited<ReturnType<typeof startAssistantGateway>>;
     try {
-      gateway = await startAssistantGateway({ assistant, rendererDir, port });
+      gateway = await startAssistantGateway({
+        assistant,
+        rendererDir,
+        port,
+        onError: (error) => ctx.stderr.write(`pincer gateway: ${error.message}\n`),
+      });
     } catch (error) {
       // A port in use, for instance: say so, and release what the assistant opened.
-      ctx.stderr.write(
-        `pincer gateway: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
+      ctx.stderr.write(`pincer gateway: ${describeError(ctx, error)}\n`);
       await assistant.close();
       setExit(ExitCode.failed);
       return;
     }
+    // A terminal dashboard on this data directory attaches here instead of opening a second agent.
+    const removeGatewayFile = writeGatewayFile(ctx.dataDir, {
+      pid: process.pid,
+      port: gateway.port,
+      token: gateway.token,
+    });
     // The token is printed once, inside the URL fragment, and never logged anywhere else.
     ctx.stdout.write(
       `Pincer gateway on ${gateway.origin} (loopback only), model: ${assistant.modelLabel()}\nOpen: ${gateway.openUrl}\nCtrl+C stops it.\n`,
@@ -76,7 +85,16 @@ export function registerGateway(program: Command, ctx: CliContext, setExit: SetE
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
+    removeGatewayFile();
     await gateway.close();
     await assistant.close();
   });
+}
+
+/** The assistant `pincer gateway` serves; the terminal dashboard opens the same one standalone. */
+export function openServedAssistant(
+  ctx: CliContext,
+  options: ModelChoiceOptions,
+): Promise<Assistant> {
+  return createAssistant(agentOptionsOf(ctx, options));
 }

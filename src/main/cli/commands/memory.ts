@@ -6,8 +6,10 @@ import {
   type OpenedMemory,
   openProfileMemory,
 } from '../../core/memory/open.js';
-import { formatHit } from '../../core/tools/builtins/memory.js';
+import { formatHit } from '../../core/memory/tool-access.js';
 import { type CliContext, ExitCode } from '../context.js';
+import { describeError } from '../errors.js';
+import { integerIn } from '../options.js';
 import type { SetExitCode } from '../program.js';
 
 interface EmbeddingOptions {
@@ -35,7 +37,7 @@ export function registerMemory(program: Command, ctx: CliContext, setExit: SetEx
         });
         setExit(await fn(opened));
       } catch (error) {
-        ctx.stderr.write(`pincer memory: ${(error as Error).message}\n`);
+        ctx.stderr.write(`pincer memory: ${describeError(ctx, error)}\n`);
         const usage = error instanceof MemoryError && error.code === 'bad_input';
         setExit(usage ? ExitCode.usage : ExitCode.failed);
       } finally {
@@ -49,7 +51,7 @@ export function registerMemory(program: Command, ctx: CliContext, setExit: SetEx
         '--embedding-model <file>',
         'GGUF embedding model (else PINCER_EMBEDDING_MODEL, else the catalog default if installed)',
       )
-      .option('--threads <n>', 'CPU threads for embedding', (v) => Number.parseInt(v, 10));
+      .option('--threads <n>', 'CPU threads for embedding', integerIn(1, 1024));
 
   embeddingFlags(
     memory
@@ -82,7 +84,7 @@ export function registerMemory(program: Command, ctx: CliContext, setExit: SetEx
       .command('search')
       .description('search memory (hybrid with an embedding model, keywords only without)')
       .argument('<query...>')
-      .option('--limit <n>', 'most results', (v) => Number.parseInt(v, 10), 5)
+      .option('--limit <n>', 'most results (1-100)', integerIn(1, 100), 5)
       .option('--json', 'print as JSON'),
   ).action((words: string[], options: EmbeddingOptions & { limit: number; json?: boolean }) =>
     withMemory(options, async ({ store }) => {

@@ -11,6 +11,7 @@ import {
 import { localSetup } from '../../core/local/setup.js';
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
+import { writeControl } from '../terminal-text.js';
 
 const size = (bytes: number) =>
   bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : `${(bytes / 1e6).toFixed(0)} MB`;
@@ -121,8 +122,9 @@ function progressBar(out: NodeJS.WritableStream, label: string) {
       const ratio = Math.min(1, downloadedBytes / totalBytes);
       if (tty) {
         const filled = Math.round(ratio * 30);
+        writeControl(out, '\r');
         out.write(
-          `\r${label} [${'#'.repeat(filled)}${'-'.repeat(30 - filled)}] ` +
+          `${label} [${'#'.repeat(filled)}${'-'.repeat(30 - filled)}] ` +
             `${(ratio * 100).toFixed(1).padStart(5)}%  ${size(downloadedBytes)} / ${size(totalBytes)}`,
         );
       } else if (Math.floor(ratio * 10) > lastTenth) {

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { textOf } from '../../../shared/messages.js';
 import { openAgentRecords } from '../../core/agent/index.js';
 import type { AgentRuntime, RunHandle } from '../../core/runtime/runtime.js';
-import type { MessageId, RunId, SessionId } from '../../core/runtime/terms.js';
+import type { RunRow, RunStore } from '../../core/runtime/store.js';
+import type { MessageId, RunId, SessionId } from '../../core/terms.js';
 import {
   addModelChoiceOptions,
   addModelOptions,
@@ -11,9 +12,10 @@ import {
   openCliAgent,
 } from '../agent-options.js';
 import { type CliContext, ExitCode } from '../context.js';
+import { describeError } from '../errors.js';
 import type { SetExitCode } from '../program.js';
 import { printRun } from '../run-events.js';
-import { printToolResults, startTyped } from '../typed-calls.js';
+import { messageTooLong, printToolResults, startTyped } from '../typed-calls.js';
 
 interface RunOptions extends ModelChoiceOptions {
   json?: boolean;
@@ -38,8 +40,14 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
     .option('--from <message-id>', 'branch the session from this earlier message')
     .option('--require-tool', 'the first model call must call a tool (tests, demos)')
     .option('--json', 'print every run event as one JSON line')
-    .action((message: string, options: RunOptions) =>
-      driveRun(ctx, setExit, 'pincer run', options, (runtime, signal) =>
+    .action((message: string, options: RunOptions) => {
+      // Refused before a model is loaded for it.
+      const tooLong = messageTooLong(message);
+      if (tooLong) {
+        ctx.stderr.write(`pincer run: ${tooLong}\n`);
+        return setExit(ExitCode.usage);
+      }
+      return driveRun(ctx, setExit, 'pincer run', options, (runtime, signal) =>
         startTyped(ctx, runtime, {
           text: message,
           sessionId: options.session as SessionId | undefined,
@@ -47,8 +55,8 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
           signal,
           requireToolFirst: options.requireTool === true,
         }),
-      ),
-    );
+      );
+    });
 
   const runs = program.command('runs').description('list, inspect and resume agent runs');
 
@@ -94,12 +102,16 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
         }
         const messages = store.branch(run.lastMessageId).filter((m) => m.runId === run.id);
         const toolCalls = store.toolCalls(run.id);
+        const tree = runTree(store, run);
         if (options.json) {
-          ctx.stdout.write(`${JSON.stringify({ run, messages, toolCalls }, null, 2)}\n`);
+          ctx.stdout.write(
+            `${JSON.stringify({ run, messages, toolCalls, children: tree.children }, null, 2)}\n`,
+          );
           return setExit(ExitCode.ok);
         }
         ctx.stdout.write(
           `run ${run.id} (session ${run.sessionId})\n` +
+            (run.parentRunId ? `delegated by run ${run.parentRunId}\n` : '') +
             `state ${run.state}, outcome ${run.outcome ?? 'none (interrupted)'}${run.reason ? `: ${run.reason}` : ''}\n` +
             `turns ${run.turns}, tokens ${run.usage.inputTokens} in / ${run.usage.outputTokens} out, $${run.costUsd.toFixed(4)}\n\n`,
         );
@@ -120,6 +132,19 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
           ctx.stdout.write(
             `tool      ${call.name} ${JSON.stringify(call.input)} -> ${call.status}${call.isError ? ' (error)' : ''}\n`,
           );
+        }
+        if (tree.children.length) {
+          ctx.stdout.write('\nsub-agents\n');
+          const print = (nodes: RunNode[], indent: string) => {
+            for (const node of nodes) {
+              const { run: child } = node;
+              ctx.stdout.write(
+                `${indent}${child.id}  ${(child.outcome ?? `interrupted in ${child.state}`).padEnd(12)}  ${child.usage.inputTokens + child.usage.outputTokens} tokens  ${child.goal.slice(0, 60)}\n`,
+              );
+              print(node.children, `${indent}  `);
+            }
+          };
+          print(tree.children, '  ');
         }
         setExit(ExitCode.ok);
       } finally {
@@ -143,6 +168,16 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
         runtime.resume(id as RunId, { signal }),
       ),
     );
+}
+
+interface RunNode {
+  run: RunRow;
+  children: RunNode[];
+}
+
+/** A run and the runs it delegated, recursively (agents/delegate). */
+function runTree(store: RunStore, run: RunRow): RunNode {
+  return { run, children: store.childRuns(run.id).map((child) => runTree(store, child)) };
 }
 
 /**
@@ -185,7 +220,7 @@ async function driveRun(
     // A typed call that failed or was refused fails the command, like any shell command would.
     setExit(code === ExitCode.ok && !toolsOk ? ExitCode.failed : code);
   } catch (error) {
-    ctx.stderr.write(`${command}: ${error instanceof Error ? error.message : String(error)}\n`);
+    ctx.stderr.write(`${command}: ${describeError(ctx, error)}\n`);
     setExit(ExitCode.failed);
   } finally {
     process.off('SIGINT', onSigint);

@@ -9,6 +9,7 @@ import {
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
 import { InputCancelled, promptHidden, readSecretValue } from '../secret-input.js';
+import { writeData } from '../terminal-text.js';
 
 const TARGETS: readonly BackendId[] = ['keychain', 'vault', 'safe-storage'];
 
@@ -89,11 +90,11 @@ export function registerSecrets(program: Command, ctx: CliContext, setExit: SetE
           ctx.stderr.write(`pincer secrets: ${name} is not set in any backend\n`);
           return ExitCode.failed;
         }
-        ctx.stdout.write(
-          options.reveal
-            ? `${found.value}\n`
-            : `${name} is set (in ${label(store, found.backend)}); add --reveal to print it\n`,
-        );
+        if (options.reveal) writeData(ctx.stdout, `${found.value}\n`);
+        else
+          ctx.stdout.write(
+            `${name} is set (in ${label(store, found.backend)}); add --reveal to print it\n`,
+          );
         return ExitCode.ok;
       })(),
     );

@@ -1,6 +1,7 @@
 /**
- * `pincer serve --openai`: the local model behind an OpenAI-compatible HTTP endpoint for other
- * apps (editors, scripts, agents). Plain `pincer serve` (the CKP server) is still to come.
+ * `pincer serve`: the agent for other programs. The transport flags pick the server: the Claw
+ * Kernel Protocol over --stdio, --http PORT or --ws PORT (serve-ckp.ts), or with --openai the
+ * local model behind an OpenAI-compatible HTTP endpoint for other apps (editors, scripts).
  */
 import type { Command } from 'commander';
 import { openLocalEngine } from '../../core/agent/index.js';
@@ -16,12 +17,13 @@ import {
   startOpenAiServer,
 } from '../../core/openai-server/index.js';
 import { type CliContext, ExitCode } from '../context.js';
-import { pending } from '../pending.js';
+import { integerIn } from '../options.js';
 import type { SetExitCode } from '../program.js';
+import { type CkpServeOptions, serveCkp, wantsCkp } from './serve-ckp.js';
 
-interface ServeOptions {
+interface ServeOptions extends Omit<CkpServeOptions, 'host'> {
   openai?: boolean;
-  port: string;
+  port: number;
   host: string;
   model?: string;
   modelPath?: string;
@@ -33,16 +35,28 @@ interface ServeOptions {
   maxQueue: number;
 }
 
-const int = (v: string) => Number.parseInt(v, 10);
-
 export function registerServe(program: Command, ctx: CliContext, setExit: SetExitCode) {
   program
     .command('serve')
     .description(
-      'serve the Claw Kernel Protocol (to come), or with --openai the local model as an OpenAI-compatible API',
+      'serve the agent over the Claw Kernel Protocol (--stdio, --http PORT, --ws PORT), or with --openai the local model as an OpenAI-compatible API',
+    )
+    .option('--stdio', 'CKP over stdin/stdout, one JSON-RPC message per line')
+    .option('--http <port>', 'CKP over HTTP POST (bearer token)')
+    .option('--ws <port>', 'CKP over WebSocket (bearer token)')
+    .option(
+      '--manifest <file>',
+      'CKP: the claw.yaml of the agent served (default: the one in force)',
+    )
+    .option('--provider <name>', 'CKP: a provider of the manifest (default: its first)')
+    .option('--tools <globs>', 'CKP: tools served (default: all; the policy decides each call)')
+    .option('--heartbeat <ms>', 'CKP: heartbeat interval (default: the manifest annotation, 30 s)')
+    .option(
+      '--token-env <NAME>',
+      'CKP: variable holding the bearer token (default: a new one, printed on stderr)',
     )
     .option('--openai', 'serve the local model at /v1 (chat, completions, embeddings, responses)')
-    .option('--port <port>', `port (0: a free one)`, String(DEFAULT_PORT))
+    .option('--port <port>', '--openai: port (0: a free one)', integerIn(0, 65535), DEFAULT_PORT)
     .option(
       '--host <address>',
       'address to listen on; other than loopback exposes it to the network',
@@ -58,16 +72,31 @@ export function registerServe(program: Command, ctx: CliContext, setExit: SetExi
       '--api-key-env <NAME>',
       'environment variable holding the API key clients must send (default: a new key, printed once)',
     )
-    .option('--threads <n>', 'CPU threads (default: all cores)', int)
-    .option('--context-size <n>', 'largest context window per conversation slot', int)
-    .option('--slots <n>', 'conversations kept in KV cache for prefix reuse', int, 2)
-    .option('--max-queue <n>', 'requests that may wait per model before 429', int, 16)
+    .option(
+      '--threads <n>',
+      'CPU threads (default: physical cores, fewer on a busy machine)',
+      integerIn(1, 1024),
+    )
+    .option(
+      '--context-size <n>',
+      'largest context window per conversation slot',
+      integerIn(16, 16_777_216),
+    )
+    .option('--slots <n>', 'conversations kept in KV cache for prefix reuse', integerIn(1, 64), 2)
+    .option(
+      '--max-queue <n>',
+      'requests that may wait per model before 429',
+      integerIn(0, 100_000),
+      16,
+    )
     .action(async (options: ServeOptions) => {
-      if (!options.openai) {
-        setExit(pending(ctx, 'serve', 'the CKP JSON-RPC server', []));
-        return;
-      }
-      setExit(await serveOpenAi(ctx, options));
+      if (options.openai && wantsCkp(options))
+        return setExit(usage(ctx, '--openai and the CKP transports are separate servers'));
+      if (options.openai) return setExit(await serveOpenAi(ctx, options));
+      if (wantsCkp(options)) return setExit(await serveCkp(ctx, options));
+      setExit(
+        usage(ctx, 'choose a transport: --stdio, --http PORT or --ws PORT (CKP), or --openai'),
+      );
     });
 }
 
@@ -77,16 +106,7 @@ function usage(ctx: CliContext, message: string): number {
 }
 
 async function serveOpenAi(ctx: CliContext, options: ServeOptions): Promise<number> {
-  const port = Number(options.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    return usage(ctx, `--port must be 0-65535, got ${options.port}`);
-  for (const [flag, value] of [
-    ['--slots', options.slots],
-    ['--max-queue', options.maxQueue],
-  ] as const) {
-    if (!Number.isInteger(value) || value < (flag === '--slots' ? 1 : 0))
-      return usage(ctx, `${flag} must be a whole number, got ${value}`);
-  }
+  const port = options.port;
   let apiKey = generateApiKey();
   let keySource = 'generated for this run (pass --api-key-env NAME for a fixed one)';
   if (options.apiKeyEnv) {

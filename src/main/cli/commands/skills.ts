@@ -5,6 +5,7 @@ import { SkillError } from '../../core/skills/errors.js';
 import { parseTrust, type Skill, SkillRegistry, TRUST_LEVELS } from '../../core/skills/registry.js';
 import { profileDatabasePath } from '../../core/storage/database.js';
 import { type CliContext, ExitCode } from '../context.js';
+import { describeError } from '../errors.js';
 import type { SetExitCode } from '../program.js';
 
 /** `pincer skills ...`: the registry of SKILL.md / CKP Skill instructions in the profile database. */
@@ -31,7 +32,7 @@ export function registerSkills(program: Command, ctx: CliContext, setExit: SetEx
         if (model) embedder = await LocalEmbedder.open({ modelPath: model });
         setExit(await fn(SkillRegistry.open(db, { embedder })));
       } catch (error) {
-        ctx.stderr.write(`pincer skills: ${(error as Error).message}\n`);
+        ctx.stderr.write(`pincer skills: ${describeError(ctx, error)}\n`);
         const usage = error instanceof SkillError && error.code === 'not_found';
         setExit(usage ? ExitCode.usage : ExitCode.failed);
       } finally {

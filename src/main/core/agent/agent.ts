@@ -7,12 +7,10 @@
  * here and adds only its own surface: where approvals are answered and who hears run events.
  */
 import { mkdir } from 'node:fs/promises';
-import os from 'node:os';
 import type { Autonomy } from '../../../shared/ipc-schemas.js';
 import {
   autonomyOf,
   loadActiveClaw,
-  policyRules,
   type ResolvedClaw,
   resourcesDirOf,
   secretNamesOf,
@@ -20,36 +18,55 @@ import {
 import type { ModelCatalog } from '../local/catalog.js';
 import type { ModelLocations, SkippedModel } from '../local/model-manager.js';
 import { localSetup } from '../local/setup.js';
+import { readMcpServers } from '../mcp/config.js';
+import { McpTools } from '../mcp/tools.js';
 import type { BuiltContext } from '../memory/context.js';
+import { memoryNote } from '../memory/note-tool.js';
 import { findEmbeddingModel } from '../memory/open.js';
 import { retentionFromManifest } from '../memory/retention.js';
 import { openSessionMemory, type SessionMemory } from '../memory/session.js';
+import { memoryToolAccess, withMemory } from '../memory/tool-access.js';
 import { PolicyEngine } from '../policy/engine.js';
 import {
   type Governance,
   governanceFromManifest,
   manifestToolFacts,
 } from '../policy/from-manifest.js';
+import { originGuarded } from '../policy/origin-guard.js';
 import type { ToolFacts } from '../policy/rules.js';
-import { screenedTools } from '../policy/screened-tools.js';
+import { AuditLog } from '../runtime/audit.js';
 import type { RunEvent } from '../runtime/events.js';
-import type { Guards } from '../runtime/guards.js';
+import { DEFAULT_GUARDS, type Guards } from '../runtime/guards.js';
 import { AgentRuntime } from '../runtime/runtime.js';
-import { RunStore } from '../runtime/store.js';
-import { createSandbox, settingsFromManifest } from '../sandbox/index.js';
+import { originOf, RunStore } from '../runtime/store.js';
+import {
+  type BackendInfo,
+  createSandbox,
+  detectBackend,
+  settingsFromManifest,
+} from '../sandbox/index.js';
 import { createSecretStore, loadKnownSecrets, type SecretStore } from '../secrets/index.js';
 import { type Db, openDatabase, profileDatabasePath } from '../storage/database.js';
 import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
-import { memoryNote } from '../tools/builtins/memory-note.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { AutonomySwitch } from './autonomy.js';
+import {
+  type ChildSpec,
+  DEFAULT_DELEGATION,
+  Delegation,
+  narrowedPolicy,
+  partitionedMemory,
+} from './delegation.js';
 import type { LocalModelSettings, ModelChoice } from './model-choice.js';
 import { ModelSwitch } from './model-switch.js';
+import { screenedTools } from './screened-tools.js';
 
 /** Tools a model sees unless told otherwise (every surface alike); the policy decides every call. */
-export const DEFAULT_TOOLS = 'fs/*,sys/exec,net/fetch,memory/*';
+export const DEFAULT_TOOLS = 'fs/*,sys/exec,net/fetch,memory/*,mcp/**';
 export const DEFAULT_SYSTEM =
   'You are Pincer, a helpful assistant running locally. Answer concisely.';
+const SUB_AGENT_NOTE =
+  'You are a sub-agent: another agent delegated the task in the user message to you. Do it with the tools you have and answer with the result only; nobody will read a question.';
 
 export interface AgentOptions {
   dataDir: string;
@@ -81,7 +98,8 @@ export interface Agent {
   claw: ResolvedClaw;
   store: RunStore;
   registry: ToolRegistry;
-  governance: Governance;
+  /** The manifest's governance, and the audit log that records every run event. */
+  governance: Governance & { audit: AuditLog };
   /** The policy hook the runtime asks: the manifest's autonomy unless a surface switches it. */
   autonomy: AutonomySwitch;
   memory: SessionMemory;
@@ -90,6 +108,12 @@ export interface Agent {
   catalog: ModelCatalog;
   locations: ModelLocations;
   runtime: AgentRuntime;
+  /** The limits every run of this agent stays within (no brief or swarm task goes past them). */
+  guards: Guards;
+  /** Sub-agents (agents/delegate): children are runtimes of this root, never wider than their parent. */
+  delegation: Delegation;
+  /** The MCP servers the registry's MCP tools come from, and how each is doing. */
+  mcp: McpTools;
   /** Registry facts, then the manifest's declarations: what policy and views know of a tool. */
   facts(name: string): ToolFacts | undefined;
   /** Every event of every run, after the audit recorded it; returns the unsubscribe function. */
@@ -105,6 +129,9 @@ type Release = () => void | Promise<void>;
 
 export async function openAgent(options: AgentOptions): Promise<Agent> {
   const env = options.env ?? process.env;
+  // The sandbox probes (child processes) run while the manifest is read and parsed.
+  const backend = detectBackend();
+  backend.catch(() => undefined);
   const { claw } = await loadActiveClaw(
     { dataDir: options.dataDir, resourcesDir: resourcesDirOf(options.appDir) },
     options.manifest,
@@ -122,7 +149,7 @@ export async function openAgent(options: AgentOptions): Promise<Agent> {
     });
     return await assemble(
       options,
-      { claw, catalog, locations: setup.locations, db, env },
+      { claw, catalog, locations: setup.locations, db, env, backend },
       opened,
       releaseAll,
     );
@@ -140,6 +167,7 @@ async function assemble(
     locations: ModelLocations;
     db: Db;
     env: Record<string, string | undefined>;
+    backend: Promise<BackendInfo>;
   },
   opened: Release[],
   releaseAll: () => Promise<void>,
@@ -170,11 +198,11 @@ async function assemble(
   registry.registerManifestTools(claw);
   const declared = manifestToolFacts(claw);
   const facts = (name: string) => registry.facts(name) ?? declared.get(name);
-  const governance = governanceFromManifest(claw, {
-    db,
+  const governed = governanceFromManifest(claw, {
     dataDir: options.dataDir,
     facts: (name) => registry.facts(name),
   });
+  const governance = { ...governed, audit: new AuditLog(db, governed.scanner) };
   // Every stored secret is known to the scanner before the first tool runs, not only those read;
   // the vault key cached by reading them is zeroed (the store unlocks again when next used).
   await loadKnownSecrets(secrets, governance.scanner.redactor, secretNamesOf(claw));
@@ -185,14 +213,32 @@ async function assemble(
     .map((p) => p.trim())
     .filter(Boolean);
 
-  // Tools run confined; a sandbox level this machine cannot enforce stops here (-32010).
+  // Tools run confined; a sandbox level this machine cannot enforce stops here (-32010). The
+  // workers start with the first tool that needs one (a text turn starts none) and stay warm.
   const sandbox = await createSandbox({
     settings: settingsFromManifest(claw, {
       workspace: governance.workspace,
       dataDir: options.dataDir,
     }),
+    backend: await given.backend,
+    start: 'first-use',
   });
   opened.push(() => sandbox.close());
+
+  // MCP servers are a tool source: the manifest's mcp_source tools and the user's list, started
+  // through the sandbox; their calls take the same path as every other tool's.
+  const mcp = await McpTools.open(
+    {
+      registry,
+      spawn: sandbox.spawnServer,
+      secrets,
+      home: governance.workspace,
+      manifestNetwork: sandbox.settings.network.mode === 'allow-all',
+    },
+    claw,
+    await readMcpServers(options.dataDir),
+  );
+  opened.push(() => mcp.close());
 
   const memory = await openSessionMemory({
     executor: sandbox.executor,
@@ -225,25 +271,30 @@ async function assemble(
   );
 
   // Autonomy: the manifest's level unless a surface overrides it for this process.
-  const autonomy = new AutonomySwitch(
-    autonomyOf(claw) as Autonomy,
-    governance.policy,
-    (level) =>
-      new PolicyEngine({
-        rules: policyRules(claw),
-        autonomy: level,
-        facts,
-        context: { workspace: governance.workspace, home: os.homedir() },
-        broker: governance.broker,
-      }),
+  const autonomy = new AutonomySwitch(autonomyOf(claw) as Autonomy, governance.policy, (level) =>
+    governance.policy.withAutonomy(level),
   );
 
   const listeners = new Set<(event: RunEvent) => void>();
+  const publish = (event: RunEvent) => {
+    governance.audit.record(event);
+    for (const listener of listeners) {
+      try {
+        listener(event);
+      } catch {
+        // One surface failing (a socket closing mid-send) must not stop the others or the run.
+      }
+    }
+  };
   const runtime = new AgentRuntime({
     store,
     model: models.access,
     tools,
-    policy: autonomy,
+    // Channel and schedule runs meet the same policy, never a looser one (see origin-guard).
+    policy: originGuarded(autonomy, (runId) => {
+      const run = store.getRun(runId);
+      return run ? originOf(run) : undefined;
+    }),
     approvals: governance.broker,
     redact: (value) => governance.scanner.redactValue(value),
     caps: governance.caps,
@@ -251,18 +302,59 @@ async function assemble(
     history: memory.history,
     generation: options.generation,
     guards: options.guards,
-    onEvent: (event) => {
-      governance.audit.record(event);
-      for (const listener of listeners) {
-        try {
-          listener(event);
-        } catch {
-          // One surface failing (a socket closing mid-send) must not stop the others or the run.
-        }
-      }
-    },
+    onEvent: publish,
   });
   opened.push(() => runtime.stopAll());
+
+  // A sub-agent's runtime: the same store, sandbox, scanner, policy engine, broker and audit,
+  // with its own tool subset, budget and memory partition.
+  const childRuntime = (spec: ChildSpec) =>
+    new AgentRuntime({
+      store,
+      model: spec.model,
+      tools: screenedTools(
+        registry.host({
+          allow: spec.tools,
+          executor: withMemory(
+            sandbox.executor,
+            partitionedMemory(memoryToolAccess(memory.store), spec.partition),
+          ),
+          workspace: governance.workspace,
+          grammar: () => models.grammar,
+        }),
+        governance.scanner,
+      ),
+      policy: narrowedPolicy(autonomy, spec.tools),
+      approvals: governance.broker,
+      redact: (value) => governance.scanner.redactValue(value),
+      caps: governance.caps,
+      system: async (request) => `${await memory.system(request)}\n\n${SUB_AGENT_NOTE}`,
+      generation: options.generation,
+      guards: spec.guards,
+      onEvent: publish,
+    });
+  const limits = claw.identity.spec.delegation;
+  const guards: Guards = { ...DEFAULT_GUARDS, ...options.guards };
+  const delegation = new Delegation({
+    store,
+    registry,
+    rootTools: allow,
+    ceiling: guards,
+    limits: limits
+      ? { maxDepth: limits.max_depth, maxChildren: limits.max_children }
+      : DEFAULT_DELEGATION,
+    childRuntime,
+    defaultModel: models.access,
+    openModel: async (name) => {
+      const opened = await ModelSwitch.open(
+        { claw, secrets, catalog, locations, local: options.local ?? {}, env },
+        { kind: 'provider', name },
+      );
+      return { access: opened.access, release: () => opened.dispose() };
+    },
+  });
+  registry.register(delegation.tool);
+  opened.push(() => delegation.stopAll());
 
   return {
     dataDir: options.dataDir,
@@ -277,6 +369,9 @@ async function assemble(
     catalog,
     locations,
     runtime,
+    guards,
+    delegation,
+    mcp,
     facts,
     onRunEvent(listener) {
       listeners.add(listener);

@@ -3,7 +3,7 @@
  * (`pincer serve --openai`). Found the way the agent finds it; undefined, with how to get a
  * model, when there is none.
  */
-import { LocalEngine } from '../local/engine.js';
+import type { LocalEngine } from '../local/engine.js';
 import { noModelHelp, resolveChatModel, type SkippedModel } from '../local/model-manager.js';
 import { localSetup } from '../local/setup.js';
 import type { LocalModelSettings } from './model-choice.js';
@@ -24,6 +24,7 @@ export async function openLocalEngine(
     onSkip: options.onSkip,
   });
   if (!found) return { missing: noModelHelp(catalog, locations) };
+  const { LocalEngine } = await import('../local/engine.js');
   const engine = new LocalEngine({
     modelPath: found.path,
     runtime: { threads: options.threads },

@@ -4,8 +4,9 @@
  * the tests). Every surface turns its flags or its picker into one of these; the agent root
  * decides the rest (engine, tool format, grammar, tokenizer) from it.
  */
+
+import type { ModelAccess } from '../models/access.js';
 import type { HttpProtocol } from '../models/http-provider.js';
-import type { ModelAccess } from '../runtime/hooks.js';
 
 /** native: the protocol's own tool calls; text: `@ns/tool{...}` lines (the local engine under a grammar). */
 export type ToolFormat = 'native' | 'text';

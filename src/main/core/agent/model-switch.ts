@@ -8,7 +8,7 @@
 import path from 'node:path';
 import type { ResolvedClaw } from '../ckp/index.js';
 import type { ModelCatalog } from '../local/catalog.js';
-import { type LoadedModelInfo, LocalEngine } from '../local/engine.js';
+import type { LoadedModelInfo, LocalEngine } from '../local/engine.js';
 import {
   type ModelLocations,
   noModelHelp,
@@ -16,6 +16,7 @@ import {
   type SkippedModel,
 } from '../local/model-manager.js';
 import { LocalModelProvider } from '../local/provider.js';
+import { type ModelAccess, viaProvider, viaRouter } from '../models/access.js';
 import type { SecretLookup } from '../models/credentials.js';
 import { ModelError } from '../models/errors.js';
 import { routerFromManifest } from '../models/from-manifest.js';
@@ -23,7 +24,6 @@ import { HttpProvider } from '../models/http-provider.js';
 import { type ProviderId, providerId } from '../models/ids.js';
 import { withTextToolCalls } from '../models/text-tools.js';
 import type { ModelProvider } from '../models/types.js';
-import { type ModelAccess, viaProvider, viaRouter } from '../runtime/hooks.js';
 import type { GrammarBounds } from '../tools/local-grammar.js';
 import {
   kindOf,
@@ -242,6 +242,8 @@ export class ModelSwitch {
           provider: providerId('local'),
         });
       }
+      // The engine module (and node-llama-cpp behind it) loads only when a local model runs.
+      const { LocalEngine } = await import('../local/engine.js');
       const engine = new LocalEngine({
         modelPath: found.path,
         runtime: { threads: this.deps.local.threads },

@@ -3,8 +3,9 @@
  * database, for commands that only read them (`pincer runs list/show`, `pincer audit`). No
  * model, sandbox or memory is opened.
  */
-import { AuditLog } from '../policy/audit.js';
+
 import { ContentScanner } from '../policy/scanner.js';
+import { AuditLog } from '../runtime/audit.js';
 import { RunStore } from '../runtime/store.js';
 import { openDatabase, profileDatabasePath } from '../storage/database.js';
 

@@ -20,7 +20,6 @@ import type {
   StepView,
 } from '../../../shared/ipc-schemas.js';
 import { AssistantEventSchema } from '../../../shared/ipc-schemas.js';
-import { toolDisplayName } from '../../../shared/messages.js';
 import {
   type Agent,
   type AgentOptions,
@@ -41,9 +40,9 @@ import {
 import { listServerModels } from '../models/list-models.js';
 import type { PendingApproval } from '../policy/broker.js';
 import type { RunEvent } from '../runtime/events.js';
-import type { MessageId, RunId, SessionId } from '../runtime/terms.js';
 import { settingsFromManifest } from '../sandbox/index.js';
 import { secretRedactor } from '../secrets/index.js';
+import type { MessageId, RunId, SessionId } from '../terms.js';
 import { directCallContext, readTypedInput } from '../toolcall/index.js';
 import { approvalPreview } from './approval-preview.js';
 import { ModelDownloads } from './downloads.js';
@@ -145,10 +144,7 @@ export async function assistantOver(
     id: pending.id,
     runId: pending.runId,
     sessionId: pending.sessionId,
-    call: {
-      ...governance.scanner.redactValue(pending.call),
-      name: toolDisplayName(pending.call.name),
-    },
+    call: governance.scanner.redactValue(pending.call),
     reason: pending.reason,
     rule: pending.rule ?? null,
     tier: tierOf(pending.call.name),

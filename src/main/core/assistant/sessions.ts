@@ -9,9 +9,9 @@
  */
 import type { SessionSummary, Settings } from '../../../shared/ipc-schemas.js';
 import type { RunStore } from '../runtime/store.js';
-import type { MessageId, SessionId } from '../runtime/terms.js';
 import type { Db } from '../storage/database.js';
 import { type Migration, migrate } from '../storage/migrations.js';
+import type { MessageId, SessionId } from '../terms.js';
 
 const MIGRATIONS: readonly Migration[] = [
   {

@@ -12,8 +12,8 @@ import type {
   ToolCallView,
 } from '../../../shared/ipc-schemas.js';
 import { type ContentBlock, toolDisplayName } from '../../../shared/messages.js';
-import type { AuditRow } from '../policy/audit.js';
-import type { RunRow, StoredMessage, ToolCallRow } from '../runtime/store.js';
+import type { AuditRow } from '../runtime/audit.js';
+import { originOf, type RunRow, type StoredMessage, type ToolCallRow } from '../runtime/store.js';
 
 /** Tool output the UI shows inline; the full result stays in the store. */
 export const MAX_OUTPUT_CHARS = 16_000;
@@ -81,6 +81,8 @@ export function runSummary(run: RunRow, live: boolean): RunSummary {
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
     live,
+    parentRunId: run.parentRunId ?? null,
+    origin: originOf(run) ?? null,
   };
 }
 

@@ -29,6 +29,7 @@ export const RULES = {
   'provider.auth-secret-ref': '§5.2 auth.secret_ref is required unless auth.type is none',
   'channel.access-control': '§5.3 access-control mode and fields agree',
   'channel.trigger': '§5.3 event channels declare the trigger field of their type',
+  'channel.pincer': 'Pincer: x-pincer settings fit the channel type',
   'tool.description-or-mcp': '§5.4 description and input_schema are required without mcp_source',
   'tool.input-schema': '§5.4 input_schema is a valid JSON Schema object',
   'tool.mcp-uri': '§5.4 the mcp:// scheme is reserved; use mcp_source with stdio:/// or https://',

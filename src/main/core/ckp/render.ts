@@ -74,12 +74,16 @@ export function secretRefs(primitive: AnyPrimitive): string[] {
       return primitive.spec.exporters.flatMap((e) =>
         e.auth?.secret_ref ? [e.auth.secret_ref] : [],
       );
+    case 'Swarm': {
+      const nats = primitive.spec.coordination.nats;
+      return [nats?.token_ref, nats?.password_ref].filter((ref): ref is string => Boolean(ref));
+    }
     default:
       return [];
   }
 }
 
-/** Every secret name the manifest refers to (providers, channels, telemetry exporters). */
+/** Every secret name the manifest refers to (providers, channels, telemetry exporters, swarm). */
 export function secretNamesOf(claw: ResolvedClaw): string[] {
   return allPrimitives(claw).flatMap(secretRefs);
 }

@@ -86,6 +86,7 @@ function channelRules(spec: Raw, at: DocPath, report: Report) {
   }
 
   const type = typeof spec.type === 'string' ? spec.type : undefined;
+  pincerChannelRules(type, spec['x-pincer'], at, report);
   const trigger = spec.trigger;
   const needed =
     type && type in TRIGGER_FIELD ? TRIGGER_FIELD[type as keyof typeof TRIGGER_FIELD] : undefined;
@@ -114,6 +115,36 @@ function channelRules(spec: Raw, at: DocPath, report: Report) {
         );
       }
     }
+  }
+}
+
+/** Which channel types each x-pincer setting applies to. */
+const PINCER_FIELD_FOR: Record<string, readonly string[]> = {
+  prompt: ['cron'],
+  prompt_file: ['cron'],
+  listen: ['webhook'],
+  api_root: ['telegram'],
+};
+
+function pincerChannelRules(type: string | undefined, raw: unknown, at: DocPath, report: Report) {
+  const settings = rec(raw);
+  const where = [...at, 'x-pincer'];
+  for (const [field, types] of Object.entries(PINCER_FIELD_FOR)) {
+    if (settings[field] !== undefined && !types.includes(type ?? '')) {
+      report(
+        'channel.pincer',
+        [...where, field],
+        `x-pincer.${field} applies only to ${types.join(', ')} channels`,
+      );
+    }
+  }
+  // A cron channel without a prompt is valid CKP; it is reported when the channel starts.
+  if (settings.prompt !== undefined && settings.prompt_file !== undefined) {
+    report(
+      'channel.pincer',
+      where,
+      'a cron channel runs one task: give x-pincer.prompt or x-pincer.prompt_file, not both',
+    );
   }
 }
 

@@ -47,6 +47,13 @@ export const identitySpec = z.strictObject({
   locale: z.string().optional(),
   capabilities: z.array(z.string()).optional(),
   autonomy: z.enum(['observer', 'supervised', 'autonomous']).default('supervised'),
+  /** Pincer's extension: how far agents/delegate may spawn sub-agents (seed 001 §10). */
+  delegation: z
+    .strictObject({
+      max_depth: count.default(2),
+      max_children: count.default(4),
+    })
+    .optional(),
 });
 
 export const providerSpec = z.strictObject({
@@ -155,6 +162,24 @@ export const channelSpec = z.strictObject({
       // §5.3: runtimes MUST default these two.
       max_parallel: positive.default(1),
       overlap_policy: z.enum(['skip', 'queue', 'allow']).default('skip'),
+    })
+    .optional(),
+  /**
+   * Pincer's own settings for a channel, outside CKP 0.2.0 (which has no field for them): the
+   * task a schedule runs, where a webhook listens, which Bot API server Telegram talks to.
+   */
+  'x-pincer': z
+    .strictObject({
+      /** cron: the task prompt each firing runs. */
+      prompt: z.string().min(1).optional(),
+      /** cron: a workspace file whose text is the prompt, read at each firing (a heartbeat). */
+      prompt_file: z.string().min(1).optional(),
+      /** webhook: host:port to listen on (default 127.0.0.1:8788). */
+      listen: z.string().min(1).optional(),
+      /** telegram: the Bot API root (default https://api.telegram.org). */
+      api_root: z.url().optional(),
+      /** Seconds a run of this channel may take before its reply says it timed out. */
+      reply_timeout_seconds: positive.optional(),
     })
     .optional(),
 });
@@ -403,6 +428,24 @@ export const swarmSpec = z.strictObject({
       max_parallel: positive.optional(),
       sequential_within_agent: z.boolean().optional(),
     }),
+    /** Pincer's extension: where the `nats` backend connects; secrets by name only. */
+    nats: z
+      .strictObject({
+        servers: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+        token_ref: z.string().min(1).optional(),
+        user: z.string().min(1).optional(),
+        password_ref: z.string().min(1).optional(),
+        tls: z
+          .strictObject({
+            ca_file: z.string().optional(),
+            cert_file: z.string().optional(),
+            key_file: z.string().optional(),
+          })
+          .optional(),
+        ack_wait_ms: positive.optional(),
+        peer_ttl_ms: positive.optional(),
+      })
+      .optional(),
   }),
   aggregation: z.strictObject({
     strategy: z.enum(['leader-decides', 'majority-vote', 'merge', 'chain', 'best-of-n']),

@@ -19,6 +19,9 @@ export interface SourceFile {
   issues: ManifestIssue[];
 }
 
+/** Aliases a document may expand; far above any real manifest, far below a billion laughs. */
+const MAX_ALIAS_COUNT = 100;
+
 export function parseSource(file: string, text: string): SourceFile {
   const lineCounter = new LineCounter();
   // YAML 1.2 is a superset of JSON, so one parser serves .yaml, .yml and .json with positions.
@@ -40,10 +43,27 @@ export function parseSource(file: string, text: string): SourceFile {
       });
     }
     if (doc.errors.length > 0) return;
+    let data: unknown;
+    try {
+      data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (error) {
+      // An alias bomb (anchors nested to expand into millions of nodes) stops here, named.
+      const pos = lineCounter.linePos(doc.range[0]);
+      issues.push({
+        rule: 'yaml.syntax',
+        severity: 'error',
+        file,
+        path: '(document)',
+        message: `${(error as Error).message} (more than ${MAX_ALIAS_COUNT} alias expansions)`,
+        line: pos.line,
+        column: pos.col,
+      });
+      return;
+    }
     documents.push({
       file,
       index,
-      data: doc.toJS({ maxAliasCount: 100 }),
+      data,
       locate(path) {
         for (let depth = path.length; depth >= 0; depth--) {
           const node = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);

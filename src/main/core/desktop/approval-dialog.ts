@@ -3,6 +3,7 @@
  * approval (the risk) and the rule that asked. Buttons map to broker verdicts; Deny is both the
  * default button and what closing the dialog means (deny by default).
  */
+import { summarizeArguments } from '../../../shared/abridge.js';
 import type { Verdict } from '../policy/broker.js';
 
 /**
@@ -35,9 +36,6 @@ export interface ApprovalNotice {
   title: string;
   body: string;
 }
-
-const MAX_VALUE_CHARS = 80;
-const MAX_SUMMARY_CHARS = 600;
 
 export function approvalDialog(pending: RoutedApproval, now = new Date()): ApprovalDialogModel {
   const verdicts: Verdict[] = pending.sessionApprovable
@@ -73,20 +71,6 @@ export function approvalNotice(pending: RoutedApproval): ApprovalNotice {
     title: 'Pincer needs your approval',
     body: `${pending.call.name}: ${pending.reason}`,
   };
-}
-
-/**
- * One line of JSON with long strings shortened, so a dialog stays readable whatever the model
- * sent (a whole file's content, a long command).
- */
-export function summarizeArguments(input: Record<string, unknown>): string {
-  const shortened = JSON.stringify(input, (_key, value: unknown) =>
-    typeof value === 'string' && value.length > MAX_VALUE_CHARS
-      ? `${value.slice(0, MAX_VALUE_CHARS)}… (${value.length} chars)`
-      : value,
-  );
-  const text = shortened ?? '{}';
-  return text.length > MAX_SUMMARY_CHARS ? `${text.slice(0, MAX_SUMMARY_CHARS)}…` : text;
 }
 
 function timeLeft(expiresAt: string, now: Date): string | null {

@@ -34,6 +34,8 @@ export interface GatewayOptions {
   /** Fixed token for tests; a fresh random one otherwise. */
   token?: string;
   helloTimeoutMs?: number;
+  /** Errors of the server itself (not of one client); a client's errors only close its socket. */
+  onError?: (error: Error) => void;
 }
 
 export interface Gateway {
@@ -80,16 +82,28 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     return bytes.length === tokenBytes.length && timingSafeEqual(bytes, tokenBytes);
   };
 
+  // Every stream that carries a client's bytes has an error listener: an error event with none
+  // is thrown, and one hostile frame or reset would take the whole gateway down.
   const server = http.createServer((request, response) => {
+    request.on('error', () => request.destroy());
+    response.on('error', () => response.destroy());
     if (!hostAllowed(request)) {
       response.writeHead(421, { 'content-type': 'text/plain' }).end('misdirected request');
       return;
     }
-    void serveStatic(rendererDir, request, response);
+    serveStatic(rendererDir, request, response).catch(() => response.destroy());
+  });
+
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
   });
 
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  sockets.on('error', (error) => options.onError?.(error));
   server.on('upgrade', (request, socket, head) => {
+    // Node hands the raw socket over without its own error listener.
+    socket.on('error', () => socket.destroy());
     const pathname = new URL(request.url ?? '/', 'http://gateway').pathname;
     if (pathname !== '/ipc' || !hostAllowed(request) || !originAllowed(request)) {
       socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
@@ -99,6 +113,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
 
   function serveConnection(ws: WebSocket): void {
+    // Oversize frames, invalid UTF-8 and broken headers arrive here; ws closes the connection
+    // with the matching code (1009, 1007, 1002) once the error is handled.
+    ws.on('error', () => undefined);
     let authenticated = false;
     const send = (frame: ServerFrame) => ws.send(JSON.stringify(frame));
     const helloTimer = setTimeout(
@@ -142,16 +159,20 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   }
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) =>
+    const failed = (error: Error) =>
       reject(
         new GatewayError(
           'listen_failed',
           `cannot listen on 127.0.0.1:${options.port ?? 0}: ${error.message}`,
         ),
-      ),
-    );
-    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+      );
+    server.once('error', failed);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', failed);
+      resolve();
+    });
   });
+  server.on('error', (error) => options.onError?.(error));
   port = (server.address() as AddressInfo).port;
   const origin = `http://127.0.0.1:${port}`;
   return {

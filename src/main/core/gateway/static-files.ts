@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream';
 import { RENDERER_CSP } from '../../../shared/csp.js';
 import { mimeTypeOf, resolveRendererPath } from '../desktop/renderer-files.js';
 
@@ -43,5 +44,7 @@ export async function serveStatic(
     ...securityHeaders,
   });
   if (request.method === 'HEAD') response.end();
-  else createReadStream(file).pipe(response);
+  // pipeline, not pipe: a file that vanishes or a client that resets mid-transfer is an error
+  // handled here (the response is destroyed), not an unhandled 'error' event.
+  else pipeline(createReadStream(file), response, () => undefined);
 }

@@ -21,6 +21,53 @@ export interface LocalEmbedderOptions {
   contextSize?: number;
 }
 
+/**
+ * An embedding model that loads on its first `embed`: its id and vector length come from the
+ * GGUF header, so memory and skills can open (and a text turn with nothing to search can run)
+ * without loading the model or node-llama-cpp.
+ */
+export async function lazyLocalEmbedder(options: LocalEmbedderOptions): Promise<EmbeddingProvider> {
+  const file = await inspectModelFile(options.modelPath);
+  const dimensions = file.embeddingLength;
+  if (!dimensions) {
+    // No width in the header: load now to learn it.
+    return LocalEmbedder.open(options);
+  }
+  let opening: Promise<LocalEmbedder> | undefined;
+  const open = () => {
+    opening ??= LocalEmbedder.open(options).then(
+      (embedder) => {
+        if (embedder.dimensions === dimensions) return embedder;
+        return embedder.dispose().then(() => {
+          throw new LocalEngineError(
+            'invalid_model',
+            `${file.path} makes ${embedder.dimensions}-wide vectors, its header says ${dimensions}`,
+          );
+        });
+      },
+      (error: unknown) => {
+        opening = undefined;
+        throw error;
+      },
+    );
+    return opening;
+  };
+  return {
+    id: embedderId(file),
+    dimensions,
+    embed: async (texts) => (await open()).embed(texts),
+    dispose: async () => {
+      const loaded = await opening?.catch(() => undefined);
+      opening = undefined;
+      await loaded?.dispose();
+    },
+  };
+}
+
+function embedderId(file: { name?: string; path: string }): string {
+  return `local:${file.name ?? file.path}`;
+}
+
 /** Embeddings from a GGUF model through node-llama-cpp's embedding context. */
 export class LocalEmbedder implements EmbeddingProvider {
   private constructor(
@@ -52,7 +99,7 @@ export class LocalEmbedder implements EmbeddingProvider {
         await model.dispose();
         throw error;
       });
-      return new LocalEmbedder(`local:${file.name ?? file.path}`, runtime, model, context);
+      return new LocalEmbedder(embedderId(file), runtime, model, context);
     } catch (error) {
       await runtime.llama.dispose();
       if (error instanceof LocalEngineError) throw error;

@@ -8,6 +8,8 @@ export interface ModelFileFacts {
   architecture: string;
   name?: string;
   trainContextSize?: number;
+  /** Width of the model's hidden state: an embedding model's vector length. */
+  embeddingLength?: number;
   chatTemplate?: string;
 }
 
@@ -30,12 +32,14 @@ export async function inspectModelFile(file: string): Promise<ModelFileFacts> {
   const meta = header.metadata;
   const architecture = text(meta.get('general.architecture')) ?? 'unknown';
   const context = meta.get(`${architecture}.context_length`);
+  const embedding = meta.get(`${architecture}.embedding_length`);
   return {
     path: file,
     bytes: header.fileBytes,
     architecture,
     name: text(meta.get('general.name')),
     trainContextSize: typeof context === 'number' ? context : undefined,
+    embeddingLength: typeof embedding === 'number' ? embedding : undefined,
     chatTemplate: text(meta.get('tokenizer.chat_template')),
   };
 }

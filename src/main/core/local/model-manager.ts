@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { createModelDownloader, type ModelDownloader } from 'node-llama-cpp';
+import type { ModelDownloader } from 'node-llama-cpp';
 import { type CatalogEntry, findEntry, type ModelCatalog } from './catalog.js';
 import { errorMessage, LocalEngineError } from './errors.js';
 import { inspectModelFile, modelFileProblem } from './gguf-check.js';
@@ -215,6 +215,7 @@ async function download(
   options: PullOptions,
 ): Promise<void> {
   let downloader: ModelDownloader;
+  const { createModelDownloader } = await import('node-llama-cpp');
   try {
     downloader = await createModelDownloader({
       modelUrl: url,

@@ -7,6 +7,7 @@ import type { Message, StopReason } from '../../../shared/messages.js';
 import { StreamAssembler } from '../models/assembler.js';
 import { ModelError, type ModelErrorCode } from '../models/errors.js';
 import { type ProviderId, providerId } from '../models/ids.js';
+import { toWireNames, withCanonicalNames } from '../models/tool-names.js';
 import type { ModelEvent, ModelProvider, ModelRequest } from '../models/types.js';
 import type { LocalEngine } from './engine.js';
 import { LocalEngineError, type LocalErrorCode } from './errors.js';
@@ -90,12 +91,15 @@ export class LocalModelProvider implements ModelProvider {
     this.id = options.id ?? providerId('local');
   }
 
+  /** The engine's function names are wire names too; the model's calls come back canonical. */
   stream(model: string, request: ModelRequest): AsyncIterable<ModelEvent> {
-    return streamLocal(this.engine, request, {
+    const wire = toWireNames(request);
+    const events = streamLocal(this.engine, wire.request, {
       provider: this.id,
       model,
       sampling: this.options.sampling,
     });
+    return withCanonicalNames(events, wire.canonical);
   }
 }
 

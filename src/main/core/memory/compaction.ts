@@ -7,7 +7,8 @@
  * summarized messages stay in the runs store, and `view` shows where the summary stands in.
  */
 import { type Message, textOf, userText } from '../../../shared/messages.js';
-import type { HistoryEntry, HistoryShaper, ModelAccess } from '../runtime/hooks.js';
+import type { ModelAccess } from '../models/access.js';
+import type { HistoryEntry, HistoryShaper } from '../runtime/hooks.js';
 import type { Db } from '../storage/database.js';
 import { estimateTokens } from './context.js';
 

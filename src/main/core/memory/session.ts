@@ -3,8 +3,9 @@
  * database, the context builder behind the runtime's `system` hook, and the executor wrapper
  * that hands memory to the memory tools.
  */
-import { LocalEmbedder } from '../local/embeddings.js';
-import type { HistoryShaper, ModelAccess } from '../runtime/hooks.js';
+import { lazyLocalEmbedder } from '../local/embeddings.js';
+import type { ModelAccess } from '../models/access.js';
+import type { HistoryShaper } from '../runtime/hooks.js';
 import { SkillRegistry } from '../skills/registry.js';
 import type { Db } from '../storage/database.js';
 import type { ToolExecutor } from '../tools/types.js';
@@ -59,8 +60,9 @@ export interface SessionMemory {
 }
 
 export async function openSessionMemory(options: SessionMemoryOptions): Promise<SessionMemory> {
+  // Loaded on the first search that has vectors to compare with, not when the session opens.
   const embedder = options.embeddingModel
-    ? await LocalEmbedder.open({
+    ? await lazyLocalEmbedder({
         modelPath: options.embeddingModel,
         runtime: { threads: options.threads },
       })

@@ -8,6 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import type { Embedder } from '../models/embedder.js';
 import type { Db } from '../storage/database.js';
 import { migrate } from '../storage/migrations.js';
 import { ConfinementError, readInside } from '../workspace-fs/index.js';
@@ -21,7 +22,7 @@ import {
 import { MemoryError, type MemoryErrorCode } from './errors.js';
 import { FactStore } from './facts.js';
 import { MEMORY_MIGRATIONS } from './schema.js';
-import { type Embedder, VectorIndex } from './vectors.js';
+import { VectorIndex } from './vectors.js';
 
 export interface MemoryStoreOptions {
   /** Without one, search is FTS5 only (and says so). */
@@ -232,7 +233,11 @@ export class MemoryStore {
     let vector: number[] = [];
     const similarity = new Map<number, number>();
     let notice: string | undefined;
-    if (this.vectors) {
+    if (this.vectors && !this.vectors.hasAny()) {
+      // Nothing to compare with: the query is not embedded (the model may not even be loaded).
+      if (this.vectors.pending(1).length > 0)
+        notice = 'some chunks have no vector yet; run `pincer memory reindex` to embed them';
+    } else if (this.vectors) {
       const [q] = await this.embed([clip(query, DEFAULT_MAX_CHUNK_CHARS)]);
       // RRF weighs the top of each list: twice the limit is enough from the vector side.
       const nearest = this.vectors.nearest(q as Float32Array, limit * 2);
@@ -293,6 +298,45 @@ export class MemoryStore {
       for (const id of ids) this.deleteDocument(id);
     })();
     return ids.size;
+  }
+
+  /**
+   * Indexed documents and notes with their text (chunks joined in order): one by its source, or
+   * those updated within [from, to] (ISO 8601), newest first.
+   */
+  documents(filter: { source?: string; from?: string; to?: string; limit?: number }): Array<{
+    source: string;
+    kind: 'file' | 'note';
+    text: string;
+    updatedAt: string;
+  }> {
+    const rows = this.db
+      .prepare(
+        `select d.source, d.kind, d.updated_at,
+                (select group_concat(c.text, char(10)) from
+                   (select text from memory_chunks where document_id = d.id order by seq) c) as text
+         from memory_documents d
+         where (@source is null or d.source = @source)
+           and (@from is null or d.updated_at >= @from) and (@to is null or d.updated_at <= @to)
+         order by d.updated_at desc, d.id desc limit @limit`,
+      )
+      .all({
+        source: filter.source ?? null,
+        from: filter.from ?? null,
+        to: filter.to ?? null,
+        limit: Math.max(1, Math.min(filter.limit ?? 100, 1000)),
+      }) as Array<{
+      source: string;
+      kind: 'file' | 'note';
+      updated_at: string;
+      text: string | null;
+    }>;
+    return rows.map((row) => ({
+      source: row.source,
+      kind: row.kind,
+      text: row.text ?? '',
+      updatedAt: row.updated_at,
+    }));
   }
 
   stats(): { documents: number; notes: number; chunks: number; embedded: number } {
@@ -484,7 +528,7 @@ export function verifyIntegrity(db: Db): void {
   } catch (error) {
     throw new MemoryError(
       'corrupt_database',
-      `the database is damaged (${(error as Error).message}); it was left untouched: restore it from a backup or move it aside`,
+      `the database ${db.name} is damaged (${(error as Error).message}); it was left untouched: restore it from a backup or move it aside`,
       {
         cause: error,
       },
@@ -494,7 +538,7 @@ export function verifyIntegrity(db: Db): void {
   if (problems.length > 0) {
     throw new MemoryError(
       'corrupt_database',
-      `the database failed PRAGMA integrity_check (${problems.length} problem(s), first: ${problems[0]}); it was left untouched: restore it from a backup or move it aside`,
+      `the database ${db.name} failed PRAGMA integrity_check (${problems.length} problem(s), first: ${problems[0]}); it was left untouched: restore it from a backup or move it aside`,
     );
   }
 }

@@ -5,16 +5,11 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { localDate } from '../dates.js';
 import { appendInside, readTextInside } from '../workspace-fs/index.js';
 
 export const DAILY_DIR = path.join('threads', 'daily');
 export const WEEKLY_DIR = path.join('threads', 'weekly');
-
-/** Local calendar date, YYYY-MM-DD. */
-export function localDate(at: Date): string {
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`;
-}
 
 /** ISO 8601 week of the local date, e.g. 2026-W48. */
 export function isoWeek(at: Date): string {

@@ -2,22 +2,32 @@
  * What the memory tools need from memory, handed to them in their ToolContext by an executor
  * wrapper, so the tool registry and turn executor stay unaware of memory.
  */
-import type { Tool, ToolContext, ToolExecutor, ToolOutput } from '../tools/types.js';
-import type { MemoryStore, SearchResult } from './store.js';
+import path from 'node:path';
+import type {
+  MemoryToolAccess,
+  Tool,
+  ToolContext,
+  ToolExecutor,
+  ToolOutput,
+} from '../tools/types.js';
+import type { MemoryStore, SearchHit } from './store.js';
 import { appendDailyNote } from './threads.js';
 
-export interface MemoryToolAccess {
-  search(query: string, limit: number): Promise<SearchResult>;
-  /** Appends to today's daily thread in the workspace and indexes it; returns the file. */
-  note(workspace: string, text: string): Promise<string>;
-}
+export type { MemoryToolAccess };
 
 export function memoryToolAccess(
   store: MemoryStore,
   now: () => Date = () => new Date(),
 ): MemoryToolAccess {
   return {
-    search: (query, limit) => store.search(query, { limit }),
+    search: async (query, limit, workspace) => {
+      const result = await store.search(query, { limit });
+      if (result.hits.length === 0)
+        return `nothing found${result.notice ? ` (${result.notice})` : ''}`;
+      const lines = result.hits.map((hit) => formatHit(hit, workspace));
+      if (result.notice) lines.push(`[${result.notice}]`);
+      return lines.join('\n\n');
+    },
     note: async (workspace, text) => {
       const file = await appendDailyNote(workspace, text, now());
       await store.indexFile(file, workspace);
@@ -32,4 +42,15 @@ export function withMemory(inner: ToolExecutor, memory: MemoryToolAccess): ToolE
     run: (tool: Tool, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> =>
       inner.run(tool, input, { ...context, memory }),
   };
+}
+
+/** `source:lines (score, date)` then the passage; workspace files are shown relative to it. */
+export function formatHit(hit: SearchHit, workspace?: string): string {
+  const relative = workspace ? path.relative(workspace, hit.source) : '';
+  const source =
+    hit.kind === 'file' && relative && !relative.startsWith('..') && !path.isAbsolute(relative)
+      ? relative
+      : hit.source;
+  const where = hit.kind === 'note' ? source : `${source}:${hit.startLine}-${hit.endLine}`;
+  return `${where} (score ${hit.score.toFixed(4)}, ${hit.updatedAt.slice(0, 10)})\n${hit.text.trim()}`;
 }

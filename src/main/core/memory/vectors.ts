@@ -7,13 +7,6 @@
  */
 import type { Db } from '../storage/database.js';
 
-/** Anything that turns texts into vectors of one fixed width: the local engine, a cloud API. */
-export interface Embedder {
-  readonly id: string;
-  readonly dimensions: number;
-  embed(texts: readonly string[]): Promise<Float32Array[]>;
-}
-
 export const EXACT_SCAN_MAX = 2000;
 const VEC_TABLE = 'memory_vec';
 
@@ -95,6 +88,11 @@ export class VectorIndex {
         .prepare('select count(*) as n from memory_chunks where embedding is not null')
         .get() as { n: number }
     ).n;
+  }
+
+  /** Whether any chunk has a vector (a search with none need not embed its query). */
+  hasAny(): boolean {
+    return this.moreThan(0);
   }
 
   /** Whether more than n chunks have a vector (walks at most n + 1 index entries). */

@@ -6,9 +6,10 @@
 import type { ContentBlock, Message, StopReason, Usage } from '../../../shared/messages.js';
 import { ModelError } from './errors.js';
 import type { ProviderId } from './ids.js';
+import { readArgumentsText, readArgumentsValue } from './tool-arguments.js';
 import type { ModelEvent } from './types.js';
 
-/** Tool arguments larger than this are refused rather than buffered without end. */
+/** Tool arguments larger than this are refused (answered invalid) rather than buffered. */
 export const MAX_TOOL_ARGUMENT_BYTES = 1 << 20;
 
 interface PendingToolCall {
@@ -19,6 +20,8 @@ interface PendingToolCall {
   bytes: number;
   /** Set when the protocol delivers the arguments already parsed (Gemini). */
   input?: Record<string, unknown>;
+  /** Why the arguments cannot be used (too large, not an object, nested too deep). */
+  problem?: string;
 }
 
 type Part =
@@ -77,9 +80,10 @@ export class StreamAssembler {
     if (!call) throw this.bad(`arguments arrived for tool call #${index} before it started`);
     call.bytes += delta.length;
     if (call.bytes > MAX_TOOL_ARGUMENT_BYTES) {
-      throw this.bad(`tool call ${call.name} sent more than ${MAX_TOOL_ARGUMENT_BYTES} bytes`);
+      call.problem = `the arguments are larger than ${MAX_TOOL_ARGUMENT_BYTES} bytes`;
+      call.chunks = [];
     }
-    call.chunks.push(delta);
+    if (!call.problem) call.chunks.push(delta);
     return [{ type: 'tool_call_delta', index, argumentsDelta: delta }];
   }
 
@@ -88,9 +92,9 @@ export class StreamAssembler {
     const events = this.toolStart(index, id, name);
     const call = this.tools.get(index);
     if (call) {
-      const value = input ?? {};
-      if (!isArguments(value)) throw this.bad(`tool call ${name}: arguments are not an object`);
-      call.input = value;
+      const read = readArgumentsValue(input ?? {});
+      if ('input' in read) call.input = read.input;
+      else call.problem = read.problem;
     }
     return [
       ...events,
@@ -111,7 +115,7 @@ export class StreamAssembler {
     return [{ type: 'usage', usage: merged }];
   }
 
-  /** The complete message; throws bad_response when a tool call's JSON does not parse. */
+  /** The complete message; a call whose arguments cannot be read carries `invalidArguments`. */
   finish(stopReason: StopReason, responseId?: string): ModelEvent {
     return {
       type: 'finish',
@@ -148,33 +152,30 @@ export class StreamAssembler {
       } else {
         const call = this.tools.get(part.index);
         if (!call) continue;
-        const input = call.input ?? this.parseArguments(call, strict);
-        if (input) content.push({ type: 'tool_use', id: call.id, name: call.name, input });
+        const read = call.input
+          ? { input: call.input }
+          : call.problem
+            ? { problem: call.problem }
+            : readArgumentsText(call.chunks.join(''));
+        if ('input' in read) {
+          content.push({ type: 'tool_use', id: call.id, name: call.name, input: read.input });
+        } else if (strict) {
+          // Answered with invalid_arguments before any policy or tool sees it: the model's
+          // mistake to correct, not the run's failure. A cut-off stream drops the half call.
+          content.push({
+            type: 'tool_use',
+            id: call.id,
+            name: call.name,
+            input: {},
+            invalidArguments: read.problem,
+          });
+        }
       }
     }
     return { role: 'assistant', content };
   }
 
-  private parseArguments(call: PendingToolCall, strict: boolean) {
-    const text = call.chunks.join('').trim();
-    if (text === '') return {};
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      if (!strict) return undefined;
-      throw this.bad(`tool call ${call.name} (${call.id}) has arguments that are not valid JSON`);
-    }
-    if (isArguments(value)) return value;
-    if (!strict) return undefined;
-    throw this.bad(`tool call ${call.name} (${call.id}) has arguments that are not an object`);
-  }
-
   private bad(message: string): ModelError {
     return new ModelError('bad_response', message, { provider: this.provider });
   }
-}
-
-function isArguments(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -2,7 +2,8 @@
  * A provider reached over HTTP: one wire adapter, one endpoint, one credential. It turns the
  * adapter's output into the ModelProvider contract: failures before any output throw (so the
  * router may retry or fall back), failures after it end the stream with `connection_lost`, and a
- * cancelled stream ends with a `cancelled` finish holding what arrived.
+ * cancelled stream ends with a `cancelled` finish holding what arrived. Tool names are spelled
+ * for the wire here and nowhere above.
  */
 
 import type { WireAdapter } from './adapters/adapter.js';
@@ -16,6 +17,7 @@ import { isModelError, ModelError } from './errors.js';
 import { postJson } from './http.js';
 import type { ProviderId } from './ids.js';
 import { sseEvents } from './sse.js';
+import { toWireNames, withCanonicalNames } from './tool-names.js';
 import type { ModelEvent, ModelProvider, ModelRequest, Protocol } from './types.js';
 
 export type HttpProtocol = Exclude<Protocol, 'local'>;
@@ -77,7 +79,13 @@ export class HttpProvider implements ModelProvider {
     this.endpoint = endpoint;
   }
 
-  async *stream(model: string, request: ModelRequest): AsyncGenerator<ModelEvent> {
+  /** Tool names go out in wire spelling and come back canonical. */
+  stream(model: string, request: ModelRequest): AsyncIterable<ModelEvent> {
+    const wire = toWireNames(request);
+    return withCanonicalNames(this.streamWire(model, wire.request), wire.canonical);
+  }
+
+  private async *streamWire(model: string, request: ModelRequest): AsyncGenerator<ModelEvent> {
     const provider = this.id;
     const apiKey =
       this.config.auth === 'none'

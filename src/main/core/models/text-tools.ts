@@ -32,11 +32,8 @@ export interface TextToolOptions {
   maxString?: number;
 }
 
-const WIRE_SEPARATOR = '__';
-
-/** `fs__read` (what registries and runtimes use) → `fs/read` (what the language writes). */
-const languageName = (wire: string) => wire.replaceAll(WIRE_SEPARATOR, '/');
-const wireName = (name: string) => name.replaceAll('/', WIRE_SEPARATOR);
+/** History stored before tool names were canonical spells `fs/read` as `fs__read`. */
+const languageName = (name: string) => name.replaceAll('__', '/');
 
 export function withTextToolCalls(
   inner: ModelProvider,
@@ -62,7 +59,7 @@ export function withTextToolCalls(
           ? {
               gbnf: toolCallGbnf(
                 tools.map((tool) => ({
-                  name: languageName(tool.name),
+                  name: tool.name,
                   inputSchema: tool.parameters,
                 })),
                 {
@@ -200,7 +197,7 @@ function toolUses(
         uses.push({
           type: 'tool_use',
           id: callId(),
-          name: wireName(call.name),
+          name: call.name,
           input: call.arguments,
         });
       }

@@ -5,8 +5,8 @@
  * answer is refused, so two surfaces approving at once resolve a call once.
  */
 import { EventEmitter } from 'node:events';
-import type { ApprovalAnswer, ApprovalHook, ApprovalRequest } from '../runtime/hooks.js';
-import type { SessionId } from '../runtime/terms.js';
+import type { SessionId } from '../terms.js';
+import type { ApprovalAnswer, ApprovalHook, ApprovalRequest } from './hooks.js';
 
 export type Verdict = 'approve' | 'deny' | 'approve-for-session';
 

@@ -14,7 +14,6 @@
  * runs. A rule's command patterns match a shell line only when the rule says `shell: true`,
  * and then test the raw line.
  */
-import { commandLineOf } from '../sandbox/command-policy.js';
 
 export interface CommandCall {
   program: string;
@@ -95,4 +94,14 @@ function wordGlob(glob: string): RegExp {
     } else out += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
   }
   return new RegExp(`^${out}$`, 's');
+}
+
+/** One line for the checks: arguments quoted where the shell would need it. */
+export function commandLineOf(command: string, args: readonly string[]): string {
+  return [
+    command,
+    ...args.map((arg) =>
+      /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`,
+    ),
+  ].join(' ');
 }

@@ -13,10 +13,10 @@
 import path from 'node:path';
 import type { ToolCall } from '../../../shared/messages.js';
 import type { EffectivePolicyRule } from '../ckp/resolved.js';
-import type { PolicyContext, PolicyDecision, PolicyHook } from '../runtime/hooks.js';
-import type { CapabilityGrant } from '../runtime/terms.js';
+import type { CapabilityGrant } from '../terms.js';
 import type { ApprovalBroker } from './broker.js';
 import { guardFor } from './guards.js';
+import type { PolicyContext, PolicyDecision, PolicyHook } from './hooks.js';
 import { firstMatch, type RuleContext, type ToolFacts } from './rules.js';
 
 export type Autonomy = 'observer' | 'supervised' | 'autonomous';
@@ -36,9 +36,16 @@ export interface PolicyEngineOptions {
 }
 
 export class PolicyEngine implements PolicyHook {
-  private readonly recentCalls: number[] = [];
+  constructor(
+    private readonly options: PolicyEngineOptions,
+    /** The rate window, shared by the engines of one manifest whatever their autonomy. */
+    private readonly recentCalls: number[] = [],
+  ) {}
 
-  constructor(private readonly options: PolicyEngineOptions) {}
+  /** The same rules, facts, broker and rate limit at another autonomy level. */
+  withAutonomy(autonomy: Autonomy): PolicyEngine {
+    return new PolicyEngine({ ...this.options, autonomy }, this.recentCalls);
+  }
 
   async decide(call: ToolCall, context: PolicyContext): Promise<PolicyDecision> {
     const { options } = this;

@@ -6,8 +6,6 @@
 import os from 'node:os';
 import path from 'node:path';
 import { autonomyOf, policyRules, type ResolvedClaw, toolCategory } from '../ckp/resolved.js';
-import type { Db } from '../storage/database.js';
-import { AuditLog } from './audit.js';
 import { ApprovalBroker } from './broker.js';
 import { PolicyEngine } from './engine.js';
 import type { ToolFacts } from './rules.js';
@@ -19,12 +17,10 @@ export interface Governance {
   policy: PolicyEngine;
   broker: ApprovalBroker;
   scanner: ContentScanner;
-  audit: AuditLog;
   workspace: string;
 }
 
 export interface GovernanceOptions {
-  db: Db;
   dataDir: string;
   /** Facts of the tools the registry (#5) knows; manifest tools are described from the manifest. */
   facts?: (name: string) => ToolFacts | undefined;
@@ -81,5 +77,5 @@ export function governanceFromManifest(claw: ResolvedClaw, options: GovernanceOp
     tokensPerHour: strictest(limits.map((l) => l.tokens_per_hour)),
     costPerDayUsd: strictest(limits.map((l) => l.cost_per_day_usd)),
   };
-  return { caps, policy, broker, scanner, audit: new AuditLog(options.db, scanner), workspace };
+  return { caps, policy, broker, scanner, workspace };
 }

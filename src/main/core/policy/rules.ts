@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import type { EffectivePolicyRule } from '../ckp/resolved.js';
-import { localDate } from '../memory/threads.js';
+import { localDate } from '../dates.js';
 import { type CommandCall, commandCallOf, commandMatches } from './command-match.js';
 
 export interface ToolFacts {

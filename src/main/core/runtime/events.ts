@@ -4,19 +4,28 @@
  * record. Field names are snake_case: the stream is a wire format (JSON lines, IPC).
  */
 import type { ToolCall, Usage } from '../../../shared/messages.js';
-import type { RunState, RunTransition } from './state.js';
 import type {
   CapabilityGrant,
   RunId,
+  RunOrigin,
   RunOutcome,
   SessionId,
   StepId,
   TaskId,
   TraceId,
-} from './terms.js';
+} from '../terms.js';
+import type { RunState, RunTransition } from './state.js';
 
 export type RunEventBody =
-  | { type: 'run.started'; goal: string; resumed: boolean }
+  | {
+      type: 'run.started';
+      goal: string;
+      resumed: boolean;
+      /** Set on a delegated run: the run whose agents/delegate call started it. */
+      parent_run_id?: RunId;
+      /** Set when a channel or a schedule started the run. */
+      origin?: RunOrigin;
+    }
   | { type: 'state.changed'; from: RunState; to: RunState; transition: RunTransition }
   | { type: 'model.delta'; kind: 'text' | 'reasoning'; text: string }
   | {
@@ -53,11 +62,15 @@ export type RunEventBody =
       output: string;
       /** Set when the result came from an earlier process (resume), not a new execution. */
       replayed?: boolean;
+      /** The CKP code of a refusal or failure the protocol names (-32010 ... -32014). */
+      code?: number;
     }
   | {
       type: 'run.finished';
       outcome: RunOutcome;
       reason: string;
+      /** The CKP code of the failure that ended the run, when the protocol names it (-32021). */
+      code?: number;
       usage: Usage;
       cost_usd: number;
       turns: number;

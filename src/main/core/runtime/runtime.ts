@@ -13,8 +13,22 @@ import {
   type Usage,
   userText,
 } from '../../../shared/messages.js';
+import type { ModelAccess } from '../models/access.js';
 import { isModelError } from '../models/errors.js';
 import type { ModelEvent } from '../models/types.js';
+import type { ApprovalHook, PolicyHook } from '../policy/hooks.js';
+import {
+  type CapabilityGrant,
+  type MessageId,
+  newId,
+  type RunId,
+  type RunOrigin,
+  type RunOutcome,
+  type SessionId,
+  type StepId,
+  type TaskId,
+  type TraceId,
+} from '../terms.js';
 import {
   checkReferences,
   planToolCall,
@@ -22,32 +36,13 @@ import {
   resolveCall,
   type ToolCallProgram,
 } from '../toolcall/index.js';
-import { wireName } from '../tools/registry.js';
+import type { ToolHost, ToolOutcome } from '../tools/host.js';
 import { type RunEvent, type RunEventBody, RunEventStream } from './events.js';
 import { callSignature, DEFAULT_GUARDS, type Guards } from './guards.js';
-import type {
-  ApprovalHook,
-  HistoryEntry,
-  HistoryShaper,
-  ModelAccess,
-  PolicyHook,
-  ToolHost,
-  ToolOutcome,
-} from './hooks.js';
+import type { HistoryEntry, HistoryShaper } from './hooks.js';
 import { Lanes } from './lanes.js';
 import { advance, isFinal, type RunState, type RunTransition } from './state.js';
-import type { RunRow, RunStore } from './store.js';
-import {
-  type CapabilityGrant,
-  type MessageId,
-  newId,
-  type RunId,
-  type RunOutcome,
-  type SessionId,
-  type StepId,
-  type TaskId,
-  type TraceId,
-} from './terms.js';
+import { originOf, type RunRow, type RunStore } from './store.js';
 
 export interface RuntimeDeps {
   store: RunStore;
@@ -89,11 +84,25 @@ export interface StartOptions {
   signal?: AbortSignal;
   /** The run's first model call must call a tool (later calls choose freely). */
   requireToolFirst?: boolean;
+  /** The run that delegated this one (agents/delegate): the child joins its trace. */
+  parent?: { runId: RunId; traceId: TraceId };
+  /** The trace to join when the caller is in another process (a swarm leader's run). */
+  traceId?: TraceId;
+  /** Kept with the run's options (what a delegated run may use, its budget). */
+  record?: Record<string, unknown>;
   /**
    * The user typed tool calls (`@fs/list{path="."} -> ...`): run them under the same policy,
    * approvals and audit as a model's calls, in plan order, and end without calling the model.
    */
   calls?: DirectCalls;
+  /** The channel or schedule that started the run (none: a person at a window or terminal). */
+  origin?: RunOrigin;
+  /**
+   * One tool call given as JSON by a protocol client (CKP `claw.tool.call`, MCP `tools/call`):
+   * validated, decided by the policy, approved, run, screened and audited like a model's call;
+   * the run ends without calling the model.
+   */
+  toolCall?: { name: string; input: Record<string, unknown> };
 }
 
 export interface DirectCalls {
@@ -108,6 +117,8 @@ export interface RunResult {
   state: RunState;
   outcome: RunOutcome;
   reason: string;
+  /** The CKP code of the failure that ended the run, when the protocol names it. */
+  code?: number;
   /** The model's last message (a partial one when the run was cut short). */
   reply?: Message;
   usage: Usage;
@@ -125,7 +136,7 @@ export interface RunHandle {
 
 /** A refused call's result: the CKP error code and a sentence the model can act on. */
 function refusal(error: string, code: number, message: string): ToolOutcome {
-  return { content: JSON.stringify({ error, code, message }), isError: true };
+  return { content: JSON.stringify({ error, code, message }), isError: true, code };
 }
 
 /** Why the run's abort signal fired. */
@@ -136,6 +147,8 @@ class RunStop extends Error {
     readonly outcome: RunOutcome,
     readonly transition: RunTransition,
     message: string,
+    /** The CKP code of the failure when the protocol names it (a provider's quota: -32021). */
+    readonly code?: number,
   ) {
     super(message);
   }
@@ -191,9 +204,15 @@ export class AgentRuntime {
     const runId = store.createRun({
       sessionId,
       taskId: newId<TaskId>('tsk'),
-      traceId: newId<TraceId>('trc'),
+      traceId: options.parent?.traceId ?? options.traceId ?? newId<TraceId>('trc'),
       goal: options.text,
-      options: { guards: options.guards ?? {}, ...(options.calls ? { direct: true } : {}) },
+      options: {
+        ...options.record,
+        guards: options.guards ?? {},
+        ...(options.calls || options.toolCall ? { direct: true } : {}),
+        ...(options.origin ? { origin: options.origin } : {}),
+      },
+      parentRunId: options.parent?.runId,
     });
     return this.launch(runId, options, false);
   }
@@ -281,6 +300,8 @@ class RunLoop {
         type: 'run.started',
         goal: this.run.goal,
         resumed,
+        ...(this.run.parentRunId ? { parent_run_id: this.run.parentRunId } : {}),
+        ...(originOf(this.run) ? { origin: originOf(this.run) } : {}),
       });
       if (resumed) {
         // A run whose process died is still in an active state on disk: record that first.
@@ -305,6 +326,7 @@ class RunLoop {
         this.append(userText(options.text), parent, true);
       }
       if (options.calls && !resumed) return await this.direct(options.calls);
+      if (options.toolCall && !resumed) return await this.single(options.toolCall);
       if (resumed && this.run.options.direct === true)
         return this.end('completed', 'the interrupted calls were settled');
       await this.loop(options.requireToolFirst === true && !resumed);
@@ -385,7 +407,7 @@ class RunLoop {
       try {
         calls = invokes.map((invoke) => {
           const resolved = resolveCall(invoke, context, previous);
-          return { id: newId<string>('call'), name: wireName(resolved.tool), input: resolved.args };
+          return { id: newId<string>('call'), name: resolved.tool, input: resolved.args };
         });
       } catch (error) {
         throw new RunStop('denied', 'deny', (error as Error).message);
@@ -412,6 +434,26 @@ class RunLoop {
     }
     this.go('answered');
     return this.end('completed', 'the requested tools ran');
+  }
+
+  /** A protocol client's one call, recorded as an assistant tool-use message like a model's. */
+  private async single(given: {
+    name: string;
+    input: Record<string, unknown>;
+  }): Promise<RunResult> {
+    const call: ToolCall = { id: newId<string>('call'), name: given.name, input: given.input };
+    this.go('user_call');
+    this.append(
+      { role: 'assistant', content: [{ type: 'tool_use', ...call }] },
+      this.lastMessageId,
+      false,
+    );
+    const [result] = await this.toolStep([call]);
+    this.go('answered');
+    return this.end(
+      'completed',
+      result?.isError ? `${call.name} failed` : 'the requested tool ran',
+    );
   }
 
   private async callModel(request: {
@@ -447,7 +489,9 @@ class RunLoop {
     } catch (error) {
       if (signal.aborted) throw this.abortStop(signal, turnController.signal);
       if (error instanceof RunStop) throw error;
-      throw new RunStop('model_error', 'fail', isModelError(error) ? error.message : String(error));
+      if (isModelError(error))
+        throw new RunStop('model_error', 'fail', error.message, error.ckpCode);
+      throw new RunStop('model_error', 'fail', String(error));
     } finally {
       clearTimeout(turnTimer);
     }
@@ -633,6 +677,7 @@ class RunLoop {
       is_error: outcome.isError === true,
       duration_ms: Math.round(durationMs),
       status: status === 'denied' ? 'denied' : outcome.isError ? 'error' : 'ok',
+      ...(outcome.isError && outcome.code !== undefined ? { code: outcome.code } : {}),
       output: outcome.content,
       ...(replayed ? { replayed } : {}),
     });
@@ -792,10 +837,10 @@ class RunLoop {
           );
     if (stop.outcome === 'completed') return this.end('completed', stop.message);
     if (!isFinal(this.state)) this.go(stop.transition);
-    return this.end(stop.outcome, stop.message);
+    return this.end(stop.outcome, stop.message, stop.code);
   }
 
-  private end(outcome: RunOutcome, reason: string): RunResult {
+  private end(outcome: RunOutcome, reason: string, code?: number): RunResult {
     this.deps.store.updateRun(this.run.id, {
       outcome,
       reason,
@@ -811,6 +856,7 @@ class RunLoop {
       usage: this.usage,
       cost_usd: this.costUsd,
       turns: this.turns,
+      ...(code !== undefined ? { code } : {}),
     });
     return {
       runId: this.run.id,
@@ -818,6 +864,7 @@ class RunLoop {
       state: this.state,
       outcome,
       reason,
+      ...(code !== undefined ? { code } : {}),
       reply: this.reply,
       usage: this.usage,
       costUsd: this.costUsd,

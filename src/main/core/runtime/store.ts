@@ -9,18 +9,19 @@ import type Database from 'better-sqlite3';
 import type { Message, Usage } from '../../../shared/messages.js';
 import type { Db } from '../storage/database.js';
 import { type Migration, migrate } from '../storage/migrations.js';
-import type { RunState } from './state.js';
 import {
   type MessageId,
   newId,
   type RunId,
+  type RunOrigin,
   type RunOutcome,
   type SessionId,
   type StepId,
   type StepKind,
   type TaskId,
   type TraceId,
-} from './terms.js';
+} from '../terms.js';
+import type { RunState } from './state.js';
 
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -97,6 +98,14 @@ const MIGRATIONS: readonly Migration[] = [
       create index steps_by_start on steps(started_at);
     `,
   },
+  {
+    version: 3,
+    description: 'a delegated run names the run that delegated it (the tree of runs)',
+    up: `
+      alter table runs add column parent_run_id text references runs(id);
+      create index runs_by_parent on runs(parent_run_id);
+    `,
+  },
 ];
 
 export interface RunRow {
@@ -114,6 +123,8 @@ export interface RunRow {
   usage: Usage;
   costUsd: number;
   options: Record<string, unknown>;
+  /** The run that delegated this one (agents/delegate); null for a run a person started. */
+  parentRunId: RunId | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -167,6 +178,7 @@ interface RawRun {
   output_tokens: number;
   cost_usd: number;
   options: string;
+  parent_run_id: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -319,12 +331,13 @@ export class RunStore {
     traceId: TraceId;
     goal: string;
     options: Record<string, unknown>;
+    parentRunId?: RunId;
   }): RunId {
     const id = newId<RunId>('run');
     const at = now();
     this.sql(
-      `insert into runs (id, session_id, task_id, trace_id, goal, state, options, created_at, updated_at)
-         values (?, ?, ?, ?, ?, 'IDLE', ?, ?, ?)`,
+      `insert into runs (id, session_id, task_id, trace_id, goal, state, options, parent_run_id, created_at, updated_at)
+         values (?, ?, ?, ?, ?, 'IDLE', ?, ?, ?, ?)`,
     ).run(
       id,
       fields.sessionId,
@@ -332,10 +345,32 @@ export class RunStore {
       fields.traceId,
       fields.goal,
       JSON.stringify(fields.options),
+      fields.parentRunId ?? null,
       at,
       at,
     );
     return id;
+  }
+
+  /** The runs a run delegated, oldest first. */
+  childRuns(parentRunId: RunId): RunRow[] {
+    return (
+      this.sql('select * from runs where parent_run_id = ? order by id').all(
+        parentRunId,
+      ) as RawRun[]
+    ).map(toRun);
+  }
+
+  /** How many delegations stand above a run: 0 for a run a person started. */
+  depthOf(runId: RunId): number {
+    const row = this.sql(
+      `with recursive up(id, parent_run_id, depth) as (
+           select id, parent_run_id, 0 from runs where id = ?
+           union all
+           select r.id, r.parent_run_id, up.depth + 1 from runs r join up on r.id = up.parent_run_id
+         ) select max(depth) as depth from up`,
+    ).get(runId) as { depth: number | null };
+    return row.depth ?? 0;
   }
 
   updateRun(
@@ -510,6 +545,14 @@ export class RunStore {
   }
 }
 
+/** The channel or schedule that started a run, as recorded in its options (none: a person). */
+export function originOf(run: RunRow): RunOrigin | undefined {
+  const origin = run.options.origin;
+  return typeof origin === 'object' && origin !== null && 'channel' in origin
+    ? (origin as RunOrigin)
+    : undefined;
+}
+
 function toRun(row: RawRun): RunRow {
   return {
     id: row.id as RunId,
@@ -526,6 +569,7 @@ function toRun(row: RawRun): RunRow {
     usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens },
     costUsd: row.cost_usd,
     options: JSON.parse(row.options),
+    parentRunId: row.parent_run_id as RunId | null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -68,6 +68,11 @@ export function bwrapProbeArgs(asRoot: boolean): string[] {
 export async function detectBackend(options: DetectOptions = {}): Promise<BackendInfo> {
   const platform = options.platform ?? process.platform;
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  // The two probes are child processes: run them side by side.
+  const bwrapProbe =
+    platform === 'linux' && !options.forceProcess
+      ? works('bwrap', bwrapProbeArgs(asRoot))
+      : undefined;
   const prlimit = platform === 'linux' && (await works('prlimit', ['--version'])) === undefined;
   const limiter = prlimit ? 'prlimit' : platform === 'win32' ? 'none' : 'ulimit';
   const warnings: string[] = [];
@@ -78,7 +83,7 @@ export async function detectBackend(options: DetectOptions = {}): Promise<Backen
   if (options.forceProcess) {
     fallbackWhy = 'the process-level backend was asked for';
   } else if (platform === 'linux') {
-    const failure = await works('bwrap', bwrapProbeArgs(asRoot));
+    const failure = await bwrapProbe;
     if (failure === undefined) {
       const pidsCgroupRoot = asRoot ? findPidsCgroupRoot() : undefined;
       if (pidsCgroupRoot) sweepStaleCgroups(pidsCgroupRoot);

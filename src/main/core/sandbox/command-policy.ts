@@ -50,13 +50,3 @@ export function commandCheck(rules: ShellRules): CommandCheck {
     },
   };
 }
-
-/** One line for the checks: arguments quoted where the shell would need it. */
-export function commandLineOf(command: string, args: readonly string[]): string {
-  return [
-    command,
-    ...args.map((arg) =>
-      /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`,
-    ),
-  ].join(' ');
-}

@@ -7,8 +7,9 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants as fsConstants } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import path from 'node:path';
+import { commandLineOf } from '../policy/command-match.js';
 import type { CommandRequest, CommandRunner, ToolOutput } from '../tools/types.js';
-import { type CommandCheck, commandLineOf } from './command-policy.js';
+import type { CommandCheck } from './command-policy.js';
 import { minimalEnvironment } from './environment.js';
 import { deniedResult, TOOL_TIMEOUT } from './errors.js';
 import type { Launcher } from './launcher.js';
@@ -100,6 +101,9 @@ export function confinedCommandRunner(launcher: Launcher, commands: CommandCheck
       };
       child.stdout.on('data', take);
       child.stderr.on('data', take);
+      // A read error on a pipe ends that stream; 'close' on the child still reports the run.
+      child.stdout.on('error', () => killTree('its output could not be read'));
+      child.stderr.on('error', () => killTree('its output could not be read'));
       const timer = setTimeout(
         () => killTree(`timed out after ${timeoutMs} ms (CKP ${TOOL_TIMEOUT})`),
         timeoutMs,

@@ -18,9 +18,13 @@ export class SandboxError extends Error {
 }
 
 /** The tool-result text for a refusal: structured, so a model and a log can both read it. */
-export function deniedResult(tool: string, reason: string): { content: string; isError: true } {
+export function deniedResult(
+  tool: string,
+  reason: string,
+): { content: string; isError: true; code: typeof SANDBOX_DENIED } {
   return {
     content: JSON.stringify({ error: 'sandbox_denied', code: SANDBOX_DENIED, tool, reason }),
     isError: true,
+    code: SANDBOX_DENIED,
   };
 }

@@ -1,5 +1,5 @@
 /** The tool sandbox (#8): see sandbox.ts for the executor and backend.ts for the backends. */
-export { isPrivateAddress } from './address.js';
+export { isPrivateAddress } from '../network/address.js';
 export { assertLevel, type BackendInfo, type BackendKind, detectBackend } from './backend.js';
 export { SANDBOX_DENIED, SandboxError, TOOL_TIMEOUT } from './errors.js';
 export { settingsFromManifest, settingsFromSandbox } from './from-manifest.js';

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isCkpErrorCode } from '../ckp/codes.js';
 import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
 import type { Tool, ToolContext, ToolOutput } from '../tools/types.js';
 import { minimalEnvironment } from './environment.js';
@@ -32,6 +33,11 @@ export interface WorkerPoolOptions {
   size?: number;
   /** Online workers for network-category tools (default 1; 0 starts one on first use). */
   onlineSize?: number;
+  /**
+   * Start the workers now (default). `false`: each lane starts a worker when a call finds none
+   * idle, up to its size, so a process that runs one file tool starts one worker.
+   */
+  prestart?: boolean;
   /** Absolute paths of extra ES modules whose exported tools run in the workers. */
   modules?: readonly string[];
   entry?: WorkerEntry;
@@ -118,6 +124,8 @@ class Worker {
     this.child.stderr?.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString('utf8')).slice(-2000);
     });
+    // The worker's stderr is diagnostics only: a read error loses some of it, nothing more.
+    this.child.stderr?.on('error', () => undefined);
     this.ready = new Promise<string[]>((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(new Error(`tool worker did not start in ${startTimeoutMs} ms: ${this.stderr}`));
@@ -142,8 +150,13 @@ class Worker {
             ? {
                 content: String(message.output?.content ?? ''),
                 isError: message.output?.isError === true ? true : undefined,
+                ...codedFailure(message.output?.isError === true, message.output?.code),
               }
-            : { content: String(message.message), isError: true },
+            : {
+                content: String(message.message),
+                isError: true,
+                ...codedFailure(true, message.code),
+              },
         );
       });
       const gone = (why: string) => {
@@ -216,6 +229,7 @@ export class WorkerPool {
     this.modules = options.modules ?? [];
     this.readOnly = [...installationView(this.entry.file), ...this.modules];
     for (const tool of BUILTIN_TOOLS) if (!runsOnHost(tool)) this.names.add(tool.name);
+    if (options.prestart === false) return;
     for (let i = 0; i < (options.size ?? 2); i++) this.start(false);
     for (let i = 0; i < (options.onlineSize ?? 1); i++) this.start(true);
   }
@@ -270,6 +284,7 @@ export class WorkerPool {
             ? `${tool.name} timed out after ${tool.timeoutMs} ms (CKP ${TOOL_TIMEOUT})`
             : `${tool.name} was cancelled`,
           isError: true,
+          ...(timedOut ? { code: TOOL_TIMEOUT } : {}),
         };
       }
       return output;
@@ -344,7 +359,9 @@ export class WorkerPool {
         () => this.acquire(online),
       );
     }
-    if (![...this.workers].some((w) => w.online === online)) this.start(online);
+    const lane = [...this.workers].filter((w) => w.online === online).length;
+    const size = online ? (this.options.onlineSize ?? 1) : (this.options.size ?? 2);
+    if (lane < Math.max(1, size)) this.start(online);
     return new Promise((resolve) => this.waiting.push({ online, take: resolve }));
   }
 
@@ -359,4 +376,9 @@ export class WorkerPool {
     }
     worker.busy = false;
   }
+}
+
+/** A CKP code the worker claims is kept only on a failure, and only when it is one CKP defines. */
+function codedFailure(isError: boolean, code: unknown): { code?: number } {
+  return isError && isCkpErrorCode(code) ? { code } : {};
 }

@@ -17,7 +17,7 @@ export type ToWorker =
 export type FromWorker =
   | { type: 'ready'; tools: string[] }
   | { type: 'result'; id: number; output: ToolOutput }
-  | { type: 'failed'; id: number; message: string; toolError: boolean };
+  | { type: 'failed'; id: number; message: string; toolError: boolean; code?: number };
 
 /**
  * Tools that stay on the host side: sys/exec only parses its arguments and hands the command to

@@ -3,6 +3,8 @@
  * the OS backend; JS tools run in a pool of pre-started, confined worker processes; every tool
  * gets the filesystem and network scope it must honour. Built once per runtime.
  */
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import type { Tool, ToolContext, ToolExecutor, ToolOutput } from '../tools/types.js';
 import { assertLevel, type BackendInfo, detectBackend } from './backend.js';
 import { confinedCommandRunner } from './command.js';
@@ -10,6 +12,7 @@ import { commandCheck } from './command-policy.js';
 import { SANDBOX_DENIED, SandboxError } from './errors.js';
 import { Launcher } from './launcher.js';
 import { needsNetwork, WorkerPool, type WorkerPoolOptions } from './pool.js';
+import { runsOnHost } from './protocol.js';
 import { filesystemScope, networkScope } from './scope.js';
 import type { SandboxSettings } from './settings.js';
 
@@ -19,10 +22,38 @@ export interface SandboxOptions {
   backend?: BackendInfo;
   /** Worker pool tuning; `false` runs JS tools in-process (tests of the command path only). */
   pool?: Partial<Omit<WorkerPoolOptions, 'launcher'>> | false;
+  /**
+   * `eager` (default) starts the workers now and fails here if they cannot start;
+   * `first-use` starts them with the first tool that needs one (a text turn starts none) and
+   * keeps them warm after; a start-up failure then fails that call, and the next call retries.
+   */
+  start?: 'eager' | 'first-use';
+}
+
+/** A long-lived program (an MCP server) to start confined. */
+export interface ServerSpec {
+  argv: readonly string[];
+  /** The whole environment it gets (the caller declares it; nothing is inherited). */
+  env: Record<string, string>;
+  /** Granted network access; else it runs without a network namespace it could reach out of. */
+  network: boolean;
+  /** The server's own files (its program, its package), shown read-only. */
+  readOnly?: readonly string[];
+}
+
+export interface ConfinedProcess {
+  child: ChildProcessByStdio<Writable, Readable, Readable>;
+  /** Ends the process group and releases what the launch made. */
+  stop(): Promise<void>;
 }
 
 export interface Sandbox {
   executor: ToolExecutor;
+  /**
+   * Starts a server confined like a command: the backend's filesystem view, its own process
+   * group, the sandbox's resource limits (its wall clock excepted: a server lives on).
+   */
+  spawnServer(spec: ServerSpec): ConfinedProcess;
   backend: BackendInfo;
   settings: SandboxSettings;
   close(): Promise<void>;
@@ -40,19 +71,41 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   // re-checked per redirect. Everything else, commands included, gets no network under `deny`.
   const fetchNetwork =
     network.mode === 'deny' ? { ...network, mode: 'allow-all' as const } : network;
-  const pool = options.pool === false ? undefined : new WorkerPool({ ...options.pool, launcher });
-  try {
-    await pool?.ready();
-  } catch (error) {
-    await pool?.close();
-    throw new SandboxError(
-      SANDBOX_DENIED,
-      `the tool workers could not start in the sandbox: ${(error as Error).message}`,
-    );
-  }
+  const poolOptions = options.pool;
+  let pool: WorkerPool | undefined;
+  let starting: Promise<WorkerPool> | undefined;
+  let closed = false;
+  const startPool = (settings: Partial<Omit<WorkerPoolOptions, 'launcher'>>) =>
+    (starting ??= (async () => {
+      // First use without extra modules: each lane starts what its calls need (the built-in
+      // tools' names are known without asking a worker).
+      const lazy = options.start === 'first-use' && !settings.modules?.length;
+      const started = new WorkerPool({ ...settings, launcher, prestart: !lazy });
+      try {
+        await started.ready();
+      } catch (error) {
+        await started.close();
+        starting = undefined;
+        throw new SandboxError(
+          SANDBOX_DENIED,
+          `the tool workers could not start in the sandbox: ${(error as Error).message}`,
+        );
+      }
+      pool = started;
+      return started;
+    })());
+  if (poolOptions !== false && options.start !== 'first-use') await startPool(poolOptions ?? {});
 
   const executor: ToolExecutor = {
-    run(tool: Tool, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> {
+    async run(
+      tool: Tool,
+      input: Record<string, unknown>,
+      context: ToolContext,
+    ): Promise<ToolOutput> {
+      if (poolOptions !== false && !runsOnHost(tool)) {
+        if (closed) return { content: 'the sandbox is closed', isError: true };
+        await startPool(poolOptions ?? {});
+      }
       const scoped: ToolContext = {
         ...context,
         runCommand,
@@ -65,11 +118,49 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       return tool.run(input, scoped);
     },
   };
+  const spawnServer = (spec: ServerSpec): ConfinedProcess => {
+    const launch = launcher.launch({
+      argv: spec.argv,
+      cwd: options.settings.workspace,
+      network: spec.network,
+      readOnly: spec.readOnly,
+      limits: options.settings.limits,
+      // Servers are often V8 or other runtimes that reserve address space far beyond what they
+      // use: no RLIMIT_AS, as for the tool workers; the other limits hold.
+      worker: true,
+    });
+    const child = spawn(launch.file, launch.args, {
+      cwd: options.settings.workspace,
+      env: spec.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve();
+      else child.once('close', () => resolve());
+      child.once('error', () => resolve());
+    });
+    return {
+      child,
+      stop: async () => {
+        try {
+          if (child.pid) process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+        await exited;
+        await launch.cleanup();
+      },
+    };
+  };
   return {
     executor,
+    spawnServer,
     backend,
     settings: options.settings,
     close: async () => {
+      closed = true;
+      await (starting?.catch(() => undefined) ?? Promise.resolve());
       await pool?.close();
     },
   };

@@ -31,7 +31,7 @@ export interface SandboxSettings {
   workspace: string;
   network: {
     mode: NetworkMode;
-    /** Allowlist entries (sandbox/host-grant.ts); only an IP literal grants an internal address. */
+    /** Allowlist entries (network/host-grant.ts); only an IP literal grants an internal address. */
     allowedHosts: readonly string[];
     /** False only when ssrf_protection.block_private_ips is explicitly false. */
     blockPrivate: boolean;

@@ -66,6 +66,10 @@ async function main(): Promise<void> {
             id: message.id,
             message: error instanceof Error ? error.message : String(error),
             toolError: isToolError(error),
+            // A ToolError's CKP code (the pool keeps it only when CKP defines it).
+            ...(typeof (error as { code?: unknown } | undefined)?.code === 'number'
+              ? { code: (error as { code: number }).code }
+              : {}),
           }),
       )
       .finally(() => running.delete(message.id));

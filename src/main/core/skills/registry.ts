@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Embedder } from '../memory/vectors.js';
+import type { Embedder } from '../models/embedder.js';
 import type { Db } from '../storage/database.js';
 import { type Migration, migrate } from '../storage/migrations.js';
 import { ConfinementError, readInside } from '../workspace-fs/index.js';
@@ -270,19 +270,23 @@ export class SkillRegistry {
 
   private async similarities(message: string, skills: Skill[]): Promise<Map<string, number>> {
     const out = new Map<string, number>();
-    if (!this.embedder) return out;
+    const embedder = this.embedder;
+    if (!embedder) return out;
+    const embedded = skills.flatMap((skill) => {
+      const row = this.row(skill.name);
+      return row?.embedding && row.embedder === embedder.id
+        ? [{ skill, embedding: row.embedding }]
+        : [];
+    });
+    // No skill to compare with: the message is not embedded (the model may not be loaded yet).
+    if (embedded.length === 0) return out;
     // Similarity is a bonus on top of keyword overlap: a message the model cannot embed (longer
     // than its window) is matched by keywords alone.
-    const [query] = await this.embedder.embed([message.slice(0, 2000)]).catch(() => []);
+    const [query] = await embedder.embed([message.slice(0, 2000)]).catch(() => []);
     if (!query) return out;
-    for (const skill of skills) {
-      const row = this.row(skill.name);
-      if (!row?.embedding || row.embedder !== this.embedder.id) continue;
+    for (const { skill, embedding } of embedded) {
       const vector = new Float32Array(
-        row.embedding.buffer.slice(
-          row.embedding.byteOffset,
-          row.embedding.byteOffset + row.embedding.byteLength,
-        ),
+        embedding.buffer.slice(embedding.byteOffset, embedding.byteOffset + embedding.byteLength),
       );
       out.set(skill.name, cosine(query, vector));
     }

@@ -66,6 +66,17 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   return db;
 }
 
+/**
+ * True for SQLite's "the file is damaged" errors (SQLITE_CORRUPT*, SQLITE_NOTADB), which a
+ * damaged page raises at the first query that reads it, long after a clean open.
+ */
+export function isDamagedDatabase(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null && (error as { code?: unknown }).code;
+  return (
+    typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB')
+  );
+}
+
 /** The profile database's path inside the data directory. */
 export function profileDatabasePath(dataDir: string, profile = 'default'): string {
   return path.join(dataDir, 'profiles', profile, 'pincer.db');

@@ -125,18 +125,30 @@ export interface ExtractedToolCalls {
   programs: ToolCallProgram[];
 }
 
-function positionAt(text: string, offset: number): Position {
+/**
+ * Positions in `text` for increasing offsets, each found by scanning on from the previous one:
+ * a reply with thousands of calls costs one pass, not one pass per call.
+ */
+function positionsIn(text: string): (offset: number) => Position {
   let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset; i++) {
-    const c = text[i];
-    if (c === '\n' || (c === '\r' && text[i + 1] !== '\n')) {
-      line++;
-      lineStart = i + 1;
+  let column = 1;
+  let scanned = 0;
+  return (offset) => {
+    for (; scanned < offset; scanned++) {
+      const c = text.charCodeAt(scanned);
+      if (c === 10 || (c === 13 && text.charCodeAt(scanned + 1) !== 10)) {
+        line++;
+        column = 1;
+      } else if (!(c >= 0xdc00 && c <= 0xdfff && isHighSurrogate(text.charCodeAt(scanned - 1)))) {
+        // Columns count code points: the low half of a surrogate pair adds nothing.
+        column++;
+      }
     }
-  }
-  return { line, column: [...text.slice(lineStart, offset)].length + 1, offset };
+    return { line, column, offset };
+  };
 }
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
 /** Shifts every position of a parsed piece that starts at `base` (a line start) in the reply. */
 function shift<T>(node: T, base: Position): T {
@@ -172,6 +184,7 @@ export function extractToolCalls(reply: string, options: ParseOptions = {}): Ext
   const programs: ToolCallProgram[] = [];
   let prose = '';
   let last = 0;
+  const positionAt = positionsIn(reply);
   for (const match of reply.matchAll(DELIMITED)) {
     const [whole, fenced, line, native] = match;
     prose += reply.slice(last, match.index);
@@ -181,7 +194,7 @@ export function extractToolCalls(reply: string, options: ParseOptions = {}): Ext
       fenced !== undefined
         ? match.index + whole.indexOf('\n') + 1
         : match.index + (native !== undefined ? '<tool_call>'.length : 0);
-    const base = positionAt(reply, bodyOffset);
+    const base = positionAt(bodyOffset);
     if (native !== undefined) {
       let parsed: unknown;
       try {

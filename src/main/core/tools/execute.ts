@@ -6,6 +6,7 @@
  * every failure is a result the model can read.
  */
 import type { ToolCall, ToolResultBlock } from '../../../shared/messages.js';
+import { CKP_ERRORS } from '../ckp/codes.js';
 import type { ToolRegistry } from './registry.js';
 import {
   inProcessExecutor,
@@ -116,6 +117,7 @@ export async function runTool(
   input: Record<string, unknown>,
   settings: RunSettings,
   signal: AbortSignal,
+  runId?: string,
 ): Promise<ToolOutput> {
   const deadline = AbortSignal.timeout(tool.timeoutMs);
   const context: ToolContext = {
@@ -123,6 +125,7 @@ export async function runTool(
     workspace: settings.workspace,
     env: settings.env ?? {},
     allowPrivateNetwork: settings.allowPrivateNetwork,
+    ...(runId ? { runId } : {}),
   };
   const executor = settings.executor ?? inProcessExecutor;
   try {
@@ -132,19 +135,32 @@ export async function runTool(
       executor.run(tool, input, context),
       rejectAfterAbort(context.signal, ABORT_GRACE_MS),
     ]);
-    return { content: capOutput(output.content, tool.maxOutputBytes), isError: output.isError };
+    return {
+      content: capOutput(output.content, tool.maxOutputBytes),
+      isError: output.isError,
+      ...(output.isError && output.code !== undefined ? { code: output.code } : {}),
+    };
   } catch (error) {
-    if (deadline.aborted)
-      return { content: `${tool.name} timed out after ${tool.timeoutMs} ms`, isError: true };
+    if (deadline.aborted) {
+      return {
+        content: `${tool.name} timed out after ${tool.timeoutMs} ms`,
+        isError: true,
+        code: CKP_ERRORS.toolTimeout,
+      };
+    }
     if (signal.aborted) return { content: `${tool.name} was cancelled`, isError: true };
-    const message = isToolError(error)
-      ? error.message
-      : `${tool.name} failed: ${(error as Error).message}`;
-    return { content: message, isError: true };
+    if (isToolError(error)) return { content: error.message, isError: true, ...codeOf(error) };
+    return { content: `${tool.name} failed: ${(error as Error).message}`, isError: true };
   }
 }
 
 const ABORT_GRACE_MS = 1000;
+
+/** The CKP code a tool error carries (a ToolError's; a file guard's string code is no CKP code). */
+function codeOf(error: Error): { code?: number } {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'number' ? { code } : {};
+}
 
 function rejectAfterAbort(signal: AbortSignal, graceMs: number): Promise<never> {
   return new Promise((_, reject) => {

@@ -3,16 +3,19 @@
  * the allow lists that decide which of them a model sees, and the bridge to the runtime: a
  * ToolHost that validates arguments, runs the tool under its deadline and caps its output.
  *
- * Model APIs accept tool names matching ^[a-zA-Z0-9_-]{1,64}$, so `fs/read` travels as
- * `fs__read`; the mapping is checked for collisions when a tool is registered.
+ * Tools are known by canonical names (`fs/read`) only. Model APIs accept names matching
+ * ^[a-zA-Z0-9_-]{1,64}$, so the model layer sends `fs__read`; registering checks that no two
+ * tools would share a wire name.
  */
 import type { ToolCall, ToolDef } from '../../../shared/messages.js';
+import { CKP_ERRORS } from '../ckp/codes.js';
 import type { Primitive, ResolvedClaw } from '../ckp/resolved.js';
 import { toolCategory } from '../ckp/resolved.js';
+import { WIRE_TOOL_NAME, wireToolName } from '../models/tool-names.js';
 import type { ToolFacts } from '../policy/rules.js';
 import { patternMatches } from '../policy/rules.js';
-import type { ToolHost, ToolOutcome, ToolRunContext } from '../runtime/hooks.js';
 import { type CheckedCall, capOutput, runTool } from './execute.js';
+import type { ToolHost, ToolOutcome, ToolRunContext } from './host.js';
 import { type GrammarBounds, grammarSchema } from './local-grammar.js';
 import {
   factsOf,
@@ -24,12 +27,7 @@ import {
 } from './types.js';
 import { ArgumentValidator } from './validate.js';
 
-const WIRE = /^[a-zA-Z0-9_-]{1,64}$/;
 const NAME = /^[a-z0-9][a-z0-9_-]*(\/[a-z0-9][a-z0-9_-]*)*$/;
-
-export function wireName(name: string): string {
-  return name.replaceAll('/', '__');
-}
 
 export interface HostOptions {
   /** Name globs (`fs/*`, `sys/exec`); a tool is visible when one matches. */
@@ -56,8 +54,8 @@ export class ToolRegistry {
   register(tool: Tool): void {
     if (!NAME.test(tool.name))
       throw new Error(`"${tool.name}" is not a tool name (lower-case segments joined by /)`);
-    const wire = wireName(tool.name);
-    if (!WIRE.test(wire)) throw new Error(`"${tool.name}" is too long for model APIs`);
+    const wire = wireToolName(tool.name);
+    if (!WIRE_TOOL_NAME.test(wire)) throw new Error(`"${tool.name}" is too long for model APIs`);
     const clash = this.byWire.get(wire);
     if (clash && clash !== tool.name)
       throw new Error(`"${tool.name}" and "${clash}" would share the model name ${wire}`);
@@ -67,25 +65,20 @@ export class ToolRegistry {
   }
 
   unregister(name: string): boolean {
-    this.byWire.delete(wireName(name));
+    this.byWire.delete(wireToolName(name));
     this.validator.forget(name);
     return this.tools.delete(name);
   }
 
   get(name: string): Tool | undefined {
-    return this.tools.get(name) ?? this.tools.get(this.byWire.get(name) ?? '');
+    return this.tools.get(name);
   }
 
   list(): ToolSpec[] {
     return [...this.tools.values()].sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  /** The registered name behind a model-facing name (or the name itself). */
-  fromWireName(name: string): string | undefined {
-    return this.byWire.get(name) ?? (this.tools.has(name) ? name : undefined);
-  }
-
-  /** What the policy needs to know about a tool, by either of its names. */
+  /** What the policy needs to know about a tool. */
   facts(name: string): ToolFacts | undefined {
     const tool = this.get(name);
     return tool ? factsOf(tool) : undefined;
@@ -98,12 +91,13 @@ export class ToolRegistry {
   }
 
   /**
-   * What a model sees. `grammar` (local models only) narrows each schema to what the decoding
+   * What a model sees (the model layer spells the names for the wire). `grammar` (local models only) narrows each schema to what the decoding
    * grammar enforces exactly; cloud models get the schemas as declared.
    */
   modelTools(allow: readonly string[], grammar?: GrammarBounds): ToolDef[] {
     return this.visible(allow).map((tool) => ({
-      name: wireName(tool.name),
+      name: tool.name,
+      // The model reads the wire spelling as the name; the description keeps the real one.
       description: `${tool.description} (${tool.name})`,
       parameters: grammar ? grammarSchema(tool.inputSchema, grammar).schema : tool.inputSchema,
     }));
@@ -129,7 +123,7 @@ export class ToolRegistry {
       execute: async (call, context: ToolRunContext): Promise<ToolOutcome> => {
         const checked = this.check(call, options.allow);
         if ('error' in checked) return checked.error;
-        return runTool(checked.tool, call.input, options, context.signal);
+        return runTool(checked.tool, call.input, options, context.signal, context.runId);
       },
     };
   }
@@ -139,16 +133,23 @@ export class ToolRegistry {
    * is the tool result the model gets (unknown tool, or the structured invalid_arguments).
    */
   check(call: ToolCall, allow: readonly string[]): CheckedCall | { error: ToolOutput } {
-    const name = this.fromWireName(call.name);
-    const tool = name ? this.tools.get(name) : undefined;
+    const tool = this.tools.get(call.name);
     const visible = this.visible(allow);
     if (!tool || !visible.includes(tool)) {
-      const available = visible.map((t) => wireName(t.name));
+      const available = visible.map((t) => t.name);
       const content = JSON.stringify({ error: 'unknown_tool', tool: call.name, available });
+      return { error: { content, isError: true, code: CKP_ERRORS.invalidParams } };
+    }
+    if (call.invalidArguments !== undefined) {
+      const violations = [{ path: '', message: call.invalidArguments }];
+      const content = JSON.stringify({ error: 'invalid_arguments', tool: tool.name, violations });
       return { error: { content, isError: true } };
     }
     const invalid = this.validator.check(tool.name, tool.inputSchema, call.input);
-    if (invalid) return { error: { content: JSON.stringify(invalid), isError: true } };
+    if (invalid) {
+      const content = JSON.stringify(invalid);
+      return { error: { content, isError: true, code: CKP_ERRORS.invalidParams } };
+    }
     return { call, tool };
   }
 }

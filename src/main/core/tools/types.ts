@@ -3,7 +3,6 @@
  * input schema; the registry also keeps annotations, category and safety tier for the policy,
  * and a timeout and output cap for execution.
  */
-import type { MemoryToolAccess } from '../memory/tool-access.js';
 import type { ToolFacts } from '../policy/rules.js';
 import { ConfinementError } from '../workspace-fs/errors.js';
 
@@ -53,6 +52,16 @@ export interface ToolContext {
   network?: NetworkScope;
   /** The profile's memory, for the memory tools; absent where memory is not opened. */
   memory?: MemoryToolAccess;
+  /** The run that made the call: host-side tools that start work for it (agents/delegate) link to it. */
+  runId?: string;
+}
+
+/** What the memory tools need from memory (memory/tool-access.ts implements it). */
+export interface MemoryToolAccess {
+  /** Passages matching `query`, as the model reads them (workspace files relative to it). */
+  search(query: string, limit: number, workspace: string): Promise<string>;
+  /** Appends to today's daily thread in the workspace and indexes it; returns the file. */
+  note(workspace: string, text: string): Promise<string>;
 }
 
 /** A command as sys/exec asks for it; the runner decides how (and how confined) it runs. */
@@ -83,7 +92,7 @@ export interface FilesystemScope {
 
 export interface NetworkScope {
   mode: 'deny' | 'allowlist' | 'allow-all';
-  /** Names, `*.domain` wildcards and IP literals (see sandbox/host-grant.ts); only an IP literal grants an internal address. */
+  /** Names, `*.domain` wildcards and IP literals (see network/host-grant.ts); only an IP literal grants an internal address. */
   allowedHosts: readonly string[];
   /** Refuse loopback, private and link-local addresses not explicitly granted. */
   blockPrivate: boolean;
@@ -92,6 +101,8 @@ export interface NetworkScope {
 export interface ToolOutput {
   content: string;
   isError?: boolean;
+  /** The CKP code of a failure the protocol names (-32010 sandbox denied, -32014 timeout). */
+  code?: number;
 }
 
 export interface Tool extends ToolSpec {
@@ -123,6 +134,13 @@ export function factsOf(spec: ToolSpec): ToolFacts {
 /** A tool failure the model can read and act on. */
 export class ToolError extends Error {
   override readonly name = 'ToolError';
+  constructor(
+    message: string,
+    /** The CKP code when the protocol names the failure (the sandbox's -32010). */
+    readonly code?: number,
+  ) {
+    super(message);
+  }
 }
 
 /** Failures whose message goes to the model as it is: a tool's own, and the file guard's. */

@@ -3,6 +3,7 @@
  * approval prompts, and the composer.
  */
 import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { errorText } from '../../../shared/format';
 import type {
   ChatMessage,
   PendingApprovalView,
@@ -10,9 +11,8 @@ import type {
   SessionHistory,
   Settings,
 } from '../../../shared/ipc';
+import { applyRunEvent, type LiveRun, startLiveRun } from '../../../shared/live-run';
 import { useBridge, useCoreEvents } from '../lib/bridge-context';
-import { errorText } from '../lib/format';
-import { applyRunEvent, type LiveRun, startLiveRun } from '../lib/live-run';
 import type { Verdict } from './ApprovalCard';
 import { Composer } from './Composer';
 import { Logo } from './Icons';

@@ -3,9 +3,10 @@
  * what it costs: the recommended download (its size, the memory it needs and this computer's),
  * a GGUF file already at hand, or a provider.
  */
+
+import { errorText, formatBytes } from '../../../shared/format';
 import type { ModelsState } from '../../../shared/ipc';
 import { useBridge } from '../lib/bridge-context';
-import { errorText, formatBytes } from '../lib/format';
 import { Logo } from './Icons';
 import { ImportModel } from './ImportModel';
 

@@ -1,8 +1,8 @@
 /** "Import a GGUF file": a file chooser and a drop zone; the core checks the header. */
 import { type DragEvent, useRef, useState } from 'react';
+import { errorText } from '../../../shared/format';
 import type { ModelsState } from '../../../shared/ipc';
 import { useBridge } from '../lib/bridge-context';
-import { errorText } from '../lib/format';
 import { importModelFile } from '../lib/import-model';
 
 export function ImportModel({ onImported }: { onImported: (state: ModelsState) => void }) {

@@ -1,8 +1,14 @@
 /** Past runs and one run's trace: steps with timings, tokens and cost, tool calls, the audit. */
 import { useCallback, useEffect, useState } from 'react';
+import {
+  errorText,
+  formatCost,
+  formatDuration,
+  formatTime,
+  formatTokens,
+} from '../../../shared/format';
 import type { RunDetail, RunSummary } from '../../../shared/ipc';
 import { useBridge, useCoreEvents } from '../lib/bridge-context';
-import { errorText, formatCost, formatDuration, formatTime, formatTokens } from '../lib/format';
 import { ToolCard } from './ToolCard';
 
 function OutcomeBadge({ run }: { run: RunSummary }) {

@@ -1,8 +1,8 @@
 /** Ctrl/Cmd+K: search every conversation's messages and titles; a result opens at its message. */
 import { useEffect, useRef, useState } from 'react';
+import { errorText, formatTime } from '../../../shared/format';
 import type { SearchHit } from '../../../shared/ipc';
 import { useBridge } from '../lib/bridge-context';
-import { errorText, formatTime } from '../lib/format';
 
 /** The snippet with its matched words in <mark>, built as elements (never as HTML). */
 function Snippet({ text }: { text: string }) {

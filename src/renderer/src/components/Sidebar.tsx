@@ -1,7 +1,7 @@
 /** Sessions: start one, pick one, rename or delete it. */
 import { useState } from 'react';
+import { formatTime } from '../../../shared/format';
 import type { SessionSummary } from '../../../shared/ipc';
-import { formatTime } from '../lib/format';
 import { Logo, PencilIcon, TrashIcon } from './Icons';
 
 export type View = 'chat' | 'runs' | 'settings';

@@ -2,7 +2,7 @@
  * The conversation in view, honestly: the connection and the model each with its own health,
  * tokens, cost (unknown when the model has no known price, not $0) and model-call latency.
  */
-import { formatCost, formatDuration, formatTokens } from '../lib/format';
+import { formatCost, formatDuration, formatTokens } from '../../../shared/format';
 import type { ChatStats } from './ChatView';
 
 export type ModelHealth =

@@ -1,7 +1,7 @@
 /** One tool call: what was asked, what the policy said, how it ran and what it returned. */
 import type { ReactNode } from 'react';
+import { formatDuration, prettyJson } from '../../../shared/format';
 import type { RiskTier, ToolCallView } from '../../../shared/ipc';
-import { formatDuration, prettyJson } from '../lib/format';
 import { ToolIcon } from './Icons';
 
 export type ToolCardData = Omit<ToolCallView, 'tier'> & { tier?: RiskTier };

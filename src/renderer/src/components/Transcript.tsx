@@ -1,7 +1,7 @@
 /** The pieces of a conversation: user bubbles, stored and streaming replies, run notices. */
 import { type ReactNode, useState } from 'react';
 import type { ChatMessage, PendingApprovalView, ToolCallView } from '../../../shared/ipc';
-import type { LiveRun } from '../lib/live-run';
+import type { LiveRun } from '../../../shared/live-run';
 import { ApprovalCard, type Verdict } from './ApprovalCard';
 import { Logo } from './Icons';
 import { Markdown } from './Markdown';

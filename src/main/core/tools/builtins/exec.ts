@@ -90,6 +90,8 @@ export const sysExec: Tool = {
           // Already gone.
         }
       };
+      child.stdout.on('error', () => killGroup('its output could not be read'));
+      child.stderr.on('error', () => killGroup('its output could not be read'));
       const timer = setTimeout(() => killGroup(`timed out after ${timeoutMs} ms`), timeoutMs);
       const onAbort = () => killGroup('cancelled');
       context.signal.addEventListener('abort', onAbort, { once: true });

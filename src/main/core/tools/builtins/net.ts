@@ -11,8 +11,9 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
-import { isPrivateAddress } from '../../sandbox/address.js';
-import { grantCoversAddress, grantMatchesHost, parseHostGrant } from '../../sandbox/host-grant.js';
+import { CKP_ERRORS } from '../../ckp/codes.js';
+import { isPrivateAddress } from '../../network/address.js';
+import { grantCoversAddress, grantMatchesHost, parseHostGrant } from '../../network/host-grant.js';
 import { type NetworkScope, type Tool, type ToolContext, ToolError } from '../types.js';
 
 export { isPrivateAddress };
@@ -41,12 +42,18 @@ export async function checkHop(
     throw new ToolError(`only http and https URLs can be fetched, not ${url.protocol}`);
   }
   if (scope.mode === 'deny')
-    throw new ToolError('network access is denied by the sandbox (CKP -32010)');
+    throw new ToolError(
+      'network access is denied by the sandbox (CKP -32010)',
+      CKP_ERRORS.sandboxDenied,
+    );
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   const grants = scope.allowedHosts.map(parseHostGrant);
   if (scope.mode === 'allowlist' && !grants.some((grant) => grantMatchesHost(grant, host, port)))
-    throw new ToolError(`${host} is not in the sandbox's allowed hosts (CKP -32010)`);
+    throw new ToolError(
+      `${host} is not in the sandbox's allowed hosts (CKP -32010)`,
+      CKP_ERRORS.sandboxDenied,
+    );
   const addresses = isIP(host) ? [host] : await resolve(host);
   if (addresses.length === 0) throw new ToolError(`cannot resolve ${host}`);
   if (!allowPrivate) {
@@ -68,7 +75,7 @@ async function resolveAll(host: string): Promise<string[]> {
   return found.map((entry) => entry.address);
 }
 
-function pinnedLookup(pinned: Pinned): LookupFunction {
+export function pinnedLookup(pinned: Pinned): LookupFunction {
   return ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     if (options?.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
     else callback(null, pinned.address, pinned.family);

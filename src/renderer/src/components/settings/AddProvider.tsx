@@ -4,9 +4,9 @@
  * it, the key going into the secret store by name. The key never comes back to this window.
  */
 import { type FormEvent, useState } from 'react';
+import { errorText } from '../../../../shared/format';
 import type { ConnectionKind } from '../../../../shared/ipc';
 import { useBridge } from '../../lib/bridge-context';
-import { errorText } from '../../lib/format';
 
 const KINDS: Array<[ConnectionKind, string, string]> = [
   ['openai-compatible', 'OpenAI-compatible (Ollama, LM Studio, vLLM)', 'http://127.0.0.1:11434/v1'],

@@ -1,8 +1,8 @@
 /** Models: what answers now, the catalog with downloads (progress bar), select, load, unload. */
 import { useCallback, useState } from 'react';
+import { errorText, formatBytes } from '../../../../shared/format';
 import type { ModelsState } from '../../../../shared/ipc';
 import { useBridge, useCoreEvents } from '../../lib/bridge-context';
-import { errorText, formatBytes } from '../../lib/format';
 import { ImportModel } from '../ImportModel';
 import { useLoad } from './use-load';
 

@@ -1,8 +1,8 @@
 /** Providers of the manifest, and keys by name: a value goes in and never comes back out. */
 import { type FormEvent, useCallback, useState } from 'react';
+import { errorText } from '../../../../shared/format';
 import type { ConnectionView, ProviderView, SecretsView } from '../../../../shared/ipc';
 import { useBridge } from '../../lib/bridge-context';
-import { errorText } from '../../lib/format';
 import { AddProvider } from './AddProvider';
 import { useLoad } from './use-load';
 

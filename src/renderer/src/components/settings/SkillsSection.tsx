@@ -1,8 +1,8 @@
 /** Installed skills, and a search over what memory holds. */
 import { type FormEvent, useCallback, useState } from 'react';
+import { errorText } from '../../../../shared/format';
 import type { ResponseOf } from '../../../../shared/ipc';
 import { useBridge } from '../../lib/bridge-context';
-import { errorText } from '../../lib/format';
 import { useLoad } from './use-load';
 
 type MemoryHits = ResponseOf<'memory.search'>;

@@ -1,6 +1,6 @@
 /** Loads a value once (and on demand), keeping the last error for display. */
 import { useCallback, useEffect, useState } from 'react';
-import { errorText } from '../../lib/format';
+import { errorText } from '../../../../shared/format';
 
 export function useLoad<T>(
   load: () => Promise<T>,

@@ -1,9 +1,9 @@
 /** memory/note: the agent appends to today's daily thread, the raw material of seed 002's propagation. */
 
 import path from 'node:path';
-import { DAILY_DIR } from '../../memory/threads.js';
-import { confine, shown } from '../../workspace-fs/index.js';
-import { type Tool, ToolError } from '../types.js';
+import { type Tool, ToolError } from '../tools/types.js';
+import { confine, shown } from '../workspace-fs/index.js';
+import { DAILY_DIR } from './threads.js';
 
 export const memoryNote: Tool = {
   name: 'memory/note',

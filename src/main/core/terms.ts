@@ -4,7 +4,7 @@
  * calls), each Step takes an Action, and a Trace ties everything one request caused together.
  */
 import { randomUUID } from 'node:crypto';
-import type { ToolCall, Usage } from '../../../shared/messages.js';
+import type { ToolCall, Usage } from '../../shared/messages.js';
 
 export type TaskId = string & { readonly __kind: 'TaskId' };
 export type RunId = string & { readonly __kind: 'RunId' };
@@ -27,6 +27,26 @@ export function newId<T extends string>(prefix: string): T {
   const time = ms.toString(36).padStart(9, '0');
   const count = serial.toString(36).padStart(4, '0');
   return `${prefix}_${time}${count}${randomUUID().replaceAll('-', '').slice(0, 8)}` as T;
+}
+
+/**
+ * Where a run came from when no person started it at a window or terminal: the channel that
+ * received the message (or the schedule that fired), and who sent it. Recorded with the run, in
+ * its `run.started` event and the audit, so every view can say where a run came from; the
+ * policy reads `role` (a viewer triggers no tool).
+ */
+export interface RunOrigin {
+  /** The channel's name in the manifest. */
+  channel: string;
+  /** Its type: telegram, webhook, cron, queue ... */
+  type: string;
+  /** The platform's id of the sender (a Telegram user id); absent for schedules. */
+  userId?: string;
+  /** The conversation on the platform (a Telegram chat id). */
+  chatId?: string;
+  /** The cron expression that fired. */
+  schedule?: string;
+  role?: 'admin' | 'user' | 'viewer';
 }
 
 export interface Task {

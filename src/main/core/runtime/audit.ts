@@ -5,10 +5,10 @@
  * the app can only append.
  */
 
-import type { RunEvent } from '../runtime/events.js';
+import type { ContentScanner } from '../policy/scanner.js';
 import type { Db } from '../storage/database.js';
 import { type Migration, migrate } from '../storage/migrations.js';
-import type { ContentScanner } from './scanner.js';
+import type { RunEvent } from './events.js';
 
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -180,6 +180,11 @@ export class AuditLog {
           status: event.status,
           detail: { duration_ms: event.duration_ms, replayed: event.replayed ?? false },
         };
+      case 'run.started':
+        // Where a background run came from (channel, sender, schedule); a person's runs need no row.
+        return event.origin
+          ? { event: 'run_started', detail: { origin: event.origin } }
+          : undefined;
       case 'run.finished':
         return { event: 'run_finished', status: event.outcome, reason: event.reason };
       default:

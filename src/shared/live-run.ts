@@ -1,10 +1,9 @@
 /**
- * The run being streamed right now, folded from its events. Pure: the chat view feeds it every
- * `run` event of its session and renders what it returns; when the run ends the view reloads
- * the stored history, which is the source of truth.
+ * The run being streamed right now, folded from its events. Pure, and shared by both UIs (the
+ * renderer's chat view and the terminal dashboard): each feeds it every `run` event and renders
+ * what it returns; when the run ends the view reloads the stored history, the source of truth.
  */
-import type { RunEventView, ToolCallView } from '../../../shared/ipc';
-import { toolDisplayName } from '../../../shared/messages';
+import type { RunEventView, ToolCallView } from './ipc.js';
 
 export type LiveItem =
   | { kind: 'text'; text: string }
@@ -97,7 +96,7 @@ export function applyRunEvent(run: LiveRun, event: RunEventView, now = performan
           [event.call.id]: {
             callId: event.call.id,
             runId: run.runId,
-            name: toolDisplayName(event.call.name),
+            name: event.call.name,
             input: event.call.input,
             output: null,
             status: 'requested',

@@ -1,5 +1,5 @@
-import type { ToolHost, ToolOutcome } from '../runtime/hooks.js';
-import type { ContentScanner, Findings } from './scanner.js';
+import type { ContentScanner, Findings } from '../policy/scanner.js';
+import type { ToolHost, ToolOutcome } from '../tools/host.js';
 
 /**
  * Wraps a tool host so every outcome passes the scanner before anyone sees it: secrets
@@ -18,11 +18,17 @@ export function screenedTools(
     if (screened.findings.secrets.length || screened.findings.injection.length) {
       onFindings?.(tool, screened.findings);
     }
-    return { content: screened.content, isError: outcome.isError || screened.blocked };
+    return {
+      content: screened.content,
+      isError: outcome.isError || screened.blocked,
+      ...(outcome.code !== undefined ? { code: outcome.code } : {}),
+    };
   };
   return {
     definitions: () => host.definitions(),
     isReadOnly: (name) => host.isReadOnly(name),
+    // Unknown tools and bad arguments are answered before the policy is asked: without this
+    // an unknown tool read as a policy denial, and a person was asked to approve a broken call.
     validate: (call) => {
       const invalid = host.validate(call);
       return invalid && screen(call.name, invalid);

@@ -1,0 +1,104 @@
+/**
+ * An OpenAI-compatible chat server on 127.0.0.1 that answers instantly from a script, so a
+ * benchmark measures Pincer and not a model: a message that says "read" gets one call of the
+ * offered tool whose name contains "read" (on `note.txt`); a tool result, or any other message,
+ * gets a short text reply. It records when each request arrived and when its reply ended.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ScriptedServer {
+  /** Base URL for `--endpoint`, e.g. http://127.0.0.1:PORT/v1 */
+  url: string;
+  /** Per request: arrival, end of the reply (performance.now() of this process), body bytes. */
+  calls: Array<{ arrived: number; ended: number; bytes: number }>;
+  close(): Promise<void>;
+}
+
+interface ChatBody {
+  stream?: boolean;
+  messages?: Array<{ role?: string; content?: unknown }>;
+  tools?: Array<{ function?: { name?: string } }>;
+}
+
+const chunk = (delta: unknown, finish: string | null = null) =>
+  `data: ${JSON.stringify({
+    id: 'chatcmpl-bench',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'scripted',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  })}\n\n`;
+
+function replyFrames(body: ChatBody): string[] {
+  const messages = body.messages ?? [];
+  const last = messages.at(-1);
+  const reader = body.tools?.find((tool) => /read/.test(tool.function?.name ?? ''))?.function;
+  const asksToRead =
+    last?.role === 'user' && JSON.stringify(last.content ?? '').includes('read') && reader?.name;
+  const frames = [chunk({ role: 'assistant', content: '' })];
+  if (asksToRead) {
+    frames.push(
+      chunk({
+        tool_calls: [
+          {
+            index: 0,
+            id: 'call_1',
+            type: 'function',
+            function: { name: reader?.name, arguments: '{"path":"note.txt"}' },
+          },
+        ],
+      }),
+      chunk({}, 'tool_calls'),
+    );
+  } else {
+    frames.push(chunk({ content: 'Hello' }), chunk({ content: ' there.' }), chunk({}, 'stop'));
+  }
+  frames.push(
+    `data: ${JSON.stringify({
+      id: 'chatcmpl-bench',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'scripted',
+      choices: [],
+      usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 },
+    })}\n\n`,
+    'data: [DONE]\n\n',
+  );
+  return frames;
+}
+
+export async function startScriptedServer(): Promise<ScriptedServer> {
+  const calls: ScriptedServer['calls'] = [];
+  const server = createServer(async (req, res) => {
+    const arrived = performance.now();
+    const parts: Buffer[] = [];
+    for await (const part of req) parts.push(part as Buffer);
+    const raw = Buffer.concat(parts);
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      res.writeHead(404).end();
+      return;
+    }
+    let body: ChatBody = {};
+    try {
+      body = JSON.parse(raw.toString('utf8')) as ChatBody;
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.end(replyFrames(body).join(''));
+    calls.push({ arrived, ended: performance.now(), bytes: raw.length });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    calls,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * CLI start-up, whole process (#25): `pincer --version`, `--help`, and a headless text turn
+ * against the scripted OpenAI-compatible server on 127.0.0.1, each against `node -e 0` (the
+ * floor of any Node CLI) run in the same rounds; the turn also against a bare Node script that
+ * makes the same streaming request. Needs the built CLI (`npm run build:cli`).
+ * PINCER_BENCH_SAMPLES sets the rounds (default 7).
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  countLoads,
+  hasStrace,
+  mib,
+  type ProcessCase,
+  peakTree,
+  range,
+  spread,
+  timeCases,
+} from './process.js';
+import { startScriptedServer } from './scripted-server.js';
+
+export const CLI = path.join(import.meta.dirname, '..', 'dist', 'cli.js');
+
+export function turnArgs(url: string, message: string): string[] {
+  return [
+    process.execPath,
+    CLI,
+    'run',
+    '--protocol',
+    'openai-compatible',
+    '--endpoint',
+    url,
+    '--model',
+    'scripted',
+    message,
+  ];
+}
+
+/** The same streaming request Pincer makes, by a bare Node process: the floor for a turn. */
+export function bareRequestArgs(url: string): string[] {
+  const script = `const r = await fetch(${JSON.stringify(`${url}/chat/completions`)}, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify({model: 'scripted', stream: true, messages: [{role: 'user', content: 'hi'}]})}); await r.text();`;
+  return [process.execPath, '--input-type=module', '-e', script];
+}
+
+export async function run(): Promise<void> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build:cli\` first`);
+  const samples = Number(process.env.PINCER_BENCH_SAMPLES ?? 7);
+  const server = await startScriptedServer();
+  const home = await mkdtemp(path.join(os.tmpdir(), 'pincer-bench-home-'));
+  const env = { PINCER_HOME: home };
+  const cases: ProcessCase[] = [
+    { name: 'node -e 0 (baseline)', argv: [process.execPath, '-e', '0'] },
+    { name: 'pincer --version', argv: [process.execPath, CLI, '--version'], env },
+    { name: 'pincer --help', argv: [process.execPath, CLI, '--help'], env },
+    { name: 'bare node streaming request', argv: bareRequestArgs(server.url) },
+    { name: 'pincer run (text turn)', argv: turnArgs(server.url, 'hi'), env },
+  ];
+  try {
+    const times = await timeCases(cases, samples);
+    const floor = times.get('node -e 0 (baseline)')?.median ?? 1;
+    console.log(`\nstartup: whole process, ${samples} interleaved rounds, median (min..max)`);
+    for (const c of cases) {
+      const time = times.get(c.name);
+      if (!time) continue;
+      const peaks = [];
+      for (let i = 0; i < 3; i++) peaks.push((await peakTree(c)).peakKb);
+      const counts = await countLoads(c);
+      console.log(
+        `  ${c.name.padEnd(30)} ${range(time).padEnd(24)} ratio ${(time.median / floor).toFixed(2)}x` +
+          `  peak RSS ${mib(spread(peaks).median)}` +
+          (counts ? `  files ${counts.files}  processes ${counts.processes}` : ''),
+      );
+    }
+    if (!hasStrace) console.log('  (strace not installed: no file and process counts)');
+    const bytes = server.calls.map((call) => call.bytes);
+    console.log(`  request bytes per model call: ${spread(bytes).median}`);
+  } finally {
+    await server.close();
+    await rm(home, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+/**
+ * `npm run build:cli`: the headless CLI (dist/cli.js) and the sandbox's tool worker
+ * (dist/sandbox-worker.js) for plain Node. Pure-JS dependencies are bundled so start-up reads a
+ * few files instead of walking hundreds; packages with native code or their own binaries stay
+ * external. Code split: a command's modules (and node-llama-cpp behind the local engine) load
+ * only when that command runs. Chunks sit next to the entries, because the worker is found next
+ * to the code that starts it. `--metafile` writes dist/meta.json (what went where).
+ */
+import { rm } from 'node:fs/promises';
+import { build } from 'esbuild';
+
+const NATIVE = ['better-sqlite3', 'sqlite-vec', 'keytar', 'node-llama-cpp', 'electron'];
+// Optional packages loaded only when installed: ws's native speed-ups (plain JS without them)
+// and the React DevTools bridge Ink imports only when DEV=true.
+const OPTIONAL = ['bufferutil', 'utf-8-validate', 'react-devtools-core'];
+
+await rm('dist', { recursive: true, force: true });
+const result = await build({
+  entryPoints: { cli: 'src/main/cli.ts', 'sandbox-worker': 'src/main/core/sandbox/worker.ts' },
+  outdir: 'dist',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  // The terminal dashboard is React (Ink): .tsx with the automatic runtime.
+  jsx: 'automatic',
+  chunkNames: 'chunk-[hash]',
+  external: [...NATIVE, ...OPTIONAL],
+  // Bundled CommonJS calls `require` for Node built-ins; ESM has none unless made.
+  banner: {
+    js: [
+      '#!/usr/bin/env node',
+      "import { createRequire as __pincerCreateRequire } from 'node:module';",
+      'const require = __pincerCreateRequire(import.meta.url);',
+    ].join('\n'),
+  },
+  metafile: process.argv.includes('--metafile'),
+  logLevel: 'warning',
+  legalComments: 'none',
+});
+if (result.metafile) {
+  const { writeFile } = await import('node:fs/promises');
+  await writeFile('dist/meta.json', JSON.stringify(result.metafile));
+}

@@ -1,0 +1,119 @@
+/**
+ * `pincer serve --stdio|--http PORT|--ws PORT`: the agent as a Claw Kernel Protocol server.
+ * stdout carries protocol messages only on --stdio; HTTP and WebSocket bind 127.0.0.1 and want
+ * a bearer token. The agent is the root's, opened on `claw.initialize` and closed on
+ * `claw.shutdown`; `--manifest` names the agent served.
+ */
+import { type Agent, openAgent } from '../../core/agent/index.js';
+import { loadActiveClaw, resourcesDirOf } from '../../core/ckp/index.js';
+import {
+  CkpHost,
+  InProcessSwarm,
+  type Listener,
+  listenHttp,
+  listenWebSocket,
+  newToken,
+  serveStdio,
+  sessionFactory,
+  ToolCalls,
+} from '../../core/ckp-server/index.js';
+import { agentOptionsOf } from '../agent-options.js';
+import { type CliContext, ExitCode } from '../context.js';
+import { protocolStdout } from '../protocol-stdout.js';
+
+export interface CkpServeOptions {
+  stdio?: boolean;
+  http?: string;
+  ws?: string;
+  host: string;
+  heartbeat?: string;
+  tokenEnv?: string;
+  manifest?: string;
+  provider?: string;
+  tools?: string;
+  modelPath?: string;
+  threads?: number;
+  contextSize?: number;
+}
+
+/** Every tool of the registry is served; the manifest's policy decides each call. */
+const SERVED_TOOLS = '**';
+
+export function wantsCkp(options: CkpServeOptions): boolean {
+  return options.stdio === true || options.http !== undefined || options.ws !== undefined;
+}
+
+export async function serveCkp(ctx: CliContext, options: CkpServeOptions): Promise<number> {
+  const usage = (message: string) => {
+    ctx.stderr.write(`pincer serve: ${message}\n`);
+    return ExitCode.usage;
+  };
+  const ports = { http: portOf(options.http), ws: portOf(options.ws) };
+  if (ports.http === null || ports.ws === null) return usage('a port is 0-65535');
+  const heartbeatMs = options.heartbeat === undefined ? undefined : Number(options.heartbeat);
+  if (heartbeatMs !== undefined && !(Number.isInteger(heartbeatMs) && heartbeatMs > 0))
+    return usage('--heartbeat is a positive number of milliseconds');
+  const token = options.tokenEnv ? process.env[options.tokenEnv] : newToken();
+  if (!token) return usage(`${options.tokenEnv} is not set`);
+
+  const diverted = options.stdio ? protocolStdout(ctx) : undefined;
+  try {
+    const { claw } = await loadActiveClaw(
+      { dataDir: ctx.dataDir, resourcesDir: resourcesDirOf(ctx.appDir) },
+      options.manifest,
+    );
+    const agentOptions = agentOptionsOf(ctx, {
+      manifest: claw.file,
+      provider: options.provider,
+      modelPath: options.modelPath,
+      threads: options.threads,
+      contextSize: options.contextSize,
+      tools: options.tools ?? SERVED_TOOLS,
+    });
+    // Without a model flag the served manifest's primary provider answers.
+    if (!options.provider && !options.modelPath)
+      agentOptions.model = { kind: 'provider', name: claw.providers[0]?.name ?? '' };
+    const host = new CkpHost({
+      claw,
+      open: (): Promise<Agent> => openAgent(agentOptions),
+      heartbeatMs,
+      onLifecycle: (event) => ctx.stderr.write(`${JSON.stringify(event)}\n`),
+    });
+    const open = sessionFactory({
+      host,
+      services: { tools: new ToolCalls(), swarm: new InProcessSwarm() },
+    });
+    const listeners: Listener[] = [];
+    const bind = { host: options.host, token };
+    if (ports.http !== undefined)
+      listeners.push(await listenHttp(open, { ...bind, port: ports.http }));
+    if (ports.ws !== undefined)
+      listeners.push(await listenWebSocket(open, { ...bind, port: ports.ws }));
+    for (const listener of listeners)
+      ctx.stderr.write(`pincer serve: CKP on ${listener.url} (Authorization: Bearer <token>)\n`);
+    if (listeners.length && !options.tokenEnv) ctx.stderr.write(`pincer serve: token ${token}\n`);
+    if (diverted) await serveStdio(open, process.stdin, diverted.stream);
+    else await untilSignal();
+    await Promise.all(listeners.map((listener) => listener.close()));
+    await host.stop(0);
+    return ExitCode.ok;
+  } catch (error) {
+    ctx.stderr.write(`pincer serve: ${error instanceof Error ? error.message : String(error)}\n`);
+    return ExitCode.failed;
+  } finally {
+    diverted?.restore();
+  }
+}
+
+function portOf(value: string | undefined): number | undefined | null {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  return Number.isInteger(port) && port >= 0 && port <= 65535 ? port : null;
+}
+
+function untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+}

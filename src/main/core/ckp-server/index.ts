@@ -1,0 +1,22 @@
+/** The CKP JSON-RPC server: a lifecycle host, per-connection sessions, three transports. */
+export {
+  CkpHost,
+  type CkpHostOptions,
+  DEFAULT_HEARTBEAT_MS,
+  type LifecycleEvent,
+  type LifecycleState,
+} from './host.js';
+export { answerFrame, RpcError } from './jsonrpc.js';
+export { CkpSession } from './session.js';
+export { InProcessSwarm } from './swarm.js';
+export { ToolCalls } from './tool-calls.js';
+export {
+  type Listener,
+  listenHttp,
+  listenWebSocket,
+  MAX_FRAME_BYTES,
+  newToken,
+  type SessionFactory,
+  serveStdio,
+  sessionFactory,
+} from './transports.js';

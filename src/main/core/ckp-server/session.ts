@@ -1,0 +1,427 @@
+/**
+ * One CKP connection (a stdio pair, a WebSocket, the HTTP endpoint): the method table of §9.3
+ * with its direction and type rules, the conformance gate of §11, `claw.initialize` first, and
+ * heartbeats while the agent is READY. The agent and its lifecycle are the host's; a session
+ * only speaks for one peer.
+ */
+import type { Agent } from '../agent/index.js';
+import { CKP_ERRORS } from '../ckp/codes.js';
+import type { ConformanceLevel } from '../ckp/conformance.js';
+import { CKP_PROTOCOL_VERSION, checkProtocolVersion, parseSemver } from '../ckp/version.js';
+import type { CkpHost } from './host.js';
+import {
+  answerFrame,
+  type JsonRpcErrorBody,
+  type JsonRpcId,
+  RpcError,
+  type RpcHandler,
+} from './jsonrpc.js';
+import { compactMemory, queryMemory, storeMemory } from './memory-ops.js';
+import {
+  approvalParams,
+  broadcastParams,
+  delegateParams,
+  discoverParams,
+  emptyParams,
+  initializeParams,
+  memoryCompactParams,
+  memoryQueryParams,
+  memoryStoreParams,
+  parseParams,
+  reportParams,
+  shutdownParams,
+  toolCallParams,
+} from './params.js';
+import type { InProcessSwarm, SwarmReport } from './swarm.js';
+import type { ToolCalls } from './tool-calls.js';
+
+const LEVELS: ConformanceLevel[] = ['level-1', 'level-2', 'level-3'];
+
+/** Every method of §9.3: who may send it to the agent, whether it is a request, its level. */
+const METHODS: Record<
+  string,
+  { type: 'request' | 'notification'; level: ConformanceLevel; toAgent: boolean }
+> = {
+  'claw.initialize': { type: 'request', level: 'level-1', toAgent: true },
+  'claw.initialized': { type: 'notification', level: 'level-1', toAgent: true },
+  'claw.status': { type: 'request', level: 'level-1', toAgent: true },
+  'claw.shutdown': { type: 'request', level: 'level-1', toAgent: true },
+  // Agent -> Operator only: the agent sends it, never receives it.
+  'claw.heartbeat': { type: 'notification', level: 'level-1', toAgent: false },
+  'claw.tool.call': { type: 'request', level: 'level-2', toAgent: true },
+  'claw.tool.approve': { type: 'request', level: 'level-2', toAgent: true },
+  'claw.tool.deny': { type: 'request', level: 'level-2', toAgent: true },
+  'claw.swarm.delegate': { type: 'request', level: 'level-3', toAgent: true },
+  'claw.swarm.report': { type: 'request', level: 'level-3', toAgent: true },
+  'claw.swarm.broadcast': { type: 'notification', level: 'level-3', toAgent: true },
+  'claw.swarm.discover': { type: 'request', level: 'level-3', toAgent: true },
+  'claw.memory.query': { type: 'request', level: 'level-3', toAgent: true },
+  'claw.memory.store': { type: 'request', level: 'level-3', toAgent: true },
+  'claw.memory.compact': { type: 'request', level: 'level-3', toAgent: true },
+};
+
+/** Capability groups (§9.3.1) and the level that brings each. */
+const CAPABILITIES: Record<'tools' | 'swarm' | 'memory', ConformanceLevel> = {
+  tools: 'level-2',
+  swarm: 'level-3',
+  memory: 'level-3',
+};
+
+export interface SessionServices {
+  tools: ToolCalls;
+  swarm: InProcessSwarm;
+}
+
+export interface CkpSessionOptions {
+  host: CkpHost;
+  services: SessionServices;
+  /** Sends a frame to the peer; absent where the transport cannot push (plain HTTP). */
+  push?: (frame: string) => void;
+  /** Who answers approvals from this connection, as the audit records it. */
+  label: string;
+}
+
+export class CkpSession implements RpcHandler {
+  private initialized = false;
+  private initializing: Promise<unknown> | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private nextId = 0;
+  private readonly stopListening: () => void;
+  private readonly outgoing = new Map<
+    JsonRpcId,
+    (outcome: { result: unknown } | { error: JsonRpcErrorBody }) => void
+  >();
+
+  constructor(private readonly options: CkpSessionOptions) {
+    this.stopListening = options.host.onState((state) => {
+      if (state === 'READY' && this.initialized) this.startHeartbeat();
+      else this.stopHeartbeat();
+    });
+  }
+
+  /** The declared conformance level of the served manifest (level-1 when it meets none). */
+  get level(): ConformanceLevel {
+    return this.options.host.claw.conformance.level ?? 'level-1';
+  }
+
+  /** Answers one frame from the peer; undefined when nothing is to be sent back. */
+  receive(frame: string): Promise<string | undefined> {
+    return answerFrame(frame, this);
+  }
+
+  close(): void {
+    this.stopHeartbeat();
+    this.stopListening();
+    for (const settle of this.outgoing.values())
+      settle({ error: { code: CKP_ERRORS.internalError, message: 'the connection closed' } });
+    this.outgoing.clear();
+  }
+
+  async request(method: string, params: unknown): Promise<unknown> {
+    // Nothing else is processed before claw.initialize is answered: a pipelined request waits.
+    if (method !== 'claw.initialize') await this.initializing?.catch(() => undefined);
+    this.admit(method, 'request');
+    if (method !== 'claw.initialize') return this.handle(method, params);
+    const initializing = this.handle(method, params);
+    this.initializing = initializing;
+    try {
+      return await initializing;
+    } finally {
+      if (this.initializing === initializing) this.initializing = undefined;
+    }
+  }
+
+  notification(method: string, params: unknown): void {
+    const known = METHODS[method];
+    if (!known?.toAgent || known.type !== 'notification' || !this.allowedAtLevel(method)) return;
+    if (method === 'claw.initialized' || !this.initialized) return;
+    if (method === 'claw.swarm.broadcast') {
+      const agent = this.options.host.ready();
+      const parsed = broadcastParams.safeParse(params ?? {});
+      if (agent && parsed.success)
+        this.options.services.swarm.broadcast(agent, parsed.data.swarm, parsed.data.message);
+    }
+  }
+
+  response(id: JsonRpcId, outcome: { result: unknown } | { error: JsonRpcErrorBody }): void {
+    const settle = this.outgoing.get(id);
+    if (!settle) return;
+    this.outgoing.delete(id);
+    settle(outcome);
+  }
+
+  /** Sends a request to the peer (a swarm report); resolves with its answer. */
+  call(
+    method: string,
+    params: unknown,
+  ): Promise<{ result: unknown } | { error: JsonRpcErrorBody }> {
+    const push = this.options.push;
+    if (!push)
+      return Promise.resolve({
+        error: { code: CKP_ERRORS.internalError, message: 'this transport cannot send requests' },
+      });
+    const id = `pincer-${++this.nextId}`;
+    return new Promise((resolve) => {
+      this.outgoing.set(id, resolve);
+      push(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+    });
+  }
+
+  /** Method known, sent the way its type says, within the level, after initialize. */
+  private admit(method: string, as: 'request' | 'notification'): void {
+    const known = METHODS[method];
+    if (!known?.toAgent) {
+      throw new RpcError(CKP_ERRORS.methodNotFound, `Method not found: ${method}`, {
+        method,
+        ...(known ? { reason: 'the agent sends this method; it does not receive it' } : {}),
+      });
+    }
+    if (!this.allowedAtLevel(method)) {
+      throw new RpcError(CKP_ERRORS.methodNotFound, `Method not found: ${method}`, {
+        method,
+        conformanceLevel: this.level,
+        requires: known.level,
+      });
+    }
+    if (known.type !== as) {
+      throw new RpcError(
+        CKP_ERRORS.invalidRequest,
+        `Invalid request: ${method} is a ${known.type}`,
+        {
+          method,
+          type: known.type,
+        },
+      );
+    }
+    if (method !== 'claw.initialize' && !this.initialized) {
+      throw new RpcError(
+        CKP_ERRORS.invalidRequest,
+        'Invalid request: claw.initialize must come first',
+        {
+          method,
+          state: this.options.host.state,
+        },
+      );
+    }
+  }
+
+  private allowedAtLevel(method: string): boolean {
+    const known = METHODS[method];
+    return !!known && LEVELS.indexOf(known.level) <= LEVELS.indexOf(this.level);
+  }
+
+  private async handle(method: string, params: unknown): Promise<unknown> {
+    const { host, services } = this.options;
+    switch (method) {
+      case 'claw.initialize':
+        return this.initialize(parseParams(initializeParams, params, method));
+      case 'claw.status':
+        parseParams(emptyParams, params, method);
+        return { state: host.state, uptime_ms: host.uptimeMs };
+      case 'claw.shutdown': {
+        const p = parseParams(shutdownParams, params, method);
+        this.stopHeartbeat();
+        return host.stop(p.timeout_ms);
+      }
+    }
+    const agent = this.readyAgent(method);
+    switch (method) {
+      case 'claw.tool.call': {
+        const p = parseParams(toolCallParams, params, method);
+        return host.once(
+          method,
+          p.context.request_id,
+          p,
+          () => services.tools.call(agent, p.name, p.arguments, p.context.request_id),
+          () => reused(p.context.request_id),
+        );
+      }
+      case 'claw.tool.approve':
+      case 'claw.tool.deny': {
+        const p = parseParams(approvalParams, params, method);
+        const approve = method === 'claw.tool.approve';
+        return {
+          acknowledged: services.tools.answer(agent, p.request_id, approve, this.options.label),
+        };
+      }
+      case 'claw.swarm.delegate': {
+        const p = parseParams(delegateParams, params, method);
+        return host.once(
+          method,
+          p.context.request_id,
+          p,
+          async () =>
+            services.swarm.delegate(
+              agent,
+              { task_id: p.task_id, task: p.task, swarm: p.context.swarm },
+              (report) => void this.report(report),
+            ),
+          () => reused(p.context.request_id),
+        );
+      }
+      case 'claw.swarm.report':
+        return services.swarm.report(parseParams(reportParams, params, method) as SwarmReport);
+      case 'claw.swarm.discover':
+        return services.swarm.discover(agent, parseParams(discoverParams, params, method).swarm);
+      case 'claw.memory.query': {
+        const p = parseParams(memoryQueryParams, params, method);
+        return { entries: await host.track(queryMemory(agent, p.store, p.query)) };
+      }
+      case 'claw.memory.store': {
+        const p = parseParams(memoryStoreParams, params, method);
+        return host.once(
+          method,
+          p.context.request_id,
+          p,
+          () => storeMemory(agent, p.store, p.entries),
+          () => reused(p.context.request_id),
+        );
+      }
+      case 'claw.memory.compact':
+        return compactMemory(agent, parseParams(memoryCompactParams, params, method).store);
+    }
+    throw new RpcError(CKP_ERRORS.methodNotFound, `Method not found: ${method}`, { method });
+  }
+
+  private async initialize(p: (typeof initializeParams)['_output']): Promise<unknown> {
+    const { host } = this.options;
+    const requested = parseSemver(p.protocolVersion);
+    if (!requested) {
+      throw new RpcError(
+        CKP_ERRORS.invalidParams,
+        'Invalid params: protocolVersion is not a semver string',
+        {
+          protocolVersion: p.protocolVersion,
+        },
+      );
+    }
+    const compatible = checkProtocolVersion(p.protocolVersion);
+    const ours = parseSemver(CKP_PROTOCOL_VERSION);
+    // The answer is ours, and it must not be above what the operator asked for.
+    if (!compatible.ok || !ours || requested.minor < ours.minor) {
+      throw new RpcError(CKP_ERRORS.versionNotSupported, 'Protocol version not supported', {
+        supported: [CKP_PROTOCOL_VERSION],
+      });
+    }
+    this.checkManifest(p.manifest);
+    if (host.state === 'STOPPING') {
+      throw new RpcError(CKP_ERRORS.invalidRequest, 'Invalid request: the agent is stopping', {
+        state: host.state,
+      });
+    }
+    try {
+      await host.start();
+    } catch (error) {
+      const code =
+        typeof (error as { code?: unknown }).code === 'number'
+          ? (error as { code: number }).code
+          : undefined;
+      throw new RpcError(
+        code === CKP_ERRORS.sandboxDenied ? code : CKP_ERRORS.internalError,
+        `The agent could not start: ${error instanceof Error ? error.message : String(error)}`,
+        { state: host.state },
+      );
+    }
+    this.initialized = true;
+    this.startHeartbeat();
+    const granted = Object.fromEntries(
+      (Object.keys(CAPABILITIES) as Array<keyof typeof CAPABILITIES>)
+        .filter((group) => p.capabilities[group] !== undefined)
+        .filter((group) => LEVELS.indexOf(CAPABILITIES[group]) <= LEVELS.indexOf(this.level))
+        .map((group) => [group, {}]),
+    );
+    return {
+      protocolVersion: CKP_PROTOCOL_VERSION,
+      agentInfo: { name: host.claw.identity.name, version: host.claw.version },
+      conformanceLevel: this.level,
+      capabilities: granted,
+    };
+  }
+
+  /**
+   * The manifest the operator sent must describe the served agent: the same name and a
+   * protocol version this runtime reads. It is checked, never loaded in place of the served one.
+   */
+  private checkManifest(sent: string | Record<string, unknown>): void {
+    const served = this.options.host.claw;
+    const problem = manifestMismatch(sent, served.name);
+    if (problem) {
+      throw new RpcError(CKP_ERRORS.invalidParams, `Invalid params: ${problem}`, {
+        served: { name: served.name, version: served.version, protocol: served.protocol },
+      });
+    }
+  }
+
+  private readyAgent(method: string): Agent {
+    const agent = this.options.host.ready();
+    if (!agent) {
+      throw new RpcError(
+        CKP_ERRORS.invalidRequest,
+        `Invalid request: the agent is ${this.options.host.state}`,
+        {
+          method,
+          state: this.options.host.state,
+        },
+      );
+    }
+    return agent;
+  }
+
+  private async report(report: SwarmReport): Promise<void> {
+    await this.call('claw.swarm.report', report);
+  }
+
+  private startHeartbeat(): void {
+    const { host, push } = this.options;
+    if (!push || this.heartbeat || host.state !== 'READY') return;
+    this.heartbeat = setInterval(() => {
+      if (host.state !== 'READY') return this.stopHeartbeat();
+      push(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          method: 'claw.heartbeat',
+          params: {
+            state: host.state,
+            uptime_ms: host.uptimeMs,
+            timestamp: new Date().toISOString(),
+          },
+        }),
+      );
+    }, host.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  private stopHeartbeat(): void {
+    clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+  }
+}
+
+function reused(requestId: string): RpcError {
+  return new RpcError(
+    CKP_ERRORS.invalidParams,
+    'Invalid params: request_id was already used with other params',
+    {
+      request_id: requestId,
+    },
+  );
+}
+
+function manifestMismatch(
+  sent: string | Record<string, unknown>,
+  name: string,
+): string | undefined {
+  if (typeof sent === 'string') {
+    const last = sent.slice(sent.lastIndexOf('/') + 1);
+    const sentName = last.split('@')[0];
+    return sentName === name ? undefined : `the manifest ${sent} is not the served agent "${name}"`;
+  }
+  if (sent.kind !== undefined && sent.kind !== 'Claw') return 'the manifest is not of kind Claw';
+  const metadata = sent.metadata as Record<string, unknown> | undefined;
+  if (typeof metadata?.name !== 'string') return 'the manifest has no metadata.name';
+  if (metadata.name !== name)
+    return `the manifest "${metadata.name}" is not the served agent "${name}"`;
+  if (typeof sent.claw === 'string' && !checkProtocolVersion(sent.claw).ok)
+    return `the manifest's protocol ${sent.claw} is not one this runtime reads`;
+  return undefined;
+}

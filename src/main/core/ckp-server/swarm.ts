@@ -1,0 +1,122 @@
+/**
+ * `claw.swarm.*` (§9.3.3), in process: the served agent is the one peer that runs here. A
+ * delegated task is a run of the agent's runtime (the model, tools and policy of the manifest);
+ * when it ends, its report goes back to whoever delegated it as a `claw.swarm.report` request.
+ * Peers on other hosts arrive with the swarm transport; until then they are listed as
+ * `unavailable`.
+ */
+
+import { textOf as messageText } from '../../../shared/messages.js';
+import type { Agent } from '../agent/index.js';
+import { CKP_ERRORS } from '../ckp/codes.js';
+import { refName } from '../ckp/resolved.js';
+import { RpcError } from './jsonrpc.js';
+
+export interface SwarmReport {
+  task_id: string;
+  status: 'completed' | 'failed' | 'partial';
+  result: unknown;
+  token_usage?: number;
+  duration_ms?: number;
+}
+
+interface Task {
+  status: 'running' | SwarmReport['status'];
+  report?: SwarmReport;
+}
+
+export class InProcessSwarm {
+  private readonly tasks = new Map<string, Task>();
+  private readonly broadcasts: unknown[] = [];
+
+  delegate(
+    agent: Agent,
+    params: { task_id: string; task: { description: string; input?: unknown }; swarm: string },
+    reportTo: (report: SwarmReport) => void,
+  ): { acknowledged: boolean } {
+    this.checkSwarm(agent, params.swarm);
+    if (this.tasks.has(params.task_id)) {
+      throw new RpcError(CKP_ERRORS.invalidParams, 'Invalid params: task_id is already in use', {
+        task_id: params.task_id,
+      });
+    }
+    const task: Task = { status: 'running' };
+    this.tasks.set(params.task_id, task);
+    const text =
+      params.task.input === undefined
+        ? params.task.description
+        : `${params.task.description}\n\nInput:\n${JSON.stringify(params.task.input, null, 2)}`;
+    const started = performance.now();
+    const handle = agent.runtime.start({ text });
+    void handle.done.then((result) => {
+      const report: SwarmReport = {
+        task_id: params.task_id,
+        status: result.outcome === 'completed' ? 'completed' : 'failed',
+        result:
+          result.outcome === 'completed'
+            ? { summary: result.reply ? messageText(result.reply) : '', run_id: result.runId }
+            : {
+                error: {
+                  ...(result.code !== undefined ? { code: result.code } : {}),
+                  outcome: result.outcome,
+                  message: result.reason,
+                },
+                run_id: result.runId,
+              },
+        token_usage: result.usage.inputTokens + result.usage.outputTokens,
+        duration_ms: Math.round(performance.now() - started),
+      };
+      task.status = report.status;
+      task.report = report;
+      reportTo(report);
+    });
+    return { acknowledged: true };
+  }
+
+  /** A peer's report: recorded when it answers a task this agent knows. */
+  report(report: SwarmReport): { acknowledged: boolean } {
+    const task = this.tasks.get(report.task_id);
+    if (!task) return { acknowledged: false };
+    task.status = report.status;
+    task.report = report;
+    return { acknowledged: true };
+  }
+
+  broadcast(agent: Agent, swarm: string, message: unknown): void {
+    if (agent.claw.swarm?.name !== swarm) return;
+    this.broadcasts.push(message);
+  }
+
+  discover(
+    agent: Agent,
+    swarm?: string,
+  ): { peers: Array<{ identity: string; uri: string; status: 'ready' | 'busy' | 'unavailable' }> } {
+    const declared = agent.claw.swarm;
+    if (!declared || (swarm !== undefined && swarm !== declared.name)) return { peers: [] };
+    const self = agent.claw.identity.name;
+    const busy = [...this.tasks.values()].some((task) => task.status === 'running');
+    const others = declared.spec.agents
+      .map((member) => refName(member.identity_ref))
+      .filter((name, index, all) => name !== self && all.indexOf(name) === index);
+    return {
+      peers: [
+        { identity: self, uri: `claw://local/identity/${self}`, status: busy ? 'busy' : 'ready' },
+        ...others.map((identity) => ({
+          identity,
+          uri: `claw://local/identity/${identity}`,
+          status: 'unavailable' as const,
+        })),
+      ],
+    };
+  }
+
+  private checkSwarm(agent: Agent, swarm: string): void {
+    const declared = agent.claw.swarm;
+    if (declared?.name !== swarm) {
+      throw new RpcError(CKP_ERRORS.invalidParams, `Invalid params: no swarm "${swarm}"`, {
+        swarm,
+        available: declared ? [declared.name] : [],
+      });
+    }
+  }
+}

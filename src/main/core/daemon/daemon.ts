@@ -1,0 +1,145 @@
+/**
+ * The agent without a window: the root's agent, the manifest's channels on a hub, the single
+ * instance lock of the data dir, a rotated log, and a status file that `pincer channels status`
+ * and `pincer daemon status` read. Runs a killed daemon left unfinished continue at start-up
+ * (completed side effects are not repeated). Stopping drains: channels stop taking work, runs in
+ * flight get `drainMs` to finish, then are cancelled (and stay resumable).
+ */
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { type Agent, type AgentOptions, openAgent } from '../agent/index.js';
+import { type ChannelSet, openChannels } from '../channels/from-manifest.js';
+import { ChannelHub } from '../channels/hub.js';
+import type { ChannelStatus } from '../channels/types.js';
+import type { RunHandle } from '../runtime/runtime.js';
+import { acquireInstanceLock } from './instance-lock.js';
+import { RotatingLog } from './rotating-log.js';
+
+export interface DaemonStatus {
+  pid: number;
+  startedAt: string;
+  updatedAt: string;
+  model: string;
+  paused: boolean;
+  activeRuns: number;
+  channels: ChannelStatus[];
+  skipped: Array<{ name: string; type: string; reason: string }>;
+  pendingPairings: Array<{ channel: string; userId: string; code: string; expiresAt: string }>;
+}
+
+export interface Daemon {
+  agent: Agent;
+  hub: ChannelHub;
+  channels: ChannelSet;
+  log: RotatingLog;
+  status(): DaemonStatus;
+  /** Drains and releases everything; resolves once done. */
+  stop(): Promise<{ drained: boolean }>;
+}
+
+export function statusFileOf(dataDir: string): string {
+  return path.join(dataDir, 'daemon', 'status.json');
+}
+
+export async function startDaemon(options: {
+  agent: AgentOptions;
+  drainMs?: number;
+  /** Also told every log line (the terminal, when run in the foreground). */
+  echo?: (line: string) => void;
+}): Promise<Daemon> {
+  const dataDir = options.agent.dataDir;
+  const release = acquireInstanceLock(dataDir);
+  const log = new RotatingLog(path.join(dataDir, 'logs', 'daemon.log'));
+  const say = (line: string) => {
+    log.write(line);
+    options.echo?.(line);
+  };
+  let agent: Agent;
+  try {
+    agent = await openAgent(options.agent);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  const startedAt = new Date().toISOString();
+  const hub = new ChannelHub(agent, { log: say });
+  const live = new Set<RunHandle>();
+  hub.onRun((handle, origin) => {
+    live.add(handle);
+    say(`${origin.channel}: run ${handle.runId} started`);
+    void handle.done
+      .then((result) => say(`${origin.channel}: run ${result.runId} ${result.outcome}`))
+      .catch(() => undefined)
+      .finally(() => live.delete(handle));
+  });
+  const channels = await openChannels(hub, { log: say });
+  for (const skipped of channels.skipped) say(`${skipped.name}: not served: ${skipped.reason}`);
+  await channels.start();
+  const resumed = await channels.resumeInterrupted();
+  if (resumed) say(`resumed ${resumed} interrupted run(s)`);
+
+  const status = (): DaemonStatus => ({
+    pid: process.pid,
+    startedAt,
+    updatedAt: new Date().toISOString(),
+    model: agent.models.label(),
+    paused: hub.paused,
+    activeRuns: live.size,
+    channels: channels.statuses(),
+    skipped: channels.skipped,
+    pendingPairings: hub.records.pending().map(({ channel, userId, code, expiresAt }) => ({
+      channel,
+      userId,
+      code,
+      expiresAt,
+    })),
+  });
+  const statusFile = statusFileOf(dataDir);
+  const writeStatus = () => {
+    try {
+      mkdirSync(path.dirname(statusFile), { recursive: true });
+      writeFileSync(`${statusFile}.tmp`, JSON.stringify(status(), null, 2), { mode: 0o600 });
+      renameSync(`${statusFile}.tmp`, statusFile);
+    } catch (error) {
+      log.write(`status file: ${(error as Error).message}`);
+    }
+  };
+  writeStatus();
+  const timer = setInterval(writeStatus, 2_000);
+  timer.unref();
+  say(
+    `daemon ${process.pid} serving ${channels.channels.length} channel(s) with ${agent.models.label()}`,
+  );
+
+  let stopping: Promise<{ drained: boolean }> | undefined;
+  return {
+    agent,
+    hub,
+    channels,
+    log,
+    status,
+    stop() {
+      stopping ??= (async () => {
+        say('stopping: channels take no new work');
+        await channels.stop();
+        const inFlight = [...live].map((handle) => handle.done.catch(() => undefined));
+        let deadline: NodeJS.Timeout | undefined;
+        const drained = await Promise.race([
+          Promise.all(inFlight).then(() => true),
+          new Promise<boolean>((resolve) => {
+            deadline = setTimeout(() => resolve(false), options.drainMs ?? 30_000);
+          }),
+        ]);
+        clearTimeout(deadline);
+        if (!drained) say(`drain time over: cancelling ${live.size} run(s); they stay resumable`);
+        clearInterval(timer);
+        writeStatus();
+        await agent.close();
+        release();
+        say('stopped');
+        return { drained };
+      })();
+      return stopping;
+    },
+  };
+}

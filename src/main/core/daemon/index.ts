@@ -1,0 +1,4 @@
+/** `pincer daemon`: the agent without a window, one per data dir. */
+export * from './daemon.js';
+export * from './instance-lock.js';
+export * from './rotating-log.js';

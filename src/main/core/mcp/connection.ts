@@ -1,0 +1,210 @@
+/**
+ * One MCP server, kept connected: started through the sandbox (stdio) or reached over
+ * streamable HTTP, its tool list read at connect and again on `notifications/tools/list_changed`,
+ * restarted with backoff when it stops. A call while it is down fails at once with a sentence
+ * that says so and why.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  type CallToolResult,
+  type Tool as McpTool,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { PINCER_VERSION } from '../product.js';
+import type { ConfinedProcess, ServerSpec } from '../sandbox/sandbox.js';
+import { ToolError, type ToolOutput } from '../tools/types.js';
+import { ConfinedStdioTransport } from './process-transport.js';
+
+export type McpTarget =
+  | {
+      kind: 'stdio';
+      argv: string[];
+      env: Record<string, string>;
+      network: boolean;
+      /** The server's own files, shown read-only in the sandbox's view. */
+      readOnly: string[];
+    }
+  | { kind: 'http'; url: URL; headers: Record<string, string> };
+
+export type McpState = 'connecting' | 'ready' | 'down' | 'closed';
+
+export interface McpConnectionOptions {
+  /** How people see it named: the server's name, or the manifest's mcp_source URI. */
+  label: string;
+  target: McpTarget;
+  /** The sandbox's way to start a confined server. */
+  spawn: (spec: ServerSpec) => ConfinedProcess;
+  /** Told the server's tools after each connect and each list change. */
+  onTools?: (tools: McpTool[]) => void;
+  /** First restart delay, doubled up to `maxBackoffMs` while restarts fail. */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+const CONNECT_TIMEOUT_MS = 15_000;
+
+export class McpConnection {
+  private client: Client | undefined;
+  private transport: ConfinedStdioTransport | undefined;
+  private current: McpState = 'connecting';
+  private failure: string | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private delay: number;
+  private listed: McpTool[] = [];
+  private starts = 0;
+
+  constructor(private readonly options: McpConnectionOptions) {
+    this.delay = options.backoffMs ?? 250;
+  }
+
+  get state(): McpState {
+    return this.current;
+  }
+
+  /** Why the server is down (or the last start failed). */
+  get lastError(): string | undefined {
+    return this.failure;
+  }
+
+  get tools(): readonly McpTool[] {
+    return this.listed;
+  }
+
+  /** How many times the server was started (1 + restarts). */
+  get startCount(): number {
+    return this.starts;
+  }
+
+  /** Connects once; on failure the error is kept and restarts are scheduled. */
+  async connect(): Promise<void> {
+    if (this.current === 'closed') return;
+    this.current = 'connecting';
+    this.starts++;
+    const client = new Client({ name: 'pincer', version: PINCER_VERSION }, { capabilities: {} });
+    let transport: Transport;
+    if (this.options.target.kind === 'stdio') {
+      const { argv, env, network, readOnly } = this.options.target;
+      this.transport = new ConfinedStdioTransport(
+        this.options.spawn({ argv, env, network, readOnly }),
+      );
+      transport = this.transport;
+    } else {
+      this.transport = undefined;
+      transport = new StreamableHTTPClientTransport(this.options.target.url, {
+        requestInit: { headers: this.options.target.headers },
+      });
+    }
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      if (this.client === client) await this.refresh(client).catch(() => undefined);
+    });
+    client.onclose = () => {
+      if (this.client !== client || this.current === 'closed') return;
+      this.client = undefined;
+      this.down(`it stopped${this.stderrTail()}`);
+    };
+    try {
+      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+      this.client = client;
+      await this.refresh(client);
+      this.current = 'ready';
+      this.failure = undefined;
+      this.delay = this.options.backoffMs ?? 250;
+    } catch (error) {
+      this.client = undefined;
+      await client.close().catch(() => undefined);
+      this.down(`it did not start: ${(error as Error).message}${this.stderrTail()}`);
+      throw error;
+    }
+  }
+
+  async call(
+    name: string,
+    input: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<ToolOutput> {
+    const client = this.client;
+    if (!client || this.current !== 'ready') {
+      throw new ToolError(
+        `MCP server ${this.options.label} is not running (${this.failure ?? 'starting'}); it is being restarted`,
+      );
+    }
+    let result: CallToolResult;
+    try {
+      result = (await client.callTool({ name, arguments: input }, undefined, {
+        signal,
+        // The tool's deadline is the registry's (timeout_ms); the SDK's own must not cut it first.
+        timeout: 2 ** 31 - 1,
+      })) as CallToolResult;
+    } catch (error) {
+      if (signal.aborted) throw error;
+      const why =
+        this.current === 'ready' ? (error as Error).message : (this.failure ?? 'it stopped');
+      throw new ToolError(`MCP server ${this.options.label} failed this call: ${why}`);
+    }
+    return { content: resultText(result), ...(result.isError ? { isError: true } : {}) };
+  }
+
+  async close(): Promise<void> {
+    this.current = 'closed';
+    clearTimeout(this.retry);
+    const client = this.client;
+    this.client = undefined;
+    await client?.close().catch(() => undefined);
+    await this.transport?.close().catch(() => undefined);
+  }
+
+  private async refresh(client: Client): Promise<void> {
+    const tools: McpTool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : undefined);
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor);
+    this.listed = tools;
+    this.options.onTools?.(tools);
+  }
+
+  private down(why: string): void {
+    if (this.current === 'closed') return;
+    this.current = 'down';
+    this.failure = why;
+    clearTimeout(this.retry);
+    this.retry = setTimeout(() => {
+      void this.connect().catch(() => undefined);
+    }, this.delay);
+    this.retry.unref();
+    this.delay = Math.min(this.delay * 2, this.options.maxBackoffMs ?? 10_000);
+  }
+
+  private stderrTail(): string {
+    const tail = this.transport?.lastStderr.split('\n').slice(-3).join(' ');
+    return tail ? ` (stderr: ${tail})` : '';
+  }
+}
+
+/** What a model reads of an MCP result: its text, and a note for what is not text. */
+function resultText(result: CallToolResult): string {
+  const parts = (result.content ?? []).map((block) => {
+    switch (block.type) {
+      case 'text':
+        return block.text;
+      case 'image':
+      case 'audio':
+        return `[${block.type} ${block.mimeType}]`;
+      case 'resource':
+        return 'text' in block.resource
+          ? String(block.resource.text)
+          : `[resource ${block.resource.uri}]`;
+      case 'resource_link':
+        return `[resource ${block.uri}]`;
+      default:
+        return '';
+    }
+  });
+  if (parts.length === 0 && result.structuredContent !== undefined)
+    return JSON.stringify(result.structuredContent);
+  return parts.join('\n');
+}

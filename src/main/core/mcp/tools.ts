@@ -1,0 +1,281 @@
+/**
+ * MCP as a tool source of the registry. Manifest tools with `mcp_source` keep their manifest
+ * name, annotations, category and `timeout_ms`, and get their description and schema from the
+ * server's `tools/list` when the manifest leaves them out. Every tool of a server in the user's
+ * list is `mcp/<server>/<tool>`. Either way a call runs through the same validation, policy,
+ * approvals, deadline, screening and audit as a built-in; only `run` is the server's.
+ *
+ * A server's own annotations are untrusted: they may make a tool look more dangerous
+ * (destructiveHint), never safer (readOnlyHint is not taken from a server).
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Primitive, ResolvedClaw } from '../ckp/resolved.js';
+import { toolCategory } from '../ckp/resolved.js';
+import type { SecretLookup } from '../models/credentials.js';
+import { DEFAULT_PATH } from '../sandbox/environment.js';
+import type { ConfinedProcess, ServerSpec } from '../sandbox/sandbox.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import { type Tool, ToolError } from '../tools/types.js';
+import { isStdioEntry, type McpServerEntry } from './config.js';
+import { McpConnection, type McpTarget } from './connection.js';
+
+export interface McpSourceOptions {
+  registry: ToolRegistry;
+  spawn: (spec: ServerSpec) => ConfinedProcess;
+  secrets: SecretLookup;
+  /** Where a server's HOME points (the workspace). */
+  home: string;
+  /** The sandbox's network grant for servers the manifest binds (allow-all only). */
+  manifestNetwork: boolean;
+  /** How long the first connect of each server may hold the agent's opening. */
+  startTimeoutMs?: number;
+  backoffMs?: number;
+}
+
+export interface McpServerStatus {
+  name: string;
+  state: McpConnection['state'];
+  tools: string[];
+  starts: number;
+  error?: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const SEGMENT = /[^a-z0-9_-]+/g;
+
+export class McpTools {
+  private readonly connections = new Map<string, McpConnection>();
+  /** Registered tool names per connection, to drop those a list change removes. */
+  private readonly registered = new Map<string, Set<string>>();
+
+  private constructor(private readonly options: McpSourceOptions) {}
+
+  /** Connects the manifest's MCP sources and the user's servers; a failing one keeps retrying. */
+  static async open(
+    options: McpSourceOptions,
+    claw: ResolvedClaw,
+    servers: Record<string, McpServerEntry>,
+  ): Promise<McpTools> {
+    const source = new McpTools(options);
+    const starts: Promise<void>[] = [];
+    const bySource = new Map<string, Primitive<'Tool'>[]>();
+    for (const tool of claw.tools) {
+      const uri = tool.spec.mcp_source?.uri;
+      if (uri) bySource.set(uri, [...(bySource.get(uri) ?? []), tool]);
+    }
+    for (const [uri, tools] of bySource) starts.push(source.manifestSource(uri, tools, claw.dir));
+    for (const [name, entry] of Object.entries(servers)) {
+      if (!entry.disabled) starts.push(source.userServer(name, entry));
+    }
+    await Promise.all(starts);
+    return source;
+  }
+
+  status(): McpServerStatus[] {
+    return [...this.connections].map(([name, connection]) => ({
+      name,
+      state: connection.state,
+      tools: [...(this.registered.get(name) ?? [])].sort(),
+      starts: connection.startCount,
+      ...(connection.lastError ? { error: connection.lastError } : {}),
+    }));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((connection) => connection.close()));
+  }
+
+  private async manifestSource(
+    uri: string,
+    primitives: Primitive<'Tool'>[],
+    manifestDir: string,
+  ): Promise<void> {
+    const target = targetOfUri(uri, { ...this.options, baseDir: manifestDir });
+    const connection = this.connect(uri, target, (listed) => {
+      for (const primitive of primitives) {
+        const remote = primitive.spec.mcp_source?.tool_name ?? primitive.name;
+        const offered = listed.find((tool) => tool.name === remote);
+        this.options.registry.register(manifestTool(primitive, remote, offered, connection));
+      }
+      this.registered.set(uri, new Set(primitives.map((p) => p.name)));
+    });
+    await this.firstStart(connection);
+  }
+
+  private async userServer(name: string, entry: McpServerEntry): Promise<void> {
+    const target = await this.targetOfEntry(entry);
+    const connection = this.connect(name, target, (listed) => {
+      const before = this.registered.get(name) ?? new Set<string>();
+      const now = new Set<string>();
+      for (const offered of listed) {
+        const tool = serverTool(name, offered, connection);
+        if (!tool) continue;
+        try {
+          this.options.registry.register(tool);
+          now.add(tool.name);
+        } catch {
+          // A name too long for model APIs or clashing with another: that tool is left out.
+        }
+      }
+      for (const gone of before) if (!now.has(gone)) this.options.registry.unregister(gone);
+      this.registered.set(name, now);
+    });
+    await this.firstStart(connection);
+  }
+
+  private connect(
+    label: string,
+    target: McpTarget,
+    onTools: (tools: McpTool[]) => void,
+  ): McpConnection {
+    const connection = new McpConnection({
+      label,
+      target,
+      spawn: this.options.spawn,
+      onTools,
+      backoffMs: this.options.backoffMs,
+    });
+    this.connections.set(label, connection);
+    return connection;
+  }
+
+  /** A server that does not start within the time keeps starting in the background. */
+  private async firstStart(connection: McpConnection): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.options.startTimeoutMs ?? 15_000);
+    });
+    await Promise.race([connection.connect().catch(() => undefined), limit]);
+    clearTimeout(timer);
+  }
+
+  /** The entry's environment, its `secret:NAME` values read now, on top of a minimal one. */
+  private async targetOfEntry(entry: McpServerEntry): Promise<McpTarget> {
+    if (isStdioEntry(entry)) {
+      return {
+        kind: 'stdio',
+        argv: [entry.command, ...entry.args],
+        env: {
+          PATH: DEFAULT_PATH,
+          HOME: this.options.home,
+          LANG: 'C.UTF-8',
+          ...(await this.reveal(entry.env)),
+        },
+        network: entry.network === true,
+        readOnly: programFiles([entry.command, ...entry.args]),
+      };
+    }
+    return { kind: 'http', url: new URL(entry.url), headers: await this.reveal(entry.headers) };
+  }
+
+  private async reveal(values: Record<string, string>): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(values)) {
+      if (!value.startsWith('secret:')) {
+        out[name] = value;
+        continue;
+      }
+      const secret = await this.options.secrets.resolve(value.slice('secret:'.length));
+      if (secret === undefined) throw new ToolError(`${name}: no secret named ${value.slice(7)}`);
+      out[name] = secret;
+    }
+    return out;
+  }
+}
+
+/**
+ * `stdio:///path/to/server arg ...` or an http(s) URL (CKP §5.4 mcp_source). An argument that
+ * starts with ./ or ../ is a path relative to the manifest's folder.
+ */
+export function targetOfUri(
+  uri: string,
+  options: Pick<McpSourceOptions, 'home' | 'manifestNetwork'> & { baseDir: string },
+): McpTarget {
+  if (uri.startsWith('stdio://')) {
+    const argv = uri
+      .slice('stdio://'.length)
+      .trim()
+      .split(/\s+/)
+      .map((arg) => (/^\.\.?\//.test(arg) ? path.resolve(options.baseDir, arg) : arg));
+    return {
+      kind: 'stdio',
+      argv,
+      env: { PATH: DEFAULT_PATH, HOME: options.home, LANG: 'C.UTF-8' },
+      network: options.manifestNetwork,
+      readOnly: programFiles(argv),
+    };
+  }
+  return { kind: 'http', url: new URL(uri), headers: {} };
+}
+
+/**
+ * What a server needs to see of its own: for each absolute path on its command line, the
+ * package folder around it (the nearest folder with a package.json, where its dependencies
+ * resolve), else the file's folder. The sandbox's view otherwise shows system folders only.
+ */
+export function programFiles(argv: readonly string[]): string[] {
+  const shown = new Set<string>();
+  for (const arg of argv) {
+    if (!path.isAbsolute(arg) || !existsSync(arg)) continue;
+    let dir = path.dirname(arg);
+    for (let at = dir; ; at = path.dirname(at)) {
+      if (existsSync(path.join(at, 'package.json'))) {
+        dir = at;
+        break;
+      }
+      if (path.dirname(at) === at) break;
+    }
+    shown.add(dir);
+  }
+  return [...shown];
+}
+
+function manifestTool(
+  primitive: Primitive<'Tool'>,
+  remote: string,
+  offered: McpTool | undefined,
+  connection: McpConnection,
+): Tool {
+  const annotations = primitive.spec.annotations ?? {};
+  return {
+    name: primitive.name,
+    description: primitive.spec.description ?? offered?.description ?? primitive.name,
+    inputSchema: (primitive.spec.input_schema as Record<string, unknown> | undefined) ??
+      (offered?.inputSchema as Record<string, unknown> | undefined) ?? { type: 'object' },
+    annotations,
+    category: toolCategory(primitive) ?? 'mcp',
+    tier: annotations.destructiveHint ? 'unsafe' : annotations.readOnlyHint ? 'safe' : 'guarded',
+    timeoutMs: primitive.spec.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+    maxOutputBytes: 256 * 1024,
+    source: 'mcp',
+    run: async (input, context) => {
+      if (!offered && !connection.tools.some((tool) => tool.name === remote))
+        throw new ToolError(`the MCP server offers no tool named ${remote}`);
+      return connection.call(remote, input, context.signal);
+    },
+  };
+}
+
+function serverTool(server: string, offered: McpTool, connection: McpConnection): Tool | undefined {
+  const segment = offered.name
+    .toLowerCase()
+    .replace(SEGMENT, '-')
+    .replace(/^-+|-+$/g, '');
+  if (!segment) return undefined;
+  const destructive = offered.annotations?.destructiveHint === true;
+  return {
+    name: `mcp/${server}/${segment}`,
+    description: offered.description ?? offered.title ?? offered.name,
+    inputSchema: offered.inputSchema as Record<string, unknown>,
+    // Hints that would loosen the policy (readOnlyHint) are not taken from a server.
+    annotations: { readOnlyHint: false, ...(destructive ? { destructiveHint: true } : {}) },
+    category: 'mcp',
+    tier: destructive ? 'unsafe' : 'guarded',
+    timeoutMs: DEFAULT_TIMEOUT_MS,
+    maxOutputBytes: 256 * 1024,
+    source: 'mcp',
+    run: (input, context) => connection.call(offered.name, input, context.signal),
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * What the runtime asks of the policy and of approvals. Both are required dependencies of a
+ * run: there is no allow-everything default; the agent root wires the real engine and broker.
+ */
+import type { ToolCall } from '../../../shared/messages.js';
+import type { CapabilityGrant, RunId, SessionId, StepId } from '../terms.js';
+
+export type PolicyDecision =
+  | { action: 'allow'; rule?: string; reason?: string; grant?: CapabilityGrant }
+  | { action: 'deny'; reason: string; rule?: string }
+  | {
+      action: 'ask';
+      reason: string;
+      rule?: string;
+      /** How long a person has to answer, and what happens when nobody does (deny). */
+      timeoutMs?: number;
+      defaultIfTimeout?: 'allow' | 'deny';
+      /** The grant that applies if the call is approved. */
+      grant?: CapabilityGrant;
+      /** Whether "approve for this session" may be offered (never for Unsafe tools). */
+      sessionApprovable?: boolean;
+    };
+
+export interface PolicyContext {
+  runId: RunId;
+  sessionId: SessionId;
+  stepId: StepId;
+  readOnly: boolean;
+}
+
+export interface PolicyHook {
+  decide(call: ToolCall, context: PolicyContext): Promise<PolicyDecision>;
+}
+
+export interface ApprovalRequest {
+  id: string;
+  runId: RunId;
+  sessionId: SessionId;
+  call: ToolCall;
+  reason: string;
+  rule?: string;
+  timeoutMs?: number;
+  defaultIfTimeout?: 'allow' | 'deny';
+  sessionApprovable?: boolean;
+  signal: AbortSignal;
+}
+
+export interface ApprovalAnswer {
+  approved: boolean;
+  /** Who answered ('timeout' when nobody did). */
+  by: string;
+  timedOut?: boolean;
+}
+
+export interface ApprovalHook {
+  request(approval: ApprovalRequest): Promise<ApprovalAnswer>;
+}

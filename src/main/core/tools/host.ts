@@ -1,0 +1,35 @@
+/**
+ * The tool host contract the runtime calls: validate before the policy is asked, then execute.
+ * The registry implements it; decorators (policy screening, the sandbox) keep every method.
+ */
+import type { ToolCall, ToolDef } from '../../../shared/messages.js';
+import type { CapabilityGrant, RunId, StepId } from '../terms.js';
+
+export interface ToolRunContext {
+  signal: AbortSignal;
+  runId: RunId;
+  stepId: StepId;
+  grant?: CapabilityGrant;
+}
+
+export interface ToolOutcome {
+  content: string;
+  isError?: boolean;
+  /** The CKP code of a refusal or failure the protocol names (policy, approval, sandbox, timeout). */
+  code?: number;
+}
+
+export interface ToolHost {
+  /** The tools the model may see in this run (model-facing names). */
+  definitions(): ToolDef[];
+  /** No side effects: may run in parallel, and may run again when a run resumes. */
+  isReadOnly(name: string): boolean;
+  /**
+   * Unknown tool or arguments that break the schema: the error result, given before the policy
+   * is asked (a person is never asked to approve a call that cannot run). Undefined: valid.
+   * Required, so a decorator that forgets it does not type-check.
+   */
+  validate(call: ToolCall): ToolOutcome | undefined;
+  /** Runs one call. Tool failures come back as `isError` results; it must honour `signal`. */
+  execute(call: ToolCall, context: ToolRunContext): Promise<ToolOutcome>;
+}

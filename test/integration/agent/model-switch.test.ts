@@ -1,0 +1,78 @@
+/**
+ * A running assistant changes its model without a restart: the tiny local GGUF, then an
+ * OpenAI-compatible server on 127.0.0.1, then the local model again; each next run uses the
+ * model chosen last.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openAgent } from '../../../src/main/core/agent/index.js';
+import { assistantOver } from '../../../src/main/core/assistant/index.js';
+import { createSecretStore } from '../../../src/main/core/secrets/index.js';
+import { writeTinyGguf } from '../../fixtures/tiny-gguf.js';
+import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
+import { openaiFrames } from '../../fixtures/vendor-streams.js';
+import { APP_DIR } from '../../support/assistant-harness.js';
+import { FAST_SCRYPT } from '../../support/secrets.js';
+
+let dataDir = '';
+let modelPath = '';
+let server: VendorServer;
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-switch-'));
+  modelPath = path.join(dataDir, 'tiny.gguf');
+  await writeTinyGguf(modelPath);
+  server = await startVendorServer();
+});
+afterAll(async () => {
+  await server.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+it('local -> OpenAI-compatible server -> local, without a restart; the next run uses each', async () => {
+  const agent = await openAgent({
+    dataDir,
+    appDir: APP_DIR,
+    model: { kind: 'local', modelPath },
+    // No tools: the random tiny model answers in text, so no run waits on a person.
+    tools: '',
+    local: { threads: 1, contextSize: 512 },
+    generation: { maxTokens: 8, temperature: 0 },
+    secrets: createSecretStore({
+      dataDir,
+      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
+      scrypt: FAST_SCRYPT,
+    }),
+  });
+  const assistant = await assistantOver(agent);
+  const turn = async (text: string) => {
+    const { runId } = assistant.send({ text });
+    await assistant.finished(runId);
+    return assistant.run(runId).run;
+  };
+  try {
+    expect(agent.models.kind).toBe('local');
+    expect(await turn('hello')).toMatchObject({ outcome: 'completed' });
+    expect(server.requests).toHaveLength(0);
+
+    await agent.selectModel({
+      kind: 'server',
+      protocol: 'openai-compatible',
+      endpoint: server.url,
+      model: 'm',
+    });
+    expect(agent.models.kind).toBe('remote');
+    server.reply({ kind: 'sse', frames: openaiFrames({ text: ['from the server'] }) });
+    expect(await turn('and now?')).toMatchObject({ outcome: 'completed' });
+    expect(server.requests).toHaveLength(1);
+    expect(JSON.stringify(server.requests[0]?.body)).toContain('and now?');
+
+    await agent.selectModel({ kind: 'local', modelPath });
+    expect(agent.models.kind).toBe('local');
+    expect(await turn('back home')).toMatchObject({ outcome: 'completed' });
+    expect(server.requests).toHaveLength(1);
+  } finally {
+    await assistant.close();
+  }
+}, 180_000);

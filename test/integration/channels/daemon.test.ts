@@ -1,0 +1,207 @@
+/**
+ * `pincer daemon` as a real child process (the built CLI) against a model server on 127.0.0.1:
+ * it serves a signed webhook, refuses a second instance on the same data dir, reports its
+ * channels, drains on SIGTERM, and after `kill -9` mid-run a new daemon resumes the run without
+ * repeating the side effect it had completed.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeAll, expect, it, vi } from 'vitest';
+import {
+  SIGNATURE_HEADER,
+  signWebhook,
+  TIMESTAMP_HEADER,
+} from '../../../src/main/core/channels/webhook.js';
+import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
+import { openaiFrames } from '../../fixtures/vendor-streams.js';
+import { writeManifest } from '../../support/channel-agent.js';
+import { builtCli, runBuiltCli } from '../../support/cli-run.js';
+
+const SECRET = 'daemon-hook-secret';
+let dataDir = '';
+let vendor: VendorServer | undefined;
+const children: ChildProcess[] = [];
+
+beforeAll(() => {
+  if (!existsSync(builtCli)) throw new Error(`${builtCli} is missing: run npm run build first`);
+});
+afterEach(async () => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  await vendor?.close();
+  vendor = undefined;
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function setUp(autonomy = 'supervised') {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-daemon-'));
+  vendor = await startVendorServer();
+  const port = await freePort();
+  const manifest = await writeManifest(
+    dataDir,
+    [
+      {
+        name: 'hook',
+        type: 'webhook',
+        transport: 'webhook',
+        auth: { secret_ref: 'HOOK_SECRET' },
+        'x-pincer': { listen: `127.0.0.1:${port}` },
+      },
+    ],
+    (doc) => doc.setIn(['spec', 'identity', 'inline', 'autonomy'], autonomy),
+  );
+  const env = {
+    PATH: process.env.PATH,
+    HOME: dataDir,
+    PINCER_HOME: dataDir,
+    PINCER_KEYCHAIN: 'off',
+    HOOK_SECRET: SECRET,
+  };
+  const args = [
+    'daemon',
+    '--manifest',
+    manifest,
+    '--protocol',
+    'openai-compatible',
+    '--endpoint',
+    vendor.url,
+    '--model',
+    'm',
+    '--drain',
+    '5',
+  ];
+  return { url: `http://127.0.0.1:${port}/`, env, args, manifest };
+}
+
+function startDaemon(args: string[], env: Record<string, string | undefined>) {
+  const child = spawn(process.execPath, [builtCli, ...args], {
+    env: env as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+    output += d;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    output += d;
+  });
+  const ready = new Promise<void>((resolve, reject) => {
+    const check = setInterval(() => {
+      if (output.includes('Pincer daemon ready')) {
+        clearInterval(check);
+        resolve();
+      }
+    }, 50);
+    child.on('exit', (code) => {
+      clearInterval(check);
+      reject(new Error(`daemon exited ${code}: ${output}`));
+    });
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { child, ready, exited, output: () => output };
+}
+
+function signedPost(url: string, body: unknown) {
+  const text = JSON.stringify(body);
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  return fetch(url, {
+    method: 'POST',
+    body: text,
+    headers: {
+      'content-type': 'application/json',
+      [TIMESTAMP_HEADER]: timestamp,
+      [SIGNATURE_HEADER]: signWebhook(SECRET, timestamp, text),
+    },
+  });
+}
+
+it('serves a signed webhook, is the only instance on its data dir, reports its channels and drains on SIGTERM', async () => {
+  const { url, env, args } = await setUp();
+  vendor?.reply({ kind: 'sse', frames: openaiFrames({ text: ['Hello from the daemon.'] }) });
+  const daemon = startDaemon(args, env);
+  await daemon.ready;
+
+  const response = await signedPost(url, { text: 'hi', user: 'ci' });
+  expect(response.status).toBe(200);
+  expect(await response.json()).toMatchObject({ reply: 'Hello from the daemon.' });
+
+  const second = await runBuiltCli(args, { env, timeoutMs: 60_000 });
+  expect(second.code).toBe(1);
+  expect(second.stderr).toMatch(/already serves this data dir/);
+
+  // The daemon rewrites its status file every 2 s: wait for the one that counts the run.
+  await vi.waitFor(
+    async () => {
+      const status = await runBuiltCli(['channels', 'status'], { env });
+      expect(status.stdout).toMatch(/hook \(webhook\): running, 1 run\(s\)/);
+    },
+    { timeout: 120_000, interval: 500 },
+  );
+  const list = await runBuiltCli(['daemon', 'status', '--json'], { env });
+  expect(JSON.parse(list.stdout)).toMatchObject({ running: true, pid: daemon.child.pid });
+
+  daemon.child.kill('SIGTERM');
+  expect(await daemon.exited).toBe(0);
+  expect((await runBuiltCli(['daemon', 'status'], { env })).code).toBe(1);
+  const log = await readFile(path.join(dataDir, 'logs', 'daemon.log'), 'utf8');
+  expect(log).toMatch(/hook: run run_\w+ completed/);
+  expect(log).toMatch(/stopped/);
+}, 120_000);
+
+it('a daemon killed with -9 mid-run is restarted and resumes without repeating the side effect', async () => {
+  // Autonomous: memory/note runs without asking, and appends a line to today's thread.
+  const { url, env, args } = await setUp('autonomous');
+  vendor?.reply(
+    {
+      kind: 'sse',
+      frames: openaiFrames({
+        tools: [{ id: 'call_1', name: 'memory__note', args: ['{"text":"noted once"}'] }],
+      }),
+    },
+    { kind: 'hang' },
+  );
+  const first = startDaemon(args, env);
+  await first.ready;
+  // The sender waits on the response; the connection dies with the daemon.
+  void signedPost(url, { text: 'note this' }).catch(() => undefined);
+  // The note is written, then the model's next turn hangs: the run is mid-way.
+  for (let i = 0; i < 300 && (vendor?.requests.length ?? 0) < 2; i++)
+    await new Promise((r) => setTimeout(r, 50));
+  first.child.kill('SIGKILL');
+  await first.exited;
+
+  vendor?.reply({ kind: 'sse', frames: openaiFrames({ text: ['Noted.'] }) });
+  const second = startDaemon(args, env);
+  await second.ready;
+  for (let i = 0; i < 1200 && !/run run_\w+ completed/.test(second.output()); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const threads = path.join(dataDir, 'workspace');
+  const notes = await findNotes(threads);
+  expect(notes.match(/noted once/g)).toHaveLength(1);
+  expect(second.output()).toMatch(/resuming run run_\w+ interrupted by a stop/);
+  second.child.kill('SIGTERM');
+  expect(await second.exited).toBe(0);
+}, 120_000);
+
+async function findNotes(root: string): Promise<string> {
+  let text = '';
+  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile() && entry.name.endsWith('.md') && entry.parentPath.includes('daily')) {
+      text += await readFile(path.join(entry.parentPath, entry.name), 'utf8');
+    }
+  }
+  return text;
+}

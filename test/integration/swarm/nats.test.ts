@@ -1,0 +1,213 @@
+/**
+ * Swarms across processes on a real nats-server (JetStream work queue, KV discovery): three
+ * worker processes, each an agent from the root with a scripted model, and a leader agent here.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Agent, openAgent, openAgentRecords } from '../../../src/main/core/agent/index.js';
+import { viaProvider } from '../../../src/main/core/models/access.js';
+import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
+import { createSecretStore } from '../../../src/main/core/secrets/index.js';
+import {
+  agentLeader,
+  type OpenedSwarm,
+  openSwarm,
+  SwarmCoordinator,
+} from '../../../src/main/core/swarm/index.js';
+import { APP_DIR } from '../../support/assistant-harness.js';
+import { repoRoot, runCliInProcess } from '../../support/cli-run.js';
+import { type NatsServer, natsMissing, startNats } from '../../support/nats.js';
+import { FAST_SCRYPT } from '../../support/secrets.js';
+import { writeSwarmManifest } from './fixtures/manifest.js';
+
+const missing = natsMissing();
+if (missing) console.warn(`skipping the NATS swarm suite: ${missing}`);
+
+const WORKER = path.join(import.meta.dirname, 'fixtures', 'worker.ts');
+
+interface WorkerProcess {
+  id: string;
+  child: ChildProcess;
+  dataDir: string;
+  /** Resolves on the next stdout line that starts with `prefix`. */
+  line(prefix: string): Promise<string>;
+}
+
+describe.skipIf(missing)('swarm over NATS', () => {
+  let nats: NatsServer;
+  let root = '';
+  let manifest = '';
+  let leader: Agent;
+  let swarm: OpenedSwarm;
+  const workers: WorkerProcess[] = [];
+
+  async function startWorker(
+    id: string,
+    answer: string,
+    options: { swarm?: string; mode?: 'hang' | 'plain' } = {},
+  ) {
+    const dataDir = path.join(root, id);
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        WORKER,
+        dataDir,
+        manifest,
+        id,
+        answer,
+        options.mode ?? 'hang',
+        ...(options.swarm ? [options.swarm] : []),
+      ],
+      { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const lines = createInterface({ input: child.stdout as NonNullable<typeof child.stdout> });
+    const waiters: Array<{ prefix: string; resolve: (line: string) => void }> = [];
+    lines.on('line', (text) => {
+      const at = waiters.findIndex((waiter) => text.startsWith(waiter.prefix));
+      if (at >= 0) waiters.splice(at, 1)[0]?.resolve(text);
+    });
+    const worker: WorkerProcess = {
+      id,
+      child,
+      dataDir,
+      line: (prefix) => new Promise((resolve) => waiters.push({ prefix, resolve })),
+    };
+    const ready = worker.line('ready');
+    workers.push(worker);
+    await ready;
+    return worker;
+  }
+
+  beforeAll(async () => {
+    nats = await startNats();
+    root = await mkdtemp(path.join(os.tmpdir(), 'pincer-swarm-'));
+    manifest = await writeSwarmManifest(root, { backend: 'nats', natsUrl: nats.url });
+    // The leader judges best-of-n with its own (scripted) model: it always picks answer 2.
+    const leaderDir = path.join(root, 'leader');
+    leader = await openAgent({
+      dataDir: leaderDir,
+      appDir: APP_DIR,
+      manifest,
+      model: {
+        kind: 'fixed',
+        access: viaProvider(new ScriptedProvider(() => ({ text: '2' })), 'scripted'),
+        label: 'scripted',
+      },
+      tools: '',
+      secrets: createSecretStore({
+        dataDir: leaderDir,
+        env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
+        scrypt: FAST_SCRYPT,
+      }),
+    });
+    swarm = await openSwarm(leader.claw.swarm, leader.secrets, { ackWaitMs: 1500 });
+    await Promise.all([
+      startWorker('w1', 'Paris'),
+      startWorker('w2', 'paris.'),
+      startWorker('w3', 'Lyon'),
+    ]);
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const worker of workers) worker.child.kill('SIGKILL');
+    await swarm?.backend.close();
+    await leader?.close();
+    await nats?.stop();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('three worker processes are discovered and a leader-worker swarm votes by majority', async () => {
+    const peers = await swarm.backend.discover('team');
+    expect(peers.map((peer) => peer.id)).toEqual(['w1', 'w2', 'w3']);
+    const coordinator = new SwarmCoordinator(swarm.settings, swarm.backend);
+    const result = await coordinator.run({ goal: 'What is the capital of France?' });
+    expect(result.outcome).toBe('completed');
+    expect(new Set(result.reports.map((report) => report.worker))).toEqual(
+      new Set(['w1', 'w2', 'w3']),
+    );
+    expect(result.votes).toEqual([
+      { answer: expect.stringMatching(/^paris\.?$/i), count: 2 },
+      { answer: 'Lyon', count: 1 },
+    ]);
+    // Each worker priced its 1000 tokens at $0.001: the swarm adds them up across processes.
+    expect(result.tokens).toBe(3000);
+    expect(result.costUsd).toBeCloseTo(0.003, 6);
+  }, 60_000);
+
+  it('pincer swarm status lists the members discovery sees', async () => {
+    const shown = await runCliInProcess(['swarm', 'status', '--manifest', manifest, '--json'], {
+      dataDir: path.join(root, 'leader'),
+    });
+    expect(shown.stderr).toBe('');
+    expect(shown.code).toBe(0);
+    const status = JSON.parse(shown.stdout);
+    expect(status).toMatchObject({ swarm: 'team', backend: 'nats' });
+    expect(status.peers.map((peer: { id: string }) => peer.id)).toEqual(['w1', 'w2', 'w3']);
+  }, 30_000);
+
+  it('best-of-n takes the answer the leader picks', async () => {
+    const coordinator = new SwarmCoordinator(
+      { ...swarm.settings, strategy: 'best-of-n' },
+      swarm.backend,
+      agentLeader(leader),
+    );
+    const result = await coordinator.run({ goal: 'Name a French city.' });
+    expect(result.outcome).toBe('completed');
+    expect(result.chosen).toBe(1);
+    expect(result.answer).toBe(result.reports[1]?.result);
+  }, 60_000);
+
+  it('a swarm cost limit stops every member', async () => {
+    const coordinator = new SwarmCoordinator(
+      { ...swarm.settings, limits: { costUsd: 0.0005 } },
+      swarm.backend,
+    );
+    // One quick task costs $0.001; the two slow ones would run without end.
+    const result = await coordinator.run({
+      goal: 'limits',
+      tasks: ['slow one', 'quick', 'slow two'],
+    });
+    expect(result.outcome).toBe('limit');
+    expect(result.reason).toMatch(/limit \$0\.0005/);
+    // The slow tasks' runs were cancelled on their members when the limit was passed.
+    expect(result.reports.map((report) => report.status).sort()).toEqual([
+      'completed',
+      'failed',
+      'failed',
+    ]);
+    for (const report of result.reports.filter((r) => r.status === 'failed'))
+      expect(report.result).toMatch(/^cancelled/);
+  }, 60_000);
+
+  it('a worker killed mid-task: the task is delivered again and finished once', async () => {
+    const hanging = await startWorker('h1', 'never', { swarm: 'crash' });
+    const coordinator = new SwarmCoordinator(
+      { ...swarm.settings, name: 'crash', workers: 1 },
+      swarm.backend,
+    );
+    const running = coordinator.run({ goal: 'a slow job' });
+    await hanging.line('started');
+    hanging.child.kill('SIGKILL');
+    const rescuer = await startWorker('r1', 'rescued', { swarm: 'crash', mode: 'plain' });
+    const result = await running;
+    expect(result.outcome).toBe('completed');
+    expect(result.reports).toEqual([
+      expect.objectContaining({ worker: 'r1', status: 'completed', result: 'rescued', attempt: 2 }),
+    ]);
+    // The rescuer ran it once, told that an earlier attempt was interrupted.
+    const records = openAgentRecords(rescuer.dataDir);
+    try {
+      const runs = records.store.listRuns().filter((run) => run.options.swarm !== undefined);
+      expect(runs).toHaveLength(1);
+      expect(runs[0]?.goal).toMatch(/earlier attempt at this task was interrupted/);
+    } finally {
+      records.close();
+    }
+  }, 60_000);
+});
