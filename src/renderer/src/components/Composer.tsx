@@ -86,7 +86,7 @@ export function Composer({
           onChange={(event) => setDraft(event.target.value)}
           onKeyDown={onKeyDown}
         />
-        {busy ? (
+        {busy && !disabled ? (
           <button type="button" className="danger" onClick={onCancel} title="Escape">
             Stop <kbd>Esc</kbd>
           </button>
