@@ -115,6 +115,7 @@ describe.skipIf(skipReason !== null)('the layout at 400 px', () => {
       .first()
       .click();
     await sheet.waitFor({ state: 'detached' });
+    await expect.poll(() => fixture.assistant.listRuns().every((run) => !run.live)).toBe(true);
   });
 
   it('without the core, the composer is disabled and says why', async () => {
@@ -125,5 +126,7 @@ describe.skipIf(skipReason !== null)('the layout at 400 px', () => {
       'Not connected to the Pincer core',
     );
     expect(await page.locator('.composer button', { hasText: 'Send' }).isDisabled()).toBe(true);
+    // The notice reads as a sentence, not as columns.
+    expect(await squeezed(page)).toEqual([]);
   });
 });

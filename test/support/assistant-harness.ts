@@ -70,6 +70,16 @@ export function conversationScript(delayMs = 40) {
         delayMs,
       };
     }
+    if (text.startsWith('markdown')) {
+      return {
+        text: [
+          '# Big\n\n## Smaller\n\n### Smallest\n\n',
+          '| left | centre | right |\n|:--|:-:|--:|\n| a | b | c |\n\n',
+          '```python\ndef answer():\n    return 42  # the answer\n```\n',
+        ],
+        delayMs,
+      };
+    }
     if (text.startsWith('escape')) {
       // What a hostile tool result or model could try on a terminal: clipboard write (OSC 52),
       // clear screen, a carriage return over the line, a bidi override.

@@ -326,8 +326,10 @@ function Workspace() {
         </button>
         {!connected && (
           <div className="error-banner top" role="alert">
-            The connection to the Pincer core was lost. Start <code>pincer gateway</code> again and
-            open the address it prints.
+            <span>
+              The connection to the Pincer core was lost. Start <code>pincer gateway</code> again
+              and open the address it prints.
+            </span>
           </div>
         )}
         {error && (

@@ -102,7 +102,18 @@ describe.skipIf(skipReason !== null)('pincer chat slash commands on a terminal',
 
   it('prints model and session, lists and switches models, lists and starts conversations', async () => {
     const chat = ptyChat(
-      ['chat', '--protocol', 'openai', '--endpoint', server.url, '--model', 'm', '--tools', ''],
+      [
+        'chat',
+        '--plain',
+        '--protocol',
+        'openai',
+        '--endpoint',
+        server.url,
+        '--model',
+        'm',
+        '--tools',
+        '',
+      ],
       { ...process.env, PINCER_HOME: home, PINCER_KEYCHAIN: 'off', TERM: 'dumb' },
     );
     try {

@@ -20,7 +20,6 @@ import type {
   StepView,
 } from '../../../shared/ipc-schemas.js';
 import { AssistantEventSchema } from '../../../shared/ipc-schemas.js';
-import { toolDisplayName } from '../../../shared/messages.js';
 import {
   type Agent,
   type AgentOptions,

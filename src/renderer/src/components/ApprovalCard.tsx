@@ -5,7 +5,7 @@
  * A destructive one has a secondary-styled Approve and no keyboard shortcut.
  */
 import { useEffect, useState } from 'react';
-import { abridgedJson } from '../../../shared/abridge';
+import { abridge, abridgedJson } from '../../../shared/abridge';
 import type { ApprovalPreview, PendingApprovalView } from '../../../shared/ipc';
 import { APPROVE_KEYS, APPROVE_SESSION_KEYS, DENY_KEYS } from '../lib/keys';
 import { TierBadge } from './ToolCard';
@@ -24,7 +24,7 @@ function Diff({ text }: { text: string }) {
               : 'same';
         return (
           // biome-ignore lint/suspicious/noArrayIndexKey: lines never reorder
-          <span key={index} className={`diff-${kind}`}>
+          <span key={index} className={`diff-line diff-${kind}`}>
             {line}
             {'\n'}
           </span>
@@ -42,7 +42,7 @@ function Preview({ preview }: { preview: ApprovalPreview }) {
           <span className="prompt" aria-hidden="true">
             $
           </span>{' '}
-          {preview.command}
+          {abridge(preview.command, 2000)}
         </pre>
         <p className="muted small-text">
           in <code data-testid="approval-cwd">{preview.cwd}</code>
@@ -141,6 +141,7 @@ export function ApprovalCard({
           ))}
         </ul>
       )}
+      {/* Abridged in the middle: a long value cannot push how it ends out of view. */}
       {approval.preview ? (
         <Preview preview={approval.preview} />
       ) : (

@@ -4,7 +4,8 @@
  * reply cannot inject markup or script into the app.
  */
 import { marked, type Token, type Tokens } from 'marked';
-import { memo, type ReactNode, useState } from 'react';
+import { memo, type ReactNode, useEffect, useState } from 'react';
+import { highlight } from '../lib/highlight';
 
 const SAFE_LINK = /^(https?:|mailto:)/i;
 
@@ -48,6 +49,18 @@ function inline(tokens: Token[] | undefined, key = 'i'): ReactNode[] {
 
 function CodeBlock({ code, lang }: { code: string; lang: string }) {
   const [copied, setCopied] = useState(false);
+  const [coloured, setColoured] = useState<ReactNode[] | null>(null);
+  useEffect(() => {
+    let stale = false;
+    // Plain at once, coloured once the highlighter has loaded (a failure leaves it plain).
+    highlight(code, lang).then(
+      (nodes) => !stale && setColoured(nodes),
+      () => undefined,
+    );
+    return () => {
+      stale = true;
+    };
+  }, [code, lang]);
   const copy = () => {
     void navigator.clipboard?.writeText(code).then(() => {
       setCopied(true);
@@ -63,11 +76,15 @@ function CodeBlock({ code, lang }: { code: string; lang: string }) {
         </button>
       </figcaption>
       <pre>
-        <code>{code}</code>
+        <code className={coloured ? 'hljs' : undefined}>{coloured ?? code}</code>
       </pre>
     </figure>
   );
 }
+
+/** A column's alignment from its `:---:` marker, as a class (no inline styles under the CSP). */
+const alignClass = (align: 'left' | 'center' | 'right' | null) =>
+  align ? `align-${align}` : undefined;
 
 function block(token: Token, key: string): ReactNode {
   switch (token.type) {
@@ -120,7 +137,9 @@ function block(token: Token, key: string): ReactNode {
               <tr>
                 {table.header.map((cell, i) => (
                   // biome-ignore lint/suspicious/noArrayIndexKey: markdown tokens are positional and never reorder
-                  <th key={`${key}.h${i}`}>{inline(cell.tokens, `${key}.h${i}`)}</th>
+                  <th key={`${key}.h${i}`} className={alignClass(cell.align)}>
+                    {inline(cell.tokens, `${key}.h${i}`)}
+                  </th>
                 ))}
               </tr>
             </thead>
@@ -130,7 +149,9 @@ function block(token: Token, key: string): ReactNode {
                 <tr key={`${key}.r${r}`}>
                   {row.map((cell, c) => (
                     // biome-ignore lint/suspicious/noArrayIndexKey: markdown tokens are positional and never reorder
-                    <td key={`${key}.r${r}.${c}`}>{inline(cell.tokens, `${key}.r${r}.${c}`)}</td>
+                    <td key={`${key}.r${r}.${c}`} className={alignClass(cell.align)}>
+                      {inline(cell.tokens, `${key}.r${r}.${c}`)}
+                    </td>
                   ))}
                 </tr>
               ))}
