@@ -472,8 +472,11 @@ describe('POST /v1/completions, /v1/embeddings and /v1/responses', () => {
       max_tokens: 6,
     });
     expect(completion.object).toBe('text_completion');
-    expect(completion.choices[0]?.finish_reason).toBe('length');
-    expect(completion.usage?.completion_tokens).toBe(6);
+    // The random-weights model may stop before the limit: `stop` then, else `length` at exactly 6.
+    const finish = completion.choices[0]?.finish_reason;
+    expect(['length', 'stop']).toContain(finish);
+    if (finish === 'length') expect(completion.usage?.completion_tokens).toBe(6);
+    else expect(completion.usage?.completion_tokens).toBeLessThanOrEqual(6);
     const stream = await client.completions.create({
       model: CHAT,
       prompt: 'Once upon',
@@ -481,8 +484,13 @@ describe('POST /v1/completions, /v1/embeddings and /v1/responses', () => {
       stream: true,
     });
     let text = '';
-    for await (const chunk of stream) text += chunk.choices[0]?.text ?? '';
-    expect(text.length).toBeGreaterThan(0);
+    let streamedFinish: string | null | undefined;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.text ?? '';
+      streamedFinish = chunk.choices[0]?.finish_reason ?? streamedFinish;
+    }
+    expect(['length', 'stop']).toContain(streamedFinish);
+    if (streamedFinish === 'length') expect(text.length).toBeGreaterThan(0);
   });
 
   it('embeds with the embedding model: one vector of its width per input, base64 or floats', async () => {

@@ -66,8 +66,10 @@ describe('YAML alias bombs', () => {
       dataDir: await dataDir('bomb'),
     });
     expect(result.code).toBe(1);
-    expect(result.stdout + result.stderr).toContain(
-      `${file}:1:1: (document): Excessive alias count indicates a resource exhaustion attack`,
+    // The file is named as the validator prints it: relative to the working directory when
+    // that is shorter, so only its name and position are fixed here.
+    expect(result.stdout + result.stderr).toMatch(
+      /bomb\.yaml:1:1: \(document\): Excessive alias count indicates a resource exhaustion attack/,
     );
   });
 
