@@ -48,7 +48,8 @@ describe('pincer tui in a pseudo-terminal', { timeout: 120_000 }, () => {
       rows: 30,
       cwd: root,
       // An empty data dir of its own: attaching must not need the gateway's.
-      env: { ...process.env, PINCER_HOME: path.join(root, 'home'), FORCE_COLOR: '0' },
+      // CI set as build machines set it: Ink would then draw only its last frame, on exit.
+      env: { ...process.env, PINCER_HOME: path.join(root, 'home'), FORCE_COLOR: '0', CI: 'true' },
     });
     let raw = '';
     term.onData((data) => {
@@ -110,7 +111,7 @@ describe('pincer tui in a pseudo-terminal', { timeout: 120_000 }, () => {
       cols: 80,
       rows: 24,
       cwd: root,
-      env: { ...process.env, PINCER_HOME: home, FORCE_COLOR: '0' },
+      env: { ...process.env, PINCER_HOME: home, FORCE_COLOR: '0', CI: 'true' },
     });
     let raw = '';
     term.onData((data) => {

@@ -89,7 +89,7 @@ export async function openDashboard(
   try {
     // React's development build renders several times slower; set before React first loads.
     process.env.NODE_ENV ??= 'production';
-    const { runDashboard } = await import('../tui/run-dashboard.js');
+    const { runDashboard } = await withoutCiFlags(() => import('../tui/run-dashboard.js'));
     await runDashboard({ link, sessionId: options.session });
     return ExitCode.ok;
   } finally {
@@ -114,5 +114,21 @@ async function attach(
     return await connectGateway(`ws://127.0.0.1:${running.port}/ipc`, running.token);
   } catch {
     return undefined; // it stopped between writing the file and now: serve ourselves
+  }
+}
+
+/**
+ * Loads Ink with the CI flags hidden: Ink reads them once, at load, and under CI draws only its
+ * last frame on exit. A dashboard asked for on a terminal is drawn there whatever the shell says.
+ */
+async function withoutCiFlags<T>(load: () => Promise<T>): Promise<T> {
+  const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+  try {
+    return await load();
+  } finally {
+    for (const [key, value] of Object.entries(saved))
+      if (value !== undefined) process.env[key] = value;
   }
 }

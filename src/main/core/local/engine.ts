@@ -427,9 +427,15 @@ export class LocalEngine {
       contextSequence: conversation.sequence,
       autoDisposeSequence: false,
     });
+    // Counted as they come: the sequence's meter also counts the evaluation of the last sampled
+    // token, so at the token limit it reads one more than was generated.
+    let generated = 0;
     try {
       const response = await completion.generateCompletionWithMeta(request.prompt, {
         onTextChunk: request.onText,
+        onToken: (tokens) => {
+          generated += tokens.length;
+        },
         signal: request.signal,
         stopOnAbortSignal: true,
         maxTokens: request.maxTokens,
@@ -452,7 +458,7 @@ export class LocalEngine {
               : meta.stopReason === 'customStopTrigger'
                 ? 'stop_sequence'
                 : 'end',
-        usage: usageSince(conversation, meterBefore),
+        usage: usageSince(conversation, meterBefore, generated),
       };
     } catch (error) {
       if (request.signal?.aborted) return cancelledResult(conversation, meterBefore);
@@ -498,9 +504,10 @@ export class LocalEngine {
 function usageSince(
   conversation: Conversation,
   before: ReturnType<LlamaContextSequence['tokenMeter']['getState']>,
+  generated?: number,
 ): GenerateResult['usage'] {
   const now = conversation.sequence.tokenMeter.getState();
-  const outputTokens = now.usedOutputTokens - before.usedOutputTokens;
+  const outputTokens = generated ?? now.usedOutputTokens - before.usedOutputTokens;
   return {
     inputTokens: Math.max(0, conversation.sequence.contextTokens.length - outputTokens),
     evaluatedInputTokens: now.usedInputTokens - before.usedInputTokens,
