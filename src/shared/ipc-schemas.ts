@@ -357,10 +357,10 @@ export const FeatureStatusSchema = z.object({
 });
 
 const Usage = z.object({
-  inputTokens: z.number(),
-  outputTokens: z.number(),
-  cachedInputTokens: z.number().optional(),
-  reasoningTokens: z.number().optional(),
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  cached_input_tokens: z.number().optional(),
+  reasoning_tokens: z.number().optional(),
 });
 const RunEventIds = {
   trace_id: z.string(),
@@ -384,7 +384,16 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     goal: z.string(),
     resumed: z.boolean(),
     parent_run_id: IdSchema.optional(),
-    origin: RunOriginSchema.optional(),
+    origin: z
+      .object({
+        channel: z.string(),
+        type: z.string(),
+        user_id: z.string().optional(),
+        chat_id: z.string().optional(),
+        schedule: z.string().optional(),
+        role: z.enum(['admin', 'user', 'viewer']).optional(),
+      })
+      .optional(),
     ...RunEventIds,
   }),
   z.object({
