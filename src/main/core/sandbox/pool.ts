@@ -225,8 +225,10 @@ class Worker {
         continue;
       }
       const pending = this.pending.get(message.id);
-      if (!pending)
-        return this.violation(`a reply for call ${message.id}, which it was not running`);
+      if (!pending) {
+        this.violation(`a reply for call ${message.id}, which it was not running`);
+        return;
+      }
       this.pending.delete(message.id);
       if (this.pending.size === 0) this.channel.unref();
       pending.resolve(
