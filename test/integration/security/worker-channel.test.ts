@@ -5,13 +5,15 @@
  * process lives on, the call fails naming the problem, that worker is replaced and the next call
  * works. Real workers under real bwrap, and under the process backend.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectBackend } from '../../../src/main/core/sandbox/backend.js';
+import { WIRE_CONTENT_BYTES } from '../../../src/main/core/sandbox/channel.js';
 import { createSandbox, type Sandbox } from '../../../src/main/core/sandbox/sandbox.js';
 import { sandboxSettings } from '../../../src/main/core/sandbox/settings.js';
+import { fsRead } from '../../../src/main/core/tools/builtins/fs.js';
 import type { Tool, ToolOutput } from '../../../src/main/core/tools/types.js';
 import { hostileTools } from '../sandbox/fixtures/hostile-tools.js';
 
@@ -85,5 +87,15 @@ for (const kind of ['bwrap', 'process'] as const) {
         expect(after.content).not.toBe(before.content);
       }, 60_000);
     }
+
+    it('a legitimate output past the wire budget is trimmed by the worker, not taken for an attack', async () => {
+      // One 6 MB line: fs/read returns it whole; the host's cap (runTool) would cut it further.
+      await writeFile(path.join(workspace, 'big.txt'), `${'a'.repeat(6 * 1024 * 1024)}\n`);
+      const context = { signal: new AbortController().signal, workspace, env: {} };
+      const result = await sandbox.executor.run(fsRead, { path: 'big.txt' }, context);
+      expect(result.isError).toBeFalsy();
+      expect(result.content).toMatch(/^a+$/);
+      expect(result.content.length).toBe(WIRE_CONTENT_BYTES);
+    }, 60_000);
   });
 }
