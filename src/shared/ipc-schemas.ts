@@ -498,6 +498,8 @@ export type AssistantEvent = z.infer<typeof AssistantEventSchema>;
 export const OpenAiEndpointViewSchema = z.object({
   enabled: z.boolean(),
   running: z.boolean(),
+  /** The shared model is still being read into memory (requests get 503 meanwhile). */
+  loading: z.boolean(),
   /** What clients use, e.g. http://127.0.0.1:11435/v1; null while it is not serving. */
   baseUrl: z.string().nullable(),
   host: z.string(),

@@ -84,6 +84,7 @@ export class OpenAiEndpoint {
     return {
       enabled: this.settings.enabled,
       running: this.server !== undefined,
+      loading: this.backend?.status() === 'loading',
       baseUrl: this.server?.baseUrl ?? null,
       host: this.settings.host,
       port: this.server?.port ?? this.settings.port,
@@ -122,9 +123,10 @@ export class OpenAiEndpoint {
       if (next.enabled && !(await this.deps.secrets.get(ENDPOINT_KEY_NAME))) {
         key = await this.newKey();
       }
+      const same = JSON.stringify(next) === JSON.stringify(this.settings);
       this.settings = next;
       this.deps.save(next);
-      await this.restart();
+      if (!same || !this.server) await this.restart();
       return { endpoint: this.view(), key };
     });
   }
@@ -201,7 +203,10 @@ export class OpenAiEndpoint {
     this.deps.models.gate.setLimit(1);
     // Requests get 503 until the shared model is in memory.
     void backend.load().then(
-      () => this.deps.modelLoaded(),
+      () => {
+        this.deps.modelLoaded();
+        this.emit();
+      },
       (error: unknown) => {
         this.error = errorMessage(error);
         this.emit();
