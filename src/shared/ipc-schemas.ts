@@ -520,6 +520,8 @@ export type OpenAiEndpointView = z.infer<typeof OpenAiEndpointViewSchema>;
 
 /** One endpoint request, metadata only: never a prompt, a reply or a key. */
 export const OpenAiRequestLogEntrySchema = z.object({
+  /** Counts up from 1 since launch. */
+  id: z.number().int(),
   at: Iso,
   method: z.string(),
   path: z.string(),

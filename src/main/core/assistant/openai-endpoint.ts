@@ -61,6 +61,7 @@ export class OpenAiEndpoint {
   private error: string | null = null;
   private hasKey = false;
   private readonly log: OpenAiRequestLogEntry[] = [];
+  private logged = 0;
   /** Starts and stops run one after another (a toggle clicked twice, a model switch). */
   private chain: Promise<unknown> = Promise.resolve();
   private readonly stopGate: () => void;
@@ -227,6 +228,7 @@ export class OpenAiEndpoint {
   private record(entry: RequestLogEntry): void {
     // Metadata only: what the server logs never holds prompts, replies or keys.
     this.log.unshift({
+      id: ++this.logged,
       at: new Date().toISOString(),
       method: entry.method,
       path: entry.path,
