@@ -498,6 +498,9 @@ export async function assistantOver(
     },
     async unloadModel() {
       if (runtime.activeRuns > 0) throw new Error('a run is in progress: wait or cancel it first');
+      const external = endpoint.view();
+      if (external.active + external.queued > 0)
+        throw new Error('other apps are using the model through the Local API: try again shortly');
       await models.unload();
       emit({ topic: 'models.changed' });
       return modelsState();
