@@ -4,7 +4,7 @@
  * driven by the official `openai` client. The key is shown once and kept by name; the settings
  * survive a restart; the request log holds metadata only.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
@@ -174,6 +174,25 @@ describe('the endpoint from the assistant API', () => {
     await expect(clientFor(url, key).models.list()).rejects.toMatchObject({ status: 401 });
     expect((await clientFor(url, rotated.key).models.list()).data.length).toBeGreaterThan(0);
   });
+
+  it('serves the model the app switches to', async () => {
+    const modelsDir = path.join(dir, 'data', 'models');
+    await mkdir(modelsDir, { recursive: true });
+    await writeTinyGguf(path.join(modelsDir, 'tiny-two.gguf'), {
+      tokenizer: 'bpe',
+      chatTemplate: QWEN_TOOLS_TEMPLATE,
+      seed: 5,
+    });
+    await assistant.selectModel('local:tiny-two.gguf');
+    await expect
+      .poll(() => assistant.openaiEndpoint.view(), { timeout: 30_000 })
+      .toMatchObject({ running: true, loading: false, model: 'tiny-two' });
+    // The key of the earlier test was replaced there; a fresh one restarts on a new free port.
+    const rotated = await assistant.openaiEndpoint.rotateKey();
+    baseUrl = rotated.endpoint.baseUrl ?? '';
+    const client = clientFor(baseUrl, rotated.key);
+    expect((await client.models.list()).data.map((m) => m.id)).toEqual(['tiny-two']);
+  }, 60_000);
 
   it('turns off, and stays off at the next launch', async () => {
     const off = await assistant.openaiEndpoint.configure({ enabled: false });
