@@ -18,6 +18,7 @@ import type {
   Settings,
 } from '../../../shared/ipc-schemas.js';
 import type { ApprovalBroker, Verdict } from '../policy/broker.js';
+import type { OpenAiEndpoint } from './openai-endpoint.js';
 
 export interface SendOptions {
   sessionId?: string;
@@ -109,6 +110,9 @@ export interface Assistant {
     hits: Array<{ text: string; score: number; source: string }>;
     notice: string | null;
   }>;
+
+  /** The OpenAI-compatible endpoint over the app's own engine (Settings → Local API). */
+  openaiEndpoint: Pick<OpenAiEndpoint, 'view' | 'configure' | 'rotateKey' | 'requestLog'>;
 
   /** What answers chat now (for app info and the status bar). */
   modelLabel(): string;
