@@ -2,6 +2,7 @@
  * Errors at the OpenAI-compatible edge: a typed value carrying the HTTP status and the fields
  * of OpenAI's error object, so every client library maps it to its own error class.
  */
+import { categoryOfHttpStatus, PincerError } from '../errors.js';
 import { isLocalEngineError, type LocalErrorCode } from '../local/errors.js';
 
 export type ApiErrorType =
@@ -12,7 +13,7 @@ export type ApiErrorType =
   | 'server_error'
   | 'service_unavailable';
 
-export class ApiError extends Error {
+export class ApiError extends PincerError {
   override readonly name = 'ApiError';
   constructor(
     readonly status: number,
@@ -21,7 +22,7 @@ export class ApiError extends Error {
     message: string,
     readonly param: string | null = null,
   ) {
-    super(message);
+    super(categoryOfHttpStatus(status), message);
   }
 
   /** The body OpenAI sends: `{ error: { message, type, param, code } }`. */
