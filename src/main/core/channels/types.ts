@@ -48,10 +48,10 @@ export type ChannelErrorCode =
   | 'already_running';
 
 const CATEGORY: Record<ChannelErrorCode, ErrorCategory> = {
-  not_configured: 'unsupported',
+  not_configured: 'internal',
   bad_signature: 'unauthenticated',
-  stale: 'denied',
-  replayed: 'denied',
+  stale: 'unauthenticated',
+  replayed: 'conflict',
   too_large: 'too_large',
   bad_request: 'invalid_request',
   refused: 'denied',

@@ -6,7 +6,7 @@
  */
 
 import { CKP_ERRORS } from '../ckp/codes.js';
-import { categoryOfCkpCode, PincerError } from '../errors.js';
+import { categoryOfCkpCode, ckpCodeOf, PincerError } from '../errors.js';
 
 export type JsonRpcId = string | number | null;
 
@@ -127,9 +127,12 @@ async function answerMessage(
         ...(error.data !== undefined ? { data: error.data } : {}),
       });
     }
+    // Any other PincerError answers with its code (by type); anything else is internal.
+    const code = ckpCodeOf(error);
+    const message = error instanceof Error ? error.message : String(error);
     return errorResponse(id, {
-      code: CKP_ERRORS.internalError,
-      message: `Internal error: ${error instanceof Error ? error.message : String(error)}`,
+      code,
+      message: code === CKP_ERRORS.internalError ? `Internal error: ${message}` : message,
     });
   }
 }
