@@ -357,10 +357,10 @@ export const FeatureStatusSchema = z.object({
 });
 
 const Usage = z.object({
-  inputTokens: z.number(),
-  outputTokens: z.number(),
-  cachedInputTokens: z.number().optional(),
-  reasoningTokens: z.number().optional(),
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  cached_input_tokens: z.number().optional(),
+  reasoning_tokens: z.number().optional(),
 });
 const RunEventIds = {
   trace_id: z.string(),
@@ -384,7 +384,16 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     goal: z.string(),
     resumed: z.boolean(),
     parent_run_id: IdSchema.optional(),
-    origin: RunOriginSchema.optional(),
+    origin: z
+      .object({
+        channel: z.string(),
+        type: z.string(),
+        user_id: z.string().optional(),
+        chat_id: z.string().optional(),
+        schedule: z.string().optional(),
+        role: z.enum(['admin', 'user', 'viewer']).optional(),
+      })
+      .optional(),
     ...RunEventIds,
   }),
   z.object({
@@ -487,5 +496,52 @@ export const AssistantEventSchema = z.discriminatedUnion('topic', [
   z.object({ topic: z.literal('model.pull'), pull: PullStateSchema }),
   z.object({ topic: z.literal('models.changed') }),
   z.object({ topic: z.literal('settings.changed'), settings: SettingsSchema }),
+  z.object({
+    topic: z.literal('openaiEndpoint.changed'),
+    endpoint: z.lazy(() => OpenAiEndpointViewSchema),
+  }),
 ]);
 export type AssistantEvent = z.infer<typeof AssistantEventSchema>;
+
+/** The OpenAI-compatible endpoint as the app runs it: never the key, only its name. */
+export const OpenAiEndpointViewSchema = z.object({
+  enabled: z.boolean(),
+  running: z.boolean(),
+  /** The shared model is still being read into memory (requests get 503 meanwhile). */
+  loading: z.boolean(),
+  /** What clients use, e.g. http://127.0.0.1:11435/v1; null while it is not serving. */
+  baseUrl: z.string().nullable(),
+  host: z.string(),
+  port: z.number().int(),
+  /** This machine's network addresses: the LAN opt-in picks one. */
+  lanAddresses: z.array(z.string()),
+  /** The secret store entry holding the bearer key. */
+  keyName: z.string(),
+  hasKey: z.boolean(),
+  /** The model id clients name (the app's local model). */
+  model: z.string().nullable(),
+  error: z.string().nullable(),
+  /** External requests generating now, and waiting (behind others or the app's own turn). */
+  active: z.number().int(),
+  queued: z.number().int(),
+});
+export type OpenAiEndpointView = z.infer<typeof OpenAiEndpointViewSchema>;
+
+/** One endpoint request, metadata only: never a prompt, a reply or a key. */
+export const OpenAiRequestLogEntrySchema = z.object({
+  /** Counts up from 1 since launch. */
+  id: z.number().int(),
+  at: Iso,
+  method: z.string(),
+  path: z.string(),
+  status: z.number().int(),
+  /** `ok`, `cancelled` or the error code. */
+  outcome: z.string(),
+  model: z.string().nullable(),
+  stream: z.boolean(),
+  promptTokens: z.number().nullable(),
+  cachedTokens: z.number().nullable(),
+  completionTokens: z.number().nullable(),
+  durationMs: z.number(),
+});
+export type OpenAiRequestLogEntry = z.infer<typeof OpenAiRequestLogEntrySchema>;

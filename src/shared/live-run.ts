@@ -82,8 +82,8 @@ export function applyRunEvent(run: LiveRun, event: RunEventView, now = performan
       return {
         ...run,
         model: event.model,
-        inputTokens: run.inputTokens + event.usage.inputTokens,
-        outputTokens: run.outputTokens + event.usage.outputTokens,
+        inputTokens: run.inputTokens + event.usage.input_tokens,
+        outputTokens: run.outputTokens + event.usage.output_tokens,
         costUsd: run.costUsd + event.cost_usd,
         lastTurnMs: Math.round(now - run.turnStartedAt),
       };

@@ -79,7 +79,7 @@ describe('applyRunEvent', () => {
       ev({ type: 'approval.resolved', approval_id: 'apr_2', approved: false, by: 'ui: no' }),
     );
     expect(run.tools.c1).toMatchObject({ status: 'denied', approvalBy: 'ui: no' });
-    const usage = { inputTokens: 10, outputTokens: 5 };
+    const usage = { input_tokens: 10, output_tokens: 5 };
     for (let i = 0; i < 2; i++)
       run = applyRunEvent(
         run,

@@ -150,6 +150,13 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
     valid: { theme: 'dark' },
     invalid: [{ theme: 'pink' }, { enterSends: 'yes' }, { font: 'x' }],
   },
+  'openaiEndpoint.get': { valid: {}, invalid: [{ key: 'x' }] },
+  'openaiEndpoint.set': {
+    valid: { enabled: false },
+    invalid: [{ enabled: 'yes' }, { port: 70000 }, { port: 1.5 }, { host: '' }, { key: 'x' }],
+  },
+  'openaiEndpoint.rotateKey': { valid: {}, invalid: [{ key: 'x' }] },
+  'openaiEndpoint.log': { valid: {}, invalid: [{ limit: 5 }] },
 };
 
 let fixture: AssistantFixture;

@@ -89,12 +89,12 @@ describe.each(CASES)('pincer run --protocol %s', (protocol, prefix, frames) => {
     expect(events.filter((e) => e.type === 'model.delta').map((e) => e.text)).toEqual(['a', 'b']);
     expect(events.find((e) => e.type === 'model.finished')).toMatchObject({
       model: `${protocol}/m`,
-      usage: { inputTokens: 3, outputTokens: 2 },
+      usage: { input_tokens: 3, output_tokens: 2 },
     });
     expect(events.at(-1)).toMatchObject({
       type: 'run.finished',
       outcome: 'completed',
-      usage: { inputTokens: 3, outputTokens: 2 },
+      usage: { input_tokens: 3, output_tokens: 2 },
     });
     expect(new Set(events.map((e) => e.run_id)).size).toBe(1);
   });

@@ -90,8 +90,11 @@ describe("the workers' installation", () => {
         file,
         [
           "import { glob } from 'tinyglobby';",
-          "process.on('disconnect', () => process.exit(0));",
-          "process.send({ type: 'ready', tools: [typeof glob] });",
+          "import { Socket } from 'node:net';",
+          // The pool's channel: NDJSON on fd 3; it closes when the pool goes away.
+          'const channel = new Socket({ fd: 3, readable: true, writable: true });',
+          "channel.on('end', () => process.exit(0));",
+          "channel.write(JSON.stringify({ type: 'ready', tools: [typeof glob] }) + '\\n');",
         ].join('\n'),
       );
       const sandbox = await createSandbox({
@@ -252,8 +255,10 @@ describe('pincer doctor', () => {
         file,
         [
           `import ${JSON.stringify(path.join(elsewhere, 'dep.mjs'))};`,
-          "process.on('disconnect', () => process.exit(0));",
-          "process.send({ type: 'ready', tools: [] });",
+          "import { Socket } from 'node:net';",
+          'const channel = new Socket({ fd: 3, readable: true, writable: true });',
+          "channel.on('end', () => process.exit(0));",
+          'channel.write(\'{"type":"ready","tools":[]}\\n\');',
         ].join('\n'),
       );
       const entry = { file, execArgv: [] };

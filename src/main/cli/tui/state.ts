@@ -83,7 +83,7 @@ export function applyEvent(
           ...next,
           lastTurn: {
             model: e.model,
-            contextTokens: e.usage.inputTokens + e.usage.outputTokens,
+            contextTokens: e.usage.input_tokens + e.usage.output_tokens,
             costUsd: e.cost_usd,
             latencyMs: run.lastTurnMs,
           },
@@ -136,7 +136,7 @@ function describeRunEvent(e: RunEventView): string {
     case 'state.changed':
       return `${run} ${e.from} → ${e.to}`;
     case 'model.finished':
-      return `${run} model ${e.model}: ${e.usage.inputTokens} in, ${e.usage.outputTokens} out`;
+      return `${run} model ${e.model}: ${e.usage.input_tokens} in, ${e.usage.output_tokens} out`;
     case 'tool.requested':
       return `${run} asks ${callNotation(e.call.name, e.call.input)}`;
     case 'policy.decided':

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { ResolvedClaw } from '../ckp/index.js';
 import type { ModelCatalog } from '../local/catalog.js';
 import type { LoadedModelInfo, LocalEngine } from '../local/engine.js';
+import { FairGate, type TurnSource } from '../local/fair-gate.js';
 import {
   type ModelLocations,
   noModelHelp,
@@ -43,7 +44,15 @@ export interface ModelSwitchDeps {
   onSkip?: (skipped: SkippedModel) => void;
 }
 
+/** The loaded local engine as one source of turns sees it (see `ModelSwitch.sharedEngine`). */
+export type SharedEngine = Pick<
+  LocalEngine,
+  'modelPath' | 'loaded' | 'load' | 'generate' | 'complete'
+>;
+
 export class ModelSwitch {
+  /** Arbitrates the app's turns and the OpenAI endpoint's on the one loaded engine. */
+  readonly gate = new FairGate();
   private choice: ModelChoice;
   private current: ModelAccess;
   private engine: LocalEngine | undefined;
@@ -108,6 +117,34 @@ export class ModelSwitch {
       case 'fixed':
         return choice.label;
     }
+  }
+
+  /**
+   * The local engine in force, shared rather than opened twice: every turn goes through the
+   * fair gate as `source`, and opens (or reopens, after an unload) the same engine the app's
+   * runs use. Undefined when the choice is not a local model.
+   */
+  sharedEngine(source: TurnSource): SharedEngine | undefined {
+    const modelPath = this.choice.kind === 'local' ? this.localPath : undefined;
+    if (!modelPath) return undefined;
+    return this.gatedEngine(source, modelPath);
+  }
+
+  private gatedEngine(source: TurnSource, modelPath: string): SharedEngine {
+    const gate = this.gate;
+    const open = () => this.open();
+    const current = () => this.engine;
+    return {
+      modelPath,
+      get loaded() {
+        return current()?.loaded ?? false;
+      },
+      load: async () => (await open()).load(),
+      generate: (id, request) =>
+        gate.run(source, request.signal, async () => (await open()).generate(id, request)),
+      complete: (id, request) =>
+        gate.run(source, request.signal, async () => (await open()).complete(id, request)),
+    };
   }
 
   /** Runs `listener` after each switch; returns the unsubscribe function. */
@@ -218,12 +255,19 @@ export class ModelSwitch {
   /** The in-process engine as a provider; it opens on first use (a route may never reach it). */
   private localProvider(id: ProviderId): ModelProvider {
     const open = () => this.open();
+    const gate = this.gate;
     const sampling = { temperature: this.deps.local.temperature };
     return {
       id,
       protocol: 'local',
       async *stream(model, request) {
-        yield* new LocalModelProvider(await open(), { id, sampling }).stream(model, request);
+        const engine = await open();
+        // The app's turns queue fairly with the endpoint's when it shares this engine.
+        const turns: Pick<LocalEngine, 'generate'> = {
+          generate: (conversation, generation) =>
+            gate.run('app', generation.signal, () => engine.generate(conversation, generation)),
+        };
+        yield* new LocalModelProvider(turns, { id, sampling }).stream(model, request);
       },
     };
   }

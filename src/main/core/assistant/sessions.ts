@@ -176,6 +176,22 @@ export class SessionBook {
     return this.get(this.store.copyBranch(`${source.title} (branch)`, chain));
   }
 
+  /** A JSON value kept under `key` (settings of surfaces beside the UI's own). */
+  kept<T>(key: string): Partial<T> {
+    const row = this.db.prepare('select value from assistant_settings where key = ?').get(key) as
+      | { value: string }
+      | undefined;
+    return row ? (JSON.parse(row.value) as Partial<T>) : {};
+  }
+
+  keep(key: string, value: unknown): void {
+    this.db
+      .prepare(
+        'insert into assistant_settings (key, value) values (?, ?) on conflict(key) do update set value = excluded.value',
+      )
+      .run(key, JSON.stringify(value));
+  }
+
   settings(): Settings {
     const row = this.db.prepare(`select value from assistant_settings where key = 'ui'`).get() as
       | { value: string }

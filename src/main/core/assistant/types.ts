@@ -20,6 +20,7 @@ import type {
 } from '../../../shared/ipc-schemas.js';
 import { PincerError, type PincerErrorOptions } from '../errors.js';
 import type { ApprovalBroker, Verdict } from '../policy/broker.js';
+import type { OpenAiEndpoint } from './openai-endpoint.js';
 
 export interface SendOptions {
   sessionId?: string;
@@ -111,6 +112,9 @@ export interface Assistant {
     hits: Array<{ text: string; score: number; source: string }>;
     notice: string | null;
   }>;
+
+  /** The OpenAI-compatible endpoint over the app's own engine (Settings → Local API). */
+  openaiEndpoint: Pick<OpenAiEndpoint, 'view' | 'configure' | 'rotateKey' | 'requestLog'>;
 
   /** What answers chat now (for app info and the status bar). */
   modelLabel(): string;

@@ -92,6 +92,11 @@ export function createCoreHandlers({
 
     'settings.get': () => a.settings(),
     'settings.set': (patch) => a.updateSettings(patch),
+
+    'openaiEndpoint.get': () => a.openaiEndpoint.view(),
+    'openaiEndpoint.set': (patch) => a.openaiEndpoint.configure(patch),
+    'openaiEndpoint.rotateKey': () => a.openaiEndpoint.rotateKey(),
+    'openaiEndpoint.log': () => ({ entries: a.openaiEndpoint.requestLog() }),
   });
 }
 

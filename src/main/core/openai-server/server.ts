@@ -35,6 +35,8 @@ export interface OpenAiServerOptions {
   maxWaiting?: number;
   /** Called once per request with metadata only: never prompts, replies or keys. */
   onLog?: (entry: RequestLogEntry) => void;
+  /** Told whenever a request starts, waits or ends: `stats()` has changed. */
+  onActivity?: () => void;
 }
 
 export interface RequestLogEntry {
@@ -95,6 +97,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions): Promise<O
   const queues = new RequestQueues({
     concurrency: options.concurrency,
     maxWaiting: options.maxWaiting,
+    onChange: options.onActivity,
   });
   const handler = new Handler(options, queues);
   const server = createServer((req, res) => void handler.handle(req, res));

@@ -16,6 +16,52 @@ import type {
 } from '../terms.js';
 import type { RunState, RunTransition } from './state.js';
 
+/** Token counts as the event stream spells them (snake_case, like every other field of it). */
+export interface EventUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens?: number;
+  reasoning_tokens?: number;
+}
+
+/** A model's usage in the event stream's spelling. */
+export function eventUsage(usage: Usage): EventUsage {
+  return {
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    ...(usage.cachedInputTokens !== undefined
+      ? { cached_input_tokens: usage.cachedInputTokens }
+      : {}),
+    ...(usage.reasoningTokens !== undefined ? { reasoning_tokens: usage.reasoningTokens } : {}),
+  };
+}
+
+/** Where a background run came from, in the event stream's spelling. */
+export interface EventOrigin {
+  channel: string;
+  type: string;
+  user_id?: string;
+  chat_id?: string;
+  schedule?: string;
+  role?: RunOrigin['role'];
+}
+
+export function eventOrigin(origin: RunOrigin): EventOrigin {
+  const { userId, chatId, ...rest } = origin;
+  return {
+    ...rest,
+    ...(userId !== undefined ? { user_id: userId } : {}),
+    ...(chatId !== undefined ? { chat_id: chatId } : {}),
+  };
+}
+
+/** A capability grant, in the event stream's spelling. */
+export type EventGrant = Omit<CapabilityGrant, 'expiresWith'> & { expires_with: RunId };
+
+export function eventGrant({ expiresWith, ...rest }: CapabilityGrant): EventGrant {
+  return { ...rest, expires_with: expiresWith };
+}
+
 export type RunEventBody =
   | {
       type: 'run.started';
@@ -24,7 +70,7 @@ export type RunEventBody =
       /** Set on a delegated run: the run whose agents/delegate call started it. */
       parent_run_id?: RunId;
       /** Set when a channel or a schedule started the run. */
-      origin?: RunOrigin;
+      origin?: EventOrigin;
     }
   | { type: 'state.changed'; from: RunState; to: RunState; transition: RunTransition }
   | { type: 'model.delta'; kind: 'text' | 'reasoning'; text: string }
@@ -33,7 +79,7 @@ export type RunEventBody =
       /** The model that served, after any fallback. */
       model: string;
       stop_reason: string;
-      usage: Usage;
+      usage: EventUsage;
       cost_usd: number;
       /** Why the models tried before it failed, in order (empty without fallback). */
       fallbacks?: string[];
@@ -45,7 +91,7 @@ export type RunEventBody =
       decision: 'allow' | 'deny' | 'ask';
       reason?: string;
       rule?: string;
-      grant?: CapabilityGrant;
+      grant?: EventGrant;
     }
   | { type: 'approval.requested'; approval_id: string; call: ToolCall; reason?: string }
   | { type: 'approval.resolved'; approval_id: string; approved: boolean; by: string }
@@ -71,7 +117,7 @@ export type RunEventBody =
       reason: string;
       /** The CKP code of the failure that ended the run, when the protocol names it (-32021). */
       code?: number;
-      usage: Usage;
+      usage: EventUsage;
       cost_usd: number;
       turns: number;
     };

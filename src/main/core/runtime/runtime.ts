@@ -39,7 +39,14 @@ import {
   type ToolCallProgram,
 } from '../toolcall/index.js';
 import type { ToolHost, ToolOutcome } from '../tools/host.js';
-import { type RunEvent, type RunEventBody, RunEventStream } from './events.js';
+import {
+  eventGrant,
+  eventOrigin,
+  eventUsage,
+  type RunEvent,
+  type RunEventBody,
+  RunEventStream,
+} from './events.js';
 import { callSignature, DEFAULT_GUARDS, type Guards } from './guards.js';
 import type { HistoryEntry, HistoryShaper } from './hooks.js';
 import { Lanes } from './lanes.js';
@@ -303,12 +310,13 @@ class RunLoop {
       this.guards.runTimeoutMs,
     );
     try {
+      const origin = originOf(this.run);
       this.emit({
         type: 'run.started',
         goal: this.run.goal,
         resumed,
         ...(this.run.parentRunId ? { parent_run_id: this.run.parentRunId } : {}),
-        ...(originOf(this.run) ? { origin: originOf(this.run) } : {}),
+        ...(origin ? { origin: eventOrigin(origin) } : {}),
       });
       if (resumed) {
         // A run whose process died is still in an active state on disk: record that first.
@@ -518,7 +526,7 @@ class RunLoop {
       type: 'model.finished',
       model: turn.servedBy(),
       stop_reason: finish.stopReason,
-      usage: finish.usage,
+      usage: eventUsage(finish.usage),
       cost_usd: cost,
       ...(fallbacks.length ? { fallbacks } : {}),
     });
@@ -601,7 +609,9 @@ class RunLoop {
       decision: decision.action,
       ...(decision.action !== 'allow' ? { reason: decision.reason } : {}),
       ...(decision.rule ? { rule: decision.rule } : {}),
-      ...(decision.action !== 'deny' && decision.grant ? { grant: decision.grant } : {}),
+      ...(decision.action !== 'deny' && decision.grant
+        ? { grant: eventGrant(decision.grant) }
+        : {}),
     });
     if (decision.action === 'allow') return { grant: decision.grant };
     if (decision.action === 'deny') {
@@ -860,7 +870,7 @@ class RunLoop {
       type: 'run.finished',
       outcome,
       reason,
-      usage: this.usage,
+      usage: eventUsage(this.usage),
       cost_usd: this.costUsd,
       turns: this.turns,
       ...(code !== undefined ? { code } : {}),

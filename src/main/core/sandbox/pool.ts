@@ -1,9 +1,10 @@
 /**
- * Pre-started tool workers, so a JS tool call costs an IPC round trip, not a process start.
+ * Pre-started tool workers, so a JS tool call costs a round trip on a pipe, not a process start.
  * Two lanes: offline workers (no network namespace access) for everything, and online workers
  * for network-category tools. A worker runs one call at a time; a call past its deadline or
  * cancelled gets a short grace, then its worker is killed (whole tree) and replaced, and so is
- * a worker that crashes. The call gets an error result either way; the run goes on.
+ * a worker that crashes or breaks the channel protocol. The call gets an error result either
+ * way; the run goes on.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -14,10 +15,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isCkpErrorCode } from '../ckp/codes.js';
 import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
 import type { Tool, ToolContext, ToolOutput } from '../tools/types.js';
+import { CHANNEL_FD, encodeLine, LineSplitter, MAX_LINE_BYTES } from './channel.js';
 import { minimalEnvironment } from './environment.js';
 import { TOOL_TIMEOUT } from './errors.js';
 import type { Launch, Launcher } from './launcher.js';
-import { type FromWorker, runsOnHost, type ToWorker, type WireContext } from './protocol.js';
+import { parseFromWorker, runsOnHost, type ToWorker, type WireContext } from './protocol.js';
 import { installationView } from './system-view.js';
 
 export interface WorkerEntry {
@@ -78,11 +80,16 @@ class Worker {
   busy = false;
   dead = false;
   started = false;
+  /** Broke the channel protocol: killed, never handed out again; replaced once it exits. */
+  retired = false;
   /** Settles when what the launch made (a pids cgroup) is released after the worker is gone. */
   cleaned: Promise<void> = Promise.resolve();
   private readonly launch: Launch;
+  private readonly channel: Socket;
+  private readonly lines = new LineSplitter(MAX_LINE_BYTES);
   private readonly pending = new Map<number, Pending>();
   private stderr = '';
+  private onReady: (tools: string[]) => void = () => undefined;
 
   constructor(
     launcher: Launcher,
@@ -109,69 +116,47 @@ class Worker {
       limits: { ...settings.limits, cpuSeconds: Number.POSITIVE_INFINITY },
       worker: true,
     });
+    // fd 3 is the channel (a socket pair; channel.ts says why not Node's 'ipc').
     this.child = spawn(this.launch.file, this.launch.args, {
       cwd: settings.workspace,
       env: minimalEnvironment({ home: settings.workspace }),
       detached: true,
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      serialization: 'json',
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
     });
+    this.channel = this.child.stdio[CHANNEL_FD] as Socket;
     // An idle worker must not keep Pincer alive: its process and channel hold the event loop
     // only while a call is in flight.
     this.child.unref();
-    this.child.channel?.unref();
+    this.channel.unref();
     (this.child.stderr as Socket | null)?.unref();
     this.child.stderr?.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString('utf8')).slice(-2000);
     });
     // The worker's stderr is diagnostics only: a read error loses some of it, nothing more.
     this.child.stderr?.on('error', () => undefined);
+    this.channel.on('data', (chunk: Buffer) => this.receive(chunk));
+    // A channel that fails (the worker closed its end oddly) is the worker gone: kill it.
+    this.channel.on('error', () => this.kill());
     this.ready = new Promise<string[]>((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(new Error(`tool worker did not start in ${startTimeoutMs} ms: ${this.stderr}`));
         this.kill();
       }, startTimeoutMs);
-      this.child.on('message', (message: FromWorker | null) => {
-        if (typeof message !== 'object' || message === null) return;
-        if (message.type === 'ready') {
-          if (!Array.isArray(message.tools)) return;
-          clearTimeout(timer);
-          this.started = true;
-          resolve(message.tools);
-          return;
-        }
-        const pending = this.pending.get(message.id);
-        if (!pending) return;
-        this.pending.delete(message.id);
-        if (this.pending.size === 0) this.child.channel?.unref();
-        // The worker is not trusted to send well-formed results: only strings get through.
-        pending.resolve(
-          message.type === 'result'
-            ? {
-                content: String(message.output?.content ?? ''),
-                isError: message.output?.isError === true ? true : undefined,
-                ...codedFailure(message.output?.isError === true, message.output?.code),
-              }
-            : {
-                content: String(message.message),
-                isError: true,
-                ...codedFailure(true, message.code),
-              },
-        );
-      });
+      this.onReady = (tools) => {
+        clearTimeout(timer);
+        this.started = true;
+        resolve(tools);
+      };
       const gone = (why: string) => {
         if (this.dead) return;
         clearTimeout(timer);
         this.dead = true;
+        this.channel.destroy();
         reject(new Error(`tool worker exited before it was ready (${why}): ${this.stderr.trim()}`));
         const last = this.stderr.trim().split('\n').slice(-3).join(' ');
-        for (const [id, pending] of this.pending) {
-          this.pending.delete(id);
-          pending.resolve({
-            content: `the tool worker stopped (${why}) while running this call; it was replaced${last ? `: ${last}` : ''}`,
-            isError: true,
-          });
-        }
+        this.failAll(
+          `the tool worker stopped (${why}) while running this call; it was replaced${last ? `: ${last}` : ''}`,
+        );
         this.cleaned = this.launch.cleanup();
         onExit(this);
       };
@@ -187,9 +172,13 @@ class Worker {
 
   call(id: number, message: ToWorker): Promise<ToolOutput> {
     return new Promise((resolve) => {
+      if (this.dead || this.retired) {
+        resolve({ content: 'the tool worker stopped before this call reached it', isError: true });
+        return;
+      }
       this.pending.set(id, { resolve });
-      this.child.channel?.ref();
-      this.child.send(message, (error) => {
+      this.channel.ref();
+      this.channel.write(encodeLine(message), (error) => {
         if (error && this.pending.delete(id))
           resolve({ content: `could not reach the tool worker: ${error.message}`, isError: true });
       });
@@ -197,8 +186,8 @@ class Worker {
   }
 
   cancel(id: number): void {
-    if (!this.dead && this.child.connected)
-      this.child.send({ type: 'cancel', id } satisfies ToWorker);
+    if (!this.dead && !this.retired && this.channel.writable)
+      this.channel.write(encodeLine({ type: 'cancel', id } satisfies ToWorker));
   }
 
   /** Kills the worker's whole process tree (its group; the PID namespace under bwrap). */
@@ -208,6 +197,75 @@ class Worker {
     } catch {
       // Already gone.
     }
+  }
+
+  /** Bytes from the worker: untrusted. Nothing here may throw into the host. */
+  private receive(chunk: Buffer): void {
+    if (this.retired || this.dead) return;
+    let lines: string[];
+    try {
+      lines = this.lines.push(chunk);
+    } catch (error) {
+      this.violation((error as Error).message);
+      return;
+    }
+    for (const line of lines) {
+      const parsed = parseFromWorker(line);
+      if ('problem' in parsed) {
+        this.violation(parsed.problem);
+        return;
+      }
+      const { message } = parsed;
+      if (message.type === 'ready') {
+        if (this.started) {
+          this.violation('a second ready message');
+          return;
+        }
+        this.onReady(message.tools);
+        continue;
+      }
+      const pending = this.pending.get(message.id);
+      if (!pending) {
+        this.violation(`a reply for call ${message.id}, which it was not running`);
+        return;
+      }
+      this.pending.delete(message.id);
+      if (this.pending.size === 0) this.channel.unref();
+      pending.resolve(
+        message.type === 'result'
+          ? {
+              content: message.output.content,
+              isError: message.output.isError === true ? true : undefined,
+              ...codedFailure(message.output.isError === true, message.output.code),
+            }
+          : {
+              content: message.message,
+              isError: true,
+              ...codedFailure(true, message.code),
+            },
+      );
+    }
+  }
+
+  /**
+   * The worker broke the protocol: code in it wrote to the channel. It is killed (and replaced
+   * when it exits); its call fails with what was wrong, and nothing it sends is read again.
+   */
+  private violation(problem: string): void {
+    this.retired = true;
+    this.channel.pause();
+    this.failAll(
+      `the tool worker broke the channel protocol (${problem}); it was killed and replaced`,
+    );
+    this.kill();
+  }
+
+  private failAll(content: string): void {
+    for (const [id, pending] of this.pending) {
+      this.pending.delete(id);
+      pending.resolve({ content, isError: true });
+    }
+    this.channel.unref();
   }
 }
 
@@ -351,7 +409,9 @@ export class WorkerPool {
 
   private acquire(online: boolean): Promise<Worker | undefined> {
     if (this.failedStarts >= MAX_FAILED_STARTS) return Promise.resolve(undefined);
-    const idle = [...this.workers].find((w) => w.online === online && !w.busy && !w.dead);
+    const idle = [...this.workers].find(
+      (w) => w.online === online && !w.busy && !w.dead && !w.retired,
+    );
     if (idle) {
       idle.busy = true;
       return idle.ready.then(
@@ -366,7 +426,7 @@ export class WorkerPool {
   }
 
   private release(worker: Worker): void {
-    if (worker.dead) return;
+    if (worker.dead || worker.retired) return;
     const index = this.waiting.findIndex((w) => w.online === worker.online);
     if (index >= 0) {
       const [next] = this.waiting.splice(index, 1);
