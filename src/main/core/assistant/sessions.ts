@@ -7,7 +7,9 @@
  * but keeps the rows that spending caps count and the append-only audit trail, so deleting a
  * conversation never resets a policy's budget.
  */
+
 import type { SessionSummary, Settings } from '../../../shared/ipc-schemas.js';
+import { PincerError } from '../errors.js';
 import type { RunStore } from '../runtime/store.js';
 import type { Db } from '../storage/database.js';
 import { type Migration, migrate } from '../storage/migrations.js';
@@ -46,10 +48,10 @@ export const DEFAULT_SETTINGS: Settings = {
   enterSends: true,
 };
 
-export class SessionNotFoundError extends Error {
+export class SessionNotFoundError extends PincerError {
   readonly code = 'not_found';
   constructor(id: string) {
-    super(`no session ${id}`);
+    super('not_found', `no session ${id}`);
     this.name = 'SessionNotFoundError';
   }
 }

@@ -1,4 +1,5 @@
 /** What the assistant is given and what it offers: the surface both transports build on. */
+
 import type {
   AssistantEvent,
   Autonomy,
@@ -17,6 +18,7 @@ import type {
   SessionSummary,
   Settings,
 } from '../../../shared/ipc-schemas.js';
+import { PincerError, type PincerErrorOptions } from '../errors.js';
 import type { ApprovalBroker, Verdict } from '../policy/broker.js';
 import type { OpenAiEndpoint } from './openai-endpoint.js';
 
@@ -122,11 +124,19 @@ export interface Assistant {
 }
 
 /** Something the caller named does not exist (a session, a run, a model): IPC `not_found`. */
-export class NotFound extends Error {
+export class NotFound extends PincerError {
   readonly code = 'not_found';
+  constructor(message: string, options?: PincerErrorOptions) {
+    super('not_found', message, options);
+    this.name = 'NotFound';
+  }
 }
 
 /** A request the contract accepts but the core cannot (a malformed typed tool call). */
-export class InvalidRequest extends Error {
+export class InvalidRequest extends PincerError {
   readonly code = 'invalid_request';
+  constructor(message: string, options?: PincerErrorOptions) {
+    super('invalid_request', message, options);
+    this.name = 'InvalidRequest';
+  }
 }

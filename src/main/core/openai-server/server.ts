@@ -3,8 +3,10 @@
  * body, per-model bounded queues, cancellation when the client leaves, OpenAI's error shape,
  * and a metadata-only request log.
  */
+
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { PincerError } from '../errors.js';
 import { bearerMatches, isLoopbackHost } from './auth.js';
 import type { ModelBackend } from './backend.js';
 import { chatRoute } from './chat.js';
@@ -74,13 +76,13 @@ function preparer<T>(route: PostRoute<T>): (body: Buffer) => Prepared {
   return (body) => route.prepare(parseJson(body, route.schema));
 }
 
-export class OpenAiServerError extends Error {
+export class OpenAiServerError extends PincerError {
   override readonly name = 'OpenAiServerError';
   constructor(
     readonly code: 'key_required' | 'listen_failed',
     message: string,
   ) {
-    super(message);
+    super(code === 'key_required' ? 'invalid_request' : 'unavailable', message);
   }
 }
 
