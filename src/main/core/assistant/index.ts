@@ -218,6 +218,7 @@ export async function assistantOver(
       priced: priceKnown(),
       recommended,
       machineRamBytes,
+      contextWindow: models.contextWindow,
       active: models.label(),
       kind: models.kind,
       loaded: models.loaded,
@@ -303,6 +304,7 @@ export async function assistantOver(
   };
 
   const assistant: Assistant = {
+    sandboxBackend: agent.sandboxBackend,
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
