@@ -186,6 +186,8 @@ describe('dispatch in front of the real assistant', () => {
       ok: true,
       value: { name: 'Pincer', electron: null, transport: 'gateway', node: process.versions.node },
     });
+    // The backend this machine's probe chose (the status bars show it).
+    expect(result.ok && ['bwrap', 'seatbelt', 'process'].includes(result.value.sandbox)).toBe(true);
     expect(JSON.stringify(result)).not.toContain(fixture.dataDir);
   });
 
