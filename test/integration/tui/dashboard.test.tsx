@@ -143,12 +143,72 @@ describe('terminal dashboard', { timeout: 120_000 }, () => {
     expect(measure(small).rows).toBeLessThanOrEqual(24);
     expect(measure(small).columns).toBeLessThanOrEqual(80);
     expect(small).not.toContain('AGENTS'); // no room for the side panel
+    // The status facts take two rows here rather than being cut off.
+    for (const fact of ['Model:', 'Tokens:', 'Cost:', 'Latency:', 'Sandbox:']) {
+      expect(small).toContain(fact);
+    }
     resize(ui, { columns: 200, rows: 60 });
     const large = await frameWhere(ui, has('AGENTS'), 'the side panel at 200x60');
     expect(measure(large).rows).toBeLessThanOrEqual(60);
     expect(measure(large).columns).toBeLessThanOrEqual(200);
     expect(large).toContain('[COMPLETED]');
     expect(large).toContain('const answer = 42;');
+  });
+
+  it('shows tokens against the model window, cost, latency and the sandbox backend', async () => {
+    const { fixture, link } = await inProcess(1);
+    const ui = show(link);
+    const first = await frameWhere(ui, has('Tokens: 0/8,192 (0%)'), 'the window before a turn');
+    expect(first).toMatch(/Sandbox: (bwrap|seatbelt|process)/);
+    expect(first).toContain('Cost: $0'); // the scripted model is priced: it costs nothing
+    expect(first).toContain('Latency: –');
+    await send(ui, 'hello');
+    const after = await frameWhere(
+      ui,
+      (f) => f.includes('• two') && !/Tokens: 0\//.test(f),
+      'the context used by the turn',
+    );
+    const [, used] = after.match(/Tokens: ([\d,]+)\/8,192 \((\d+)%\)/) ?? [];
+    const runs = fixture.assistant.listRuns({ limit: 1 });
+    // The last model call's input plus what it wrote.
+    expect(Number(used?.replace(/,/g, ''))).toBeGreaterThan(0);
+    expect(runs[0]?.inputTokens).toBeGreaterThan(0);
+    expect(after).toMatch(/Latency: \d+(\.\d)? m?s/);
+  });
+
+  it('edits at the cursor and recalls what was sent with Up and Down', async () => {
+    const { fixture, link } = await inProcess(1);
+    const ui = show(link);
+    await frameWhere(ui, has('Model:'), 'the first frame');
+    await type(ui, 'hllo world');
+    await type(ui, '\x1b[H'); // Home
+    await type(ui, '\x1b[C'); // Right
+    await type(ui, 'e');
+    await type(ui, '\x1b[F'); // End
+    await type(ui, '!');
+    await type(ui, '\x1b[D'); // Left
+    await type(ui, '\x1b[D');
+    await type(ui, '\x1b[3~'); // Delete: the "d" under the cursor
+    await type(ui, '\x7f'); // Backspace: the "l" before it
+    await frameWhere(ui, has('› hello wor!'), 'the edited line');
+    await type(ui, '\r');
+    await frameWhere(ui, has('• two'), 'the reply');
+    await type(ui, 'draft');
+    await type(ui, '\x1b[A'); // Up: the message sent, the draft kept aside
+    await frameWhere(ui, has('› hello wor!'), 'the message recalled');
+    await type(ui, '\x1b[B'); // Down: the draft again
+    await frameWhere(ui, has('› draft'), 'the draft restored');
+    await type(ui, '\x15'); // Ctrl+U
+    await type(ui, '\x1b[A');
+    await type(ui, '?');
+    await type(ui, '\r');
+    await frameWhere(ui, (f) => f.split('• two').length === 3, 'the second reply');
+    const [session] = await fixture.assistant.listSessions();
+    const sent = fixture.assistant
+      .history(session?.id ?? '')
+      .messages.filter((m) => m.role === 'user')
+      .map((m) => m.blocks.map((b) => (b.type === 'text' ? b.text : '')).join(''));
+    expect(sent).toEqual(['hello wor!', 'hello wor!?']);
   });
 
   it('switches views with function keys and their Ctrl equivalents', async () => {
