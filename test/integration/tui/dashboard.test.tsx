@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AgentsList } from '../../../src/main/cli/tui/AgentsPanel.js';
+import { ActiveTools, AgentsList } from '../../../src/main/cli/tui/AgentsPanel.js';
 import {
   connectGateway,
   type DashboardLink,
@@ -16,9 +16,10 @@ import {
 } from '../../../src/main/cli/tui/connection.js';
 import { DashboardApp } from '../../../src/main/cli/tui/Dashboard.js';
 import { PASTE_END, PASTE_START } from '../../../src/main/cli/tui/keys.js';
+import { applyEvent, emptyState } from '../../../src/main/cli/tui/state.js';
 import { startAssistantGateway } from '../../../src/main/core/gateway/server.js';
 import { createCoreHandlers } from '../../../src/main/core/ipc/handlers.js';
-import type { RunSummary } from '../../../src/shared/ipc.js';
+import type { AssistantEvent, RunSummary } from '../../../src/shared/ipc.js';
 import { type AssistantFixture, scriptedAssistant } from '../../support/assistant-harness.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -209,6 +210,71 @@ describe('terminal dashboard', { timeout: 120_000 }, () => {
       .messages.filter((m) => m.role === 'user')
       .map((m) => m.blocks.map((b) => (b.type === 'text' ? b.text : '')).join(''));
     expect(sent).toEqual(['hello wor!', 'hello wor!?']);
+  });
+
+  it('approves for the session, then denies with a reason the model is told', async () => {
+    const { fixture, link } = await inProcess(1);
+    const ui = show(link);
+    await frameWhere(ui, has('Model:'), 'the first frame');
+    await send(ui, 'write a note');
+    const asked = await frameWhere(ui, has('Approve?'), 'the approval prompt');
+    expect(asked).toContain('[s] approve for session');
+    expect(asked).toMatch(/risk: (safe|guarded|unsafe)/);
+    await type(ui, 's');
+    await frameWhere(ui, has('Done: the tool said'), 'the first write done');
+    // The same call again in this session: not asked.
+    await send(ui, 'write another');
+    await frameWhere(ui, (f) => f.split('Done: the tool said').length === 3, 'the second write');
+    expect(ui.frames.filter((f) => f.includes('Approve?')).length).toBeGreaterThan(0);
+    expect(ui.lastFrame()).not.toContain('Approve?');
+    // A new conversation asks again; this time the answer is no, with a reason.
+    await send(ui, '/new');
+    await frameWhere(ui, has('new conversation'), 'the new conversation');
+    await send(ui, 'write a third');
+    await frameWhere(ui, has('Approve?'), 'the prompt in the new conversation');
+    await type(ui, 'n');
+    await frameWhere(ui, has('Reason for the model'), 'the reason line');
+    await type(ui, 'not today');
+    await type(ui, '\r');
+    const denied = await frameWhere(ui, has('The write did not happen'), 'the denial read back');
+    expect(denied).toContain('not approved (ui: not');
+    // The reason reached the model whole, as the denial's result.
+    const sessions = fixture.assistant.listSessions();
+    const third = sessions.find((s) => s.title.startsWith('write a third'));
+    const calls = fixture.assistant.history(third?.id ?? '').toolCalls;
+    expect(calls.at(-1)?.output).toContain('not approved (ui: not today)');
+  });
+
+  it('lists running tools with the time since each started', () => {
+    const ids = (seq: number) => ({
+      trace_id: 't',
+      task_id: 't',
+      session_id: 'ses_1',
+      run_id: 'run_1',
+      seq,
+      at: '2026-11-01T00:00:00Z',
+    });
+    const events: AssistantEvent[] = [
+      {
+        topic: 'run',
+        sessionId: 'ses_1',
+        event: {
+          type: 'tool.requested',
+          call: { id: 'c1', name: 'sh/exec', input: { command: 'make' } },
+          read_only: false,
+          ...ids(1),
+        },
+      },
+      {
+        topic: 'run',
+        sessionId: 'ses_1',
+        event: { type: 'tool.started', call_id: 'c1', name: 'sh/exec', ...ids(2) },
+      },
+    ];
+    const state = events.reduce((next, event) => applyEvent(next, event, 1_000), emptyState());
+    const ui = render(<ActiveTools state={state} now={3_500} />);
+    cleanups.push(() => ui.unmount());
+    expect(ui.lastFrame()).toBe('▶ sh/exec 2.5 s');
   });
 
   it('switches views with function keys and their Ctrl equivalents', async () => {

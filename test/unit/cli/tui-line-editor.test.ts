@@ -111,7 +111,10 @@ describe('input layout', () => {
     const text = 'abcdefghij'.repeat(3); // 30 cells at 8 a row: 4 rows
     const atEnd = layoutInput(text, text.length, 8, 3);
     expect(atEnd).toMatchObject({ above: 2, below: 0 });
-    expect(atEnd.rows.map((r) => r.before + (r.at ?? '') + r.after)).toEqual(['ghijabcd', 'efghij ']);
+    expect(atEnd.rows.map((r) => r.before + (r.at ?? '') + r.after)).toEqual([
+      'ghijabcd',
+      'efghij ',
+    ]);
     const atStart = layoutInput(text, 0, 8, 3);
     expect(atStart).toMatchObject({ above: 0, below: 2 });
     expect(atStart.rows[0]).toEqual({ first: true, before: '', at: 'a', after: 'bcdefgh' });

@@ -3,13 +3,17 @@
  * of the session (where the rule allows it), or deny with an optional reason told to the model.
  * Whichever surface answers first wins; a late answer here is told so.
  */
-import { Box, Text, useInput } from 'ink';
-import { useState } from 'react';
+import { Box, Text } from 'ink';
+import { useRef, useState } from 'react';
 import type { PendingApprovalView, RequestOf } from '../../../shared/ipc.js';
+import { useRawInput } from './keys.js';
 import { safe } from './safe-text.js';
 import { callNotation } from './state.js';
 
 type Verdict = RequestOf<'approvals.resolve'>['verdict'];
+
+/** Text without control characters (what a reason may hold). */
+const printable = (text: string) => [...text].filter((c) => c >= ' ' && c !== '\x7f').join('');
 
 const TIER_COLOR = { safe: 'green', guarded: 'yellow', unsafe: 'red' } as const;
 
@@ -28,30 +32,40 @@ export function ApprovalPrompt({
   /** Esc: answer later (the approvals view, F6, still asks it). */
   onDefer(): void;
 }) {
-  const [reason, setReason] = useState<string | null>(null);
-  useInput(
-    (input, key) => {
-      if (reason !== null) {
-        if (key.return) {
-          onAnswer('deny', reason.trim() || undefined);
-          setReason(null);
-        } else if (key.escape) setReason(null);
-        else if (key.backspace || key.delete) setReason((r) => (r ?? '').slice(0, -1));
-        else if (!key.ctrl && !key.meta && input)
-          setReason((r) => (r ?? '') + input.replace(/[\r\n]+/g, ' '));
-        return;
+  // In a ref too: two keys read before React re-renders both see the reason so far.
+  const reasonNow = useRef<string | null>(null);
+  const [reason, setShownReason] = useState<string | null>(null);
+  const setReason = (change: string | null | ((current: string) => string)) => {
+    reasonNow.current = typeof change === 'function' ? change(reasonNow.current ?? '') : change;
+    setShownReason(reasonNow.current);
+  };
+  // Read from the raw sequences, attached in the commit that draws the prompt: an answer typed
+  // the moment it appears is not lost (Ink's useInput would attach a tick later).
+  useRawInput((sequence) => {
+    if (!active) return;
+    const typed = reasonNow.current;
+    if (typed !== null) {
+      if (sequence === '\r' || sequence === '\n') {
+        onAnswer('deny', typed.trim() || undefined);
+        setReason(null);
+      } else if (sequence === '\x1b') setReason(null);
+      else if (sequence === '\x7f' || sequence === '\b') setReason((r) => r.slice(0, -1));
+      else if (!sequence.startsWith('\x1b')) {
+        // Typed or pasted words; line breaks become spaces and other controls are dropped.
+        const text = printable(sequence.replace(/[\r\n]+/g, ' '));
+        if (text) setReason((r) => r + text);
       }
-      if (key.escape) {
-        onDefer();
-        return;
-      }
-      const answer = input.toLowerCase();
-      if (answer === 'y') onAnswer('approve');
-      else if (answer === 's' && approval.sessionApprovable) onAnswer('approve-for-session');
-      else if (answer === 'n') setReason('');
-    },
-    { isActive: active },
-  );
+      return;
+    }
+    if (sequence === '\x1b') {
+      onDefer();
+      return;
+    }
+    const answer = sequence.toLowerCase();
+    if (answer === 'y') onAnswer('approve');
+    else if (answer === 's' && approval.sessionApprovable) onAnswer('approve-for-session');
+    else if (answer === 'n') setReason('');
+  });
   return (
     <Box flexDirection="column" borderStyle="double" borderColor="yellow" paddingX={1}>
       <Text>

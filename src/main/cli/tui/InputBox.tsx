@@ -56,6 +56,10 @@ export function InputBox({
     setShown(editor.current);
   };
   const pasting = useRef(false);
+  // Ink detaches an inactive box's key handler only after the frame that made it inactive is
+  // drawn: a key typed at once (an approval just asked) must not land in the message.
+  const activeNow = useRef(active);
+  activeNow.current = active;
 
   // Before useInput: the paste markers, Ctrl+J and the Delete key are only told apart in the
   // raw sequence.
@@ -79,7 +83,7 @@ export function InputBox({
 
   useInput(
     (input: string, key: Key) => {
-      if (rawHandled.current) return;
+      if (rawHandled.current || !activeNow.current) return;
       if (key.return) {
         if (key.meta) return edit((e) => insert(e, '\n'));
         const { state, message } = submit(editor.current);

@@ -4,7 +4,7 @@
  * terminals (and multiplexers) that keep F-keys to themselves.
  */
 import { useStdin } from 'ink';
-import { useEffect, useRef } from 'react';
+import { useLayoutEffect, useRef } from 'react';
 
 export type View =
   | 'chat'
@@ -62,12 +62,14 @@ export function viewForCtrl(letter: string): View | undefined {
 /**
  * Each raw sequence Ink's parser emits (one keypress, or a whole paste chunk). Registered before
  * a component's useInput, so a listener here sees a sequence before that component's handler.
+ * Attached in the commit that first draws the component (a layout effect, where Ink's useInput
+ * waits for a passive one): a key pressed as soon as it is on screen reaches it.
  */
 export function useRawInput(handler: (sequence: string) => void): void {
   const { internal_eventEmitter: emitter } = useStdin();
   const current = useRef(handler);
   current.current = handler;
-  useEffect(() => {
+  useLayoutEffect(() => {
     const listener = (sequence: string) => current.current(sequence);
     emitter?.on('input', listener);
     return () => {
