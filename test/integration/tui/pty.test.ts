@@ -11,6 +11,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { spawn } from '@lydell/node-pty';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeGatewayFile } from '../../../src/main/cli/gateway-file.js';
+import { lockFileOf } from '../../../src/main/core/daemon/instance-lock.js';
 import { type Gateway, startAssistantGateway } from '../../../src/main/core/gateway/server.js';
 import {
   APP_DIR,
@@ -76,6 +77,9 @@ describe('pincer tui in a pseudo-terminal', { timeout: 120_000 }, () => {
       // The model's name arrives by a call made after the input hooks put the terminal in raw
       // mode: keys typed before that would be cooked by the terminal into one line.
       await waitFor('Model: scripted');
+      // The status facts the gateway's contract carries: the model's window and the sandbox.
+      await waitFor('Tokens: 0/8,192');
+      await waitFor('Sandbox: ');
       expect(raw).toContain('\x1b[?1049h'); // the alternate screen: the shell's scrollback stays
       await press('hello');
       await press('\r');
@@ -132,6 +136,36 @@ describe('pincer tui in a pseudo-terminal', { timeout: 120_000 }, () => {
     } finally {
       term.kill();
       remove();
+    }
+  });
+
+  it('refuses to start a second agent beside a daemon that offers no gateway', async () => {
+    const home = path.join(root, 'daemon-home');
+    // What a running daemon (or the desktop app) holds: the instance lock, by a living pid.
+    await mkdir(path.dirname(lockFileOf(home)), { recursive: true });
+    await writeFile(lockFileOf(home), `${process.pid}\n`);
+    const term = spawn(process.execPath, [builtCli, 'tui'], {
+      name: 'xterm-256color',
+      cols: 80,
+      rows: 24,
+      cwd: root,
+      env: { ...process.env, PINCER_HOME: home, FORCE_COLOR: '0', CI: 'true' },
+    });
+    let raw = '';
+    term.onData((data) => {
+      raw += data;
+    });
+    try {
+      const code = await new Promise<number>((resolve) =>
+        term.onExit(({ exitCode }) => resolve(exitCode)),
+      );
+      expect(code).not.toBe(0);
+      expect(stripVTControlCharacters(raw)).toContain(
+        `another Pincer agent (pid ${process.pid}: the daemon or the desktop app)`,
+      );
+      expect(existsSync(path.join(home, 'profiles'))).toBe(false); // no store opened
+    } finally {
+      term.kill();
     }
   });
 });
