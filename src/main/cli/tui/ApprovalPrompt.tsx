@@ -74,13 +74,14 @@ export function ApprovalPrompt({
         </Text>
         <Text color="blue">{safe(callNotation(approval.call.name, approval.call.input))}</Text>
       </Text>
-      <Text>
-        <Text dimColor>why: </Text>
-        {safe(approval.reason)}
-        {approval.rule ? <Text dimColor> (rule {safe(approval.rule)})</Text> : null}
-        <Text dimColor> risk: </Text>
+      {/* One row (the layout counts it so): the risk first, the rule's wording cut if need be. */}
+      <Text wrap="truncate-end">
+        <Text dimColor>risk: </Text>
         <Text color={TIER_COLOR[approval.tier]}>{approval.tier}</Text>
         {waiting > 0 ? <Text dimColor> · {waiting} more waiting</Text> : null}
+        <Text dimColor> · why: </Text>
+        {safe(approval.reason)}
+        {approval.rule ? <Text dimColor> (rule {safe(approval.rule)})</Text> : null}
       </Text>
       {reason === null ? (
         <Text>
