@@ -168,4 +168,58 @@ describe('pincer tui in a pseudo-terminal', { timeout: 120_000 }, () => {
       term.kill();
     }
   });
+
+  it('pincer chat opens the dashboard on a terminal that fits it, line mode on a smaller one', async () => {
+    const home = path.join(root, 'chat-home');
+    await mkdir(home, { recursive: true });
+    const remove = writeGatewayFile(home, {
+      pid: process.pid,
+      port: gateway.port,
+      token: gateway.token,
+    });
+    const open = (cols: number, rows: number) => {
+      const term = spawn(process.execPath, [builtCli, 'chat'], {
+        name: 'xterm-256color',
+        cols,
+        rows,
+        cwd: root,
+        env: { ...process.env, PINCER_HOME: home, FORCE_COLOR: '0', CI: 'true' },
+      });
+      let raw = '';
+      term.onData((data) => {
+        raw += data;
+      });
+      const exited = new Promise<number>((resolve) =>
+        term.onExit(({ exitCode }) => resolve(exitCode)),
+      );
+      return { term, exited, raw: () => raw };
+    };
+    const fits = open(80, 24);
+    try {
+      const deadline = Date.now() + 45_000;
+      while (!stripVTControlCharacters(fits.raw()).includes('attached 127.0.0.1')) {
+        if (Date.now() > deadline) throw new Error(`no dashboard:\n${fits.raw()}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(fits.raw()).toContain('\x1b[?1049h');
+      fits.term.write('\x03');
+      expect(await fits.exited).toBe(0);
+    } finally {
+      fits.term.kill();
+    }
+    const small = open(50, 12);
+    try {
+      // Line mode asks for its first line (or says why it cannot start); never the dashboard.
+      const deadline = Date.now() + 45_000;
+      while (!/> $|pincer chat:/m.test(stripVTControlCharacters(small.raw()))) {
+        if (Date.now() > deadline) throw new Error(`no line mode:\n${small.raw()}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(small.raw()).not.toContain('\x1b[?1049h');
+      expect(stripVTControlCharacters(small.raw())).not.toContain('[F1]Help');
+    } finally {
+      small.term.kill();
+      remove();
+    }
+  });
 });
