@@ -289,6 +289,16 @@ describe('terminal dashboard', { timeout: 120_000 }, () => {
     expect(config).toContain('Autonomy:');
     await type(ui, '\x1b[15~'); // F5
     await frameWhere(ui, has('Events'), 'the logs view');
+    await type(ui, '\x1b'); // Esc
+    await type(ui, '\x1bOS'); // F4
+    await frameWhere(ui, has('Search:'), 'the memory view');
+    await type(ui, 'pincer notes');
+    await type(ui, '\r');
+    // The contract's memory.search answered: no stored memory here, and the note says why the
+    // search is by keyword.
+    const searched = await frameWhere(ui, has('no matches'), 'the search result');
+    expect(searched).toContain('Search: pincer notes');
+    expect(searched).toContain('keyword (FTS5) search only');
   });
 
   it('draws sub-agents as a tree under the run that started them, with their origin', () => {

@@ -6,14 +6,11 @@
 import { Box, Text } from 'ink';
 import { useRef, useState } from 'react';
 import type { PendingApprovalView, RequestOf } from '../../../shared/ipc.js';
-import { useRawInput } from './keys.js';
+import { fieldKey, useRawInput } from './keys.js';
 import { safe } from './safe-text.js';
 import { callNotation } from './state.js';
 
 type Verdict = RequestOf<'approvals.resolve'>['verdict'];
-
-/** Text without control characters (what a reason may hold). */
-const printable = (text: string) => [...text].filter((c) => c >= ' ' && c !== '\x7f').join('');
 
 const TIER_COLOR = { safe: 'green', guarded: 'yellow', unsafe: 'red' } as const;
 
@@ -43,24 +40,18 @@ export function ApprovalPrompt({
   // the moment it appears is not lost (Ink's useInput would attach a tick later).
   useRawInput((sequence) => {
     if (!active) return;
+    const key = fieldKey(sequence);
     const typed = reasonNow.current;
     if (typed !== null) {
-      if (sequence === '\r' || sequence === '\n') {
+      if (key.kind === 'enter') {
         onAnswer('deny', typed.trim() || undefined);
         setReason(null);
-      } else if (sequence === '\x1b') setReason(null);
-      else if (sequence === '\x7f' || sequence === '\b') setReason((r) => r.slice(0, -1));
-      else if (!sequence.startsWith('\x1b')) {
-        // Typed or pasted words; line breaks become spaces and other controls are dropped.
-        const text = printable(sequence.replace(/[\r\n]+/g, ' '));
-        if (text) setReason((r) => r + text);
-      }
+      } else if (key.kind === 'escape') setReason(null);
+      else if (key.kind === 'backspace') setReason((r) => r.slice(0, -1));
+      else if (key.kind === 'text') setReason((r) => r + key.text);
       return;
     }
-    if (sequence === '\x1b') {
-      onDefer();
-      return;
-    }
+    if (key.kind === 'escape') return onDefer();
     const answer = sequence.toLowerCase();
     if (answer === 'y') onAnswer('approve');
     else if (answer === 's' && approval.sessionApprovable) onAnswer('approve-for-session');

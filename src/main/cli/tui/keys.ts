@@ -50,6 +50,28 @@ const FKEY_SEQUENCES: Record<string, string> = {
 export const PASTE_START = '\x1b[200~';
 export const PASTE_END = '\x1b[201~';
 
+/**
+ * A raw sequence as a one-line text field reads it: Enter, Backspace, Esc, typed or pasted text
+ * (line breaks as spaces, other controls dropped), or something else (arrows, F-keys).
+ */
+export type FieldKey =
+  | { kind: 'enter' }
+  | { kind: 'backspace' }
+  | { kind: 'escape' }
+  | { kind: 'text'; text: string }
+  | { kind: 'other' };
+
+export function fieldKey(sequence: string): FieldKey {
+  if (sequence === '\r' || sequence === '\n') return { kind: 'enter' };
+  if (sequence === '\x7f' || sequence === '\b') return { kind: 'backspace' };
+  if (sequence === '\x1b') return { kind: 'escape' };
+  if (sequence.startsWith('\x1b')) return { kind: 'other' };
+  const text = [...sequence.replace(/[\r\n]+/g, ' ')]
+    .filter((c) => c >= ' ' && c !== '\x7f')
+    .join('');
+  return text ? { kind: 'text', text } : { kind: 'other' };
+}
+
 export function viewForKey(raw: string): View | undefined {
   const fkey = FKEY_SEQUENCES[raw];
   return fkey ? VIEW_KEYS.find((k) => k.fkey === fkey)?.view : undefined;
