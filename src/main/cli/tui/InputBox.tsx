@@ -56,8 +56,9 @@ export function InputBox({
     setShown(editor.current);
   };
   const pasting = useRef(false);
-  // Ink detaches an inactive box's key handler only after the frame that made it inactive is
-  // drawn: a key typed at once (an approval just asked) must not land in the message.
+  // Whether the box takes keys is read from the latest render, not left to Ink's isActive: Ink
+  // attaches and detaches a handler only after the frame that changed it is drawn, so a key
+  // typed at once would land in the message (an approval just asked) or be lost (just answered).
   const activeNow = useRef(active);
   activeNow.current = active;
 
@@ -81,33 +82,30 @@ export function InputBox({
     }
   });
 
-  useInput(
-    (input: string, key: Key) => {
-      if (rawHandled.current || !activeNow.current) return;
-      if (key.return) {
-        if (key.meta) return edit((e) => insert(e, '\n'));
-        const { state, message } = submit(editor.current);
-        if (message) {
-          edit(() => state);
-          onSubmit(message);
-        }
-        return;
+  useInput((input: string, key: Key) => {
+    if (rawHandled.current || !activeNow.current) return;
+    if (key.return) {
+      if (key.meta) return edit((e) => insert(e, '\n'));
+      const { state, message } = submit(editor.current);
+      if (message) {
+        edit(() => state);
+        onSubmit(message);
       }
-      if (key.delete && isForwardDelete(lastRaw.current)) return edit(deleteForward);
-      if (key.backspace || key.delete) return edit(deleteBack);
-      if (key.leftArrow) return edit(left);
-      if (key.rightArrow) return edit(right);
-      if (key.home) return edit(home);
-      if (key.end) return edit(end);
-      if (key.upArrow) return edit(up);
-      if (key.downArrow) return edit(down);
-      if (key.ctrl && input === 'u') return edit(clear);
-      if (key.ctrl || key.meta || key.escape || key.tab) return;
-      if (key.pageUp || key.pageDown) return;
-      if (input) edit((e) => insert(e, pasted(input)));
-    },
-    { isActive: active },
-  );
+      return;
+    }
+    if (key.delete && isForwardDelete(lastRaw.current)) return edit(deleteForward);
+    if (key.backspace || key.delete) return edit(deleteBack);
+    if (key.leftArrow) return edit(left);
+    if (key.rightArrow) return edit(right);
+    if (key.home) return edit(home);
+    if (key.end) return edit(end);
+    if (key.upArrow) return edit(up);
+    if (key.downArrow) return edit(down);
+    if (key.ctrl && input === 'u') return edit(clear);
+    if (key.ctrl || key.meta || key.escape || key.tab) return;
+    if (key.pageUp || key.pageDown) return;
+    if (input) edit((e) => insert(e, pasted(input)));
+  });
 
   const layout = layoutInput(
     shown.text,
