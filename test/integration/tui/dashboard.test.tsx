@@ -9,6 +9,7 @@ import path from 'node:path';
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ActiveTools, AgentsList } from '../../../src/main/cli/tui/AgentsPanel.js';
+import { ApprovalPrompt } from '../../../src/main/cli/tui/ApprovalPrompt.js';
 import {
   connectGateway,
   type DashboardLink,
@@ -243,6 +244,41 @@ describe('terminal dashboard', { timeout: 120_000 }, () => {
     const third = sessions.find((s) => s.title.startsWith('write a third'));
     const calls = fixture.assistant.history(third?.id ?? '').toolCalls;
     expect(calls.at(-1)?.output).toContain('not approved (ui: not today)');
+  });
+
+  it('takes Shift+Y for a destructive call, as the UI takes a click, and shows why', async () => {
+    const answers: string[] = [];
+    const ui = render(
+      <ApprovalPrompt
+        approval={{
+          id: 'apr_1',
+          runId: 'run_1',
+          sessionId: 'ses_1',
+          call: { id: 'c1', name: 'sh/exec', input: { command: 'rm -rf build' } },
+          reason: 'commands ask first',
+          rule: 'default/ask-commands',
+          tier: 'unsafe',
+          sessionApprovable: true,
+          expiresAt: null,
+          preview: null,
+          risk: { destructive: true, reasons: ['deletes files recursively'] },
+        }}
+        waiting={0}
+        active
+        onAnswer={(verdict) => answers.push(verdict)}
+        onDefer={() => answers.push('later')}
+      />,
+    );
+    cleanups.push(() => ui.unmount());
+    const frame = ui.lastFrame() ?? '';
+    expect(frame).toContain('rm -rf build');
+    expect(frame).toContain('risk: unsafe · ⚠ deletes files recursively · why: commands ask first');
+    expect(frame).toContain('[Y] approve  [S] approve for session  [n] deny');
+    await type(ui, 'y');
+    await type(ui, 's');
+    expect(answers).toEqual([]);
+    await type(ui, 'Y');
+    expect(answers).toEqual(['approve']);
   });
 
   it('lists running tools with the time since each started', () => {

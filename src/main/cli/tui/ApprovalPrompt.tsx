@@ -36,6 +36,10 @@ export function ApprovalPrompt({
     reasonNow.current = typeof change === 'function' ? change(reasonNow.current ?? '') : change;
     setShownReason(reasonNow.current);
   };
+  // As in the UI, a destructive call is not approved by the usual key: here it takes Shift.
+  const { destructive } = approval.risk;
+  const approveKey = destructive ? 'Y' : 'y';
+  const sessionKey = destructive ? 'S' : 's';
   // Read from the raw sequences, attached in the commit that draws the prompt: an answer typed
   // the moment it appears is not lost (Ink's useInput would attach a tick later).
   useRawInput((sequence) => {
@@ -52,10 +56,9 @@ export function ApprovalPrompt({
       return;
     }
     if (key.kind === 'escape') return onDefer();
-    const answer = sequence.toLowerCase();
-    if (answer === 'y') onAnswer('approve');
-    else if (answer === 's' && approval.sessionApprovable) onAnswer('approve-for-session');
-    else if (answer === 'n') setReason('');
+    if (sequence === approveKey) onAnswer('approve');
+    else if (sequence === sessionKey && approval.sessionApprovable) onAnswer('approve-for-session');
+    else if (sequence.toLowerCase() === 'n') setReason('');
   });
   return (
     <Box flexDirection="column" borderStyle="double" borderColor="yellow" paddingX={1}>
@@ -69,6 +72,13 @@ export function ApprovalPrompt({
       <Text wrap="truncate-end">
         <Text dimColor>risk: </Text>
         <Text color={TIER_COLOR[approval.tier]}>{approval.tier}</Text>
+        {approval.risk.reasons.length > 0 ? (
+          <Text color={destructive ? 'red' : 'yellow'}>
+            {' · '}
+            {destructive ? '⚠ ' : ''}
+            {safe(approval.risk.reasons.join('; '))}
+          </Text>
+        ) : null}
         {waiting > 0 ? <Text dimColor> · {waiting} more waiting</Text> : null}
         <Text dimColor> · why: </Text>
         {safe(approval.reason)}
@@ -76,10 +86,10 @@ export function ApprovalPrompt({
       </Text>
       {reason === null ? (
         <Text>
-          <Text bold>[y]</Text> approve{'  '}
+          <Text bold>[{approveKey}]</Text> approve{'  '}
           {approval.sessionApprovable ? (
             <>
-              <Text bold>[s]</Text> approve for session{'  '}
+              <Text bold>[{sessionKey}]</Text> approve for session{'  '}
             </>
           ) : null}
           <Text bold>[n]</Text> deny{'  '}

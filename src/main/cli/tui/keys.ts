@@ -88,9 +88,15 @@ export function viewForCtrl(letter: string): View | undefined {
  * waits for a passive one): a key pressed as soon as it is on screen reaches it.
  */
 export function useRawInput(handler: (sequence: string) => void): void {
-  const { internal_eventEmitter: emitter } = useStdin();
+  const { internal_eventEmitter: emitter, setRawMode, isRawModeSupported } = useStdin();
   const current = useRef(handler);
   current.current = handler;
+  // Keys arrive one by one only in raw mode (Ink counts who asks for it, as useInput does).
+  useLayoutEffect(() => {
+    if (!isRawModeSupported) return;
+    setRawMode(true);
+    return () => setRawMode(false);
+  }, [isRawModeSupported, setRawMode]);
   useLayoutEffect(() => {
     const listener = (sequence: string) => current.current(sequence);
     emitter?.on('input', listener);
