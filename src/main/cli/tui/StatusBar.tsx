@@ -33,8 +33,7 @@ export function costText(models: ModelsState | null, sessionCost: number): strin
 }
 
 /** Tokens the last model call held against the model's window: "1,234/8,192 (15%)". */
-export function contextText(lastTurn: LastTurn | null, window: number | null): string {
-  const used = lastTurn?.contextTokens ?? 0;
+export function contextText(used: number, window: number | null): string {
   if (!window) return `${formatTokens(used)}/?`;
   return `${formatTokens(used)}/${formatTokens(window)} (${Math.round((used / window) * 100)}%)`;
 }
@@ -50,6 +49,8 @@ export interface StatusFacts {
 
 interface Segment {
   text: string;
+  /** Cells kept for it when packing, so the rows do not change as its figure grows. */
+  reserve?: number;
   /** A state dot before the text, in this color. */
   dot?: string;
   color?: string;
@@ -57,6 +58,7 @@ interface Segment {
 
 function segments(facts: StatusFacts): Segment[] {
   const { models, info, lastTurn, link, where } = facts;
+  const window = models?.contextWindow ?? null;
   return [
     // The link first: it is what a person must see when the rest is stale.
     {
@@ -64,9 +66,16 @@ function segments(facts: StatusFacts): Segment[] {
       text: `${LINK_LABEL[link]}${link === 'in-process' ? '' : ` ${where.replace(/^https?:\/\//, '')}`}`,
     },
     { text: `Model: ${lastTurn?.model ?? models?.active ?? '…'}` },
-    { text: `Tokens: ${contextText(lastTurn, models?.contextWindow ?? null)}` },
+    {
+      text: `Tokens: ${contextText(lastTurn?.contextTokens ?? 0, window)}`,
+      // As wide as a full window reads: the rows stay put while the conversation grows.
+      reserve: `Tokens: ${contextText(window ?? 99_999, window)}`.length,
+    },
     { text: `Cost: ${costText(models, facts.sessionCost)}` },
-    { text: `Latency: ${formatDuration(lastTurn?.latencyMs ?? null)}` },
+    {
+      text: `Latency: ${formatDuration(lastTurn?.latencyMs ?? null)}`,
+      reserve: 'Latency: 999 ms'.length,
+    },
     {
       text: `Sandbox: ${info?.sandbox ?? '…'}`,
       // The process backend confines least: worth a glance.
@@ -76,7 +85,8 @@ function segments(facts: StatusFacts): Segment[] {
 }
 
 const SEPARATOR = ' │ ';
-const widthOf = (segment: Segment) => [...segment.text].length + (segment.dot ? 2 : 0);
+const widthOf = (segment: Segment) =>
+  Math.max([...segment.text].length, segment.reserve ?? 0) + (segment.dot ? 2 : 0);
 
 /** The segments in rows of at most `width` cells, in order (a segment too long is cut). */
 function pack(all: Segment[], width: number): Segment[][] {
