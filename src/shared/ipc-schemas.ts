@@ -27,6 +27,8 @@ export const AppInfoSchema = z.object({
   electron: z.string().nullable(),
   /** Which transport carries this UI. */
   transport: z.enum(['electron', 'gateway']),
+  /** The OS confinement the tools run under (chosen at start-up by probing). */
+  sandbox: z.enum(['bwrap', 'seatbelt', 'process']),
 });
 export type AppInfo = z.infer<typeof AppInfoSchema>;
 
@@ -286,6 +288,8 @@ export const ModelsStateSchema = z.object({
   /** The catalog's best chat model for this computer's memory, and that memory. */
   recommended: z.string().nullable(),
   machineRamBytes: z.number(),
+  /** The model in force's context window in tokens; null until known (a local model loads). */
+  contextWindow: z.number().int().positive().nullable(),
 });
 export type ModelsState = z.infer<typeof ModelsStateSchema>;
 

@@ -19,6 +19,7 @@ import {
 import { LocalModelProvider } from '../local/provider.js';
 import { type ModelAccess, viaProvider, viaRouter } from '../models/access.js';
 import type { SecretLookup } from '../models/credentials.js';
+import { BUILTIN_MODELS } from '../models/catalog.js';
 import { ModelError } from '../models/errors.js';
 import { routerFromManifest } from '../models/from-manifest.js';
 import { HttpProvider } from '../models/http-provider.js';
@@ -55,6 +56,9 @@ export class ModelSwitch {
   readonly gate = new FairGate();
   private choice: ModelChoice;
   private current: ModelAccess;
+  /** The window the choice declares (catalog, manifest limit); a local one is known on load. */
+  private declaredWindow: number | null;
+  private loadedWindow: number | null = null;
   private engine: LocalEngine | undefined;
   private opening: Promise<LocalEngine> | undefined;
   /** The local GGUF in force (the choice's path, else the default found on disk). */
@@ -69,7 +73,7 @@ export class ModelSwitch {
     first: ModelChoice,
   ) {
     this.choice = first;
-    this.current = this.build(first);
+    ({ access: this.current, window: this.declaredWindow } = this.build(first));
   }
 
   static async open(deps: ModelSwitchDeps, first: ModelChoice): Promise<ModelSwitch> {
@@ -103,6 +107,11 @@ export class ModelSwitch {
     return this.choice.kind === 'local' && this.choice.toolFormat !== 'text'
       ? { maxString: this.deps.local.maxArgLength }
       : undefined;
+  }
+
+  /** The context window of the model in force, in tokens; null while unknown. */
+  get contextWindow(): number | null {
+    return this.choice.kind === 'local' ? this.loadedWindow : this.declaredWindow;
   }
 
   label(): string {
@@ -161,7 +170,9 @@ export class ModelSwitch {
     const next = this.build(choice);
     await this.release();
     this.choice = choice;
-    this.current = next;
+    this.current = next.access;
+    this.declaredWindow = next.window;
+    this.loadedWindow = null;
     this.localPath = undefined;
     await this.resolveLocalPath();
     for (const listener of this.listeners) await listener();
@@ -204,7 +215,7 @@ export class ModelSwitch {
     this.localPath = found?.path;
   }
 
-  private build(choice: ModelChoice): ModelAccess {
+  private build(choice: ModelChoice): { access: ModelAccess; window: number | null } {
     const textCalls = (provider: ModelProvider, toolFormat?: string): ModelProvider =>
       toolFormat === 'text'
         ? withTextToolCalls(provider, {
@@ -214,14 +225,17 @@ export class ModelSwitch {
         : provider;
     switch (choice.kind) {
       case 'fixed':
-        return choice.access;
+        return { access: choice.access, window: choice.contextWindow ?? null };
       case 'local':
         return {
-          turn: (request) =>
-            viaProvider(
-              textCalls(this.localProvider(providerId('local')), choice.toolFormat),
-              this.selectedFile ?? 'none',
-            ).turn(request),
+          access: {
+            turn: (request) =>
+              viaProvider(
+                textCalls(this.localProvider(providerId('local')), choice.toolFormat),
+                this.selectedFile ?? 'none',
+              ).turn(request),
+          },
+          window: null,
         };
       case 'server': {
         const provider = new HttpProvider({
@@ -233,7 +247,13 @@ export class ModelSwitch {
           timeoutMs: choice.timeoutMs,
           idleTimeoutMs: choice.timeoutMs,
         });
-        return viaProvider(textCalls(provider, choice.toolFormat), choice.model);
+        const known = BUILTIN_MODELS.find(
+          (m) => m.apiModel === choice.model && m.protocol === choice.protocol,
+        );
+        return {
+          access: viaProvider(textCalls(provider, choice.toolFormat), choice.model),
+          window: known?.capabilities.contextWindow ?? null,
+        };
       }
       case 'provider': {
         const { router, models } = routerFromManifest(this.deps.claw, {
@@ -247,7 +267,12 @@ export class ModelSwitch {
             `the manifest has no provider "${choice.name}" (it has ${[...models.keys()].join(', ')})`,
           );
         }
-        return viaRouter(router, { strategy: 'fallback', model });
+        // The router's descriptor: the catalog's facts or the manifest's max_context_window.
+        const descriptor = router.models().find((m) => m.id === model);
+        return {
+          access: viaRouter(router, { strategy: 'fallback', model }),
+          window: descriptor?.capabilities.contextWindow ?? null,
+        };
       }
     }
   }
@@ -295,7 +320,7 @@ export class ModelSwitch {
         maxConversations: this.deps.local.maxConversations ?? 1,
         idleTimeoutMs: 0,
       });
-      await engine.load();
+      this.loadedWindow = (await engine.load()).contextSize;
       this.engine = engine;
       return engine;
     })().catch((error: unknown) => {

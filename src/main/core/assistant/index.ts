@@ -219,6 +219,7 @@ export async function assistantOver(
       priced: priceKnown(),
       recommended,
       machineRamBytes,
+      contextWindow: models.contextWindow,
       active: models.label(),
       kind: models.kind,
       loaded: models.loaded,
@@ -317,6 +318,7 @@ export async function assistantOver(
   await endpoint.resume();
 
   const assistant: Assistant = {
+    sandboxBackend: agent.sandboxBackend,
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

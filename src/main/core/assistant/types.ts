@@ -1,6 +1,7 @@
 /** What the assistant is given and what it offers: the surface both transports build on. */
 
 import type {
+  AppInfo,
   AssistantEvent,
   Autonomy,
   ConnectionKind,
@@ -36,6 +37,8 @@ export interface ProviderRequest {
 }
 
 export interface Assistant {
+  /** The OS confinement the tools run under (the status bars show it). */
+  readonly sandboxBackend: AppInfo['sandbox'];
   /** Everything pushed to a UI; returns the unsubscribe function. */
   subscribe(listener: (event: AssistantEvent) => void): () => void;
 

@@ -22,6 +22,7 @@ export function createCoreHandlers({
     node: process.versions.node,
     electron: electronVersion,
     transport: electronVersion === null ? 'gateway' : 'electron',
+    sandbox: a.sandboxBackend,
   };
   return scrubbed(a, {
     'app.getInfo': () => info,
