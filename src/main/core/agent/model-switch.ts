@@ -18,8 +18,8 @@ import {
 } from '../local/model-manager.js';
 import { LocalModelProvider } from '../local/provider.js';
 import { type ModelAccess, viaProvider, viaRouter } from '../models/access.js';
-import type { SecretLookup } from '../models/credentials.js';
 import { BUILTIN_MODELS } from '../models/catalog.js';
+import type { SecretLookup } from '../models/credentials.js';
 import { ModelError } from '../models/errors.js';
 import { routerFromManifest } from '../models/from-manifest.js';
 import { HttpProvider } from '../models/http-provider.js';

@@ -427,10 +427,10 @@ export class LocalEngine {
       contextSequence: conversation.sequence,
       autoDisposeSequence: false,
     });
-    // Counted as they are released. At the token limit the library drops tokens it was still
-    // holding back (half a UTF-8 character, a possible stop trigger), so there the count is the
-    // limit, or the meter where the context cut it shorter (the meter also counts evaluating
-    // the last token, one more than was generated).
+    // Counted as they are released. At the token limit that count is wrong both ways (tokens
+    // still held back, half a UTF-8 character, are dropped; a held token can be released twice),
+    // so there it is the limit, or the meter where the context cut it shorter (the meter also
+    // counts evaluating the last token, one more than was generated).
     let generated = 0;
     try {
       const response = await completion.generateCompletionWithMeta(request.prompt, {
@@ -453,7 +453,7 @@ export class LocalEngine {
         const metered =
           conversation.sequence.tokenMeter.getState().usedOutputTokens -
           meterBefore.usedOutputTokens;
-        generated = Math.max(generated, Math.min(request.maxTokens, metered));
+        generated = Math.min(request.maxTokens, metered);
       }
       return {
         text: response.response,
