@@ -15,6 +15,7 @@ import {
   resourcesDirOf,
   secretNamesOf,
 } from '../ckp/index.js';
+import { PincerError } from '../errors.js';
 import type { ModelCatalog } from '../local/catalog.js';
 import type { ModelLocations, SkippedModel } from '../local/model-manager.js';
 import { localSetup } from '../local/setup.js';
@@ -382,7 +383,8 @@ async function assemble(
       return () => listeners.delete(listener);
     },
     async selectModel(choice) {
-      if (runtime.activeRuns > 0) throw new Error('a run is in progress: wait or cancel it first');
+      if (runtime.activeRuns > 0)
+        throw new PincerError('conflict', 'a run is in progress: wait or cancel it first');
       await models.select(choice);
     },
     async close() {
