@@ -13,6 +13,7 @@ import path from 'node:path';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Primitive, ResolvedClaw } from '../ckp/resolved.js';
 import { toolCategory } from '../ckp/resolved.js';
+import type { ModelAccess } from '../models/access.js';
 import type { SecretLookup } from '../models/credentials.js';
 import { DEFAULT_PATH } from '../sandbox/environment.js';
 import type { ConfinedProcess, ServerSpec } from '../sandbox/sandbox.js';
@@ -32,6 +33,8 @@ export interface McpSourceOptions {
   /** How long the first connect of each server may hold the agent's opening. */
   startTimeoutMs?: number;
   backoffMs?: number;
+  /** The model a server's sampling request is answered by, when one is available. */
+  sampler?: () => ModelAccess | undefined;
 }
 
 export interface McpServerStatus {
@@ -136,6 +139,7 @@ export class McpTools {
       spawn: this.options.spawn,
       onTools,
       backoffMs: this.options.backoffMs,
+      requests: { sampler: this.options.sampler, root: this.options.home },
     });
     this.connections.set(label, connection);
     return connection;
