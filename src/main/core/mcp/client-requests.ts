@@ -21,6 +21,7 @@ import {
   ListRootsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Message } from '../../../shared/messages.js';
+import { categoryOfCkpCode, ckpCodeOf, PincerError } from '../errors.js';
 import type { ModelAccess } from '../models/access.js';
 import { ModelError } from '../models/errors.js';
 
@@ -121,10 +122,7 @@ async function sample(
   } catch (error) {
     if (error instanceof ModelError) {
       // The quota error keeps its CKP code so the server (and its tool's caller) can tell it apart.
-      throw new Refusal(
-        error.ckpCode ?? ErrorCode.InternalError,
-        `sampling for ${label}: ${error.message}`,
-      );
+      throw new Refusal(ckpCodeOf(error), `sampling for ${label}: ${error.message}`);
     }
     throw error;
   }
@@ -135,12 +133,18 @@ async function sample(
  * A JSON-RPC error for the server: the SDK sends `code` and `message` as they are (its own
  * McpError would put "MCP error N:" in the message a second time on the server's side).
  */
-class Refusal extends Error {
+class Refusal extends PincerError {
+  override readonly name = 'McpRefusal';
+
   constructor(
     readonly code: number,
     message: string,
   ) {
-    super(message);
+    super(categoryOfCkpCode(code), message);
+  }
+
+  override get ckpCode(): number {
+    return this.code;
   }
 }
 
