@@ -86,6 +86,22 @@ export class McpTools {
     }));
   }
 
+  /** Starts a user server added or enabled while the agent runs, replacing one of that name. */
+  async startServer(name: string, entry: McpServerEntry): Promise<void> {
+    await this.stopServer(name);
+    await this.userServer(name, entry);
+  }
+
+  /** Stops a user server and takes its tools out of the registry. */
+  async stopServer(name: string): Promise<void> {
+    const connection = this.connections.get(name);
+    if (!connection) return;
+    this.connections.delete(name);
+    for (const tool of this.registered.get(name) ?? []) this.options.registry.unregister(tool);
+    this.registered.delete(name);
+    await connection.close();
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.connections.values()].map((connection) => connection.close()));
   }
