@@ -36,7 +36,7 @@ export interface ClientRequestOptions {
 export const SAMPLING_LIMITS = {
   maxTokens: 1024,
   messages: 64,
-  /** Characters of all message text plus the system prompt. */
+  /** Characters of all message text, the system prompt and the stop sequences. */
   chars: 64 * 1024,
 } as const;
 
@@ -85,7 +85,8 @@ async function sample(
       `sampling allows at most ${SAMPLING_LIMITS.messages} messages`,
     );
   }
-  let chars = params.systemPrompt?.length ?? 0;
+  const stop = params.stopSequences?.slice(0, 4);
+  let chars = (params.systemPrompt?.length ?? 0) + (stop?.join('').length ?? 0);
   const messages: Message[] = params.messages.map((message) => {
     const blocks = Array.isArray(message.content) ? message.content : [message.content];
     const text = blocks.map((block) => {
@@ -108,7 +109,7 @@ async function sample(
     messages,
     maxTokens: Math.max(1, Math.min(params.maxTokens, SAMPLING_LIMITS.maxTokens)),
     ...(params.temperature !== undefined ? { temperature: params.temperature } : {}),
-    ...(params.stopSequences ? { stop: params.stopSequences.slice(0, 4) } : {}),
+    ...(stop ? { stop } : {}),
     signal,
   });
   let text = '';
