@@ -18,7 +18,7 @@ function splitCommandLine(line: string): string[] {
 
 export function McpSection() {
   const bridge = useBridge();
-  const [list, loadError, , setList] = useLoad<Servers>(
+  const [list, loadError, reload, setList] = useLoad<Servers>(
     useCallback(() => bridge.invoke('mcp.list', {}), [bridge]),
   );
   const [name, setName] = useState('');
@@ -60,7 +60,13 @@ export function McpSection() {
   if (!list) return <p className="muted">Loading…</p>;
   return (
     <div className="settings-section">
-      <h3>MCP servers</h3>
+      <div className="row">
+        <h3>MCP servers</h3>
+        {/* A server keeps (re)starting in the background: its state is read again on demand. */}
+        <button type="button" onClick={reload} disabled={busy}>
+          Refresh
+        </button>
+      </div>
       <p className="muted">
         Tools from Model Context Protocol servers. A server started from a command runs in the
         sandbox, without network unless its entry allows it.
