@@ -549,3 +549,17 @@ export const OpenAiRequestLogEntrySchema = z.object({
   durationMs: z.number(),
 });
 export type OpenAiRequestLogEntry = z.infer<typeof OpenAiRequestLogEntrySchema>;
+
+/** One MCP server of the user's list (`<data dir>/mcp.json`): never an env or header value. */
+export const McpServerViewSchema = z.object({
+  name: z.string(),
+  transport: z.enum(['stdio', 'http']),
+  /** The command line, or the URL. */
+  target: z.string(),
+  enabled: z.boolean(),
+  /** The connection now: `off` while disabled. */
+  state: z.enum(['off', 'connecting', 'ready', 'down', 'closed']),
+  tools: z.array(z.string()),
+  error: z.string().nullable(),
+});
+export type McpServerView = z.infer<typeof McpServerViewSchema>;

@@ -238,6 +238,8 @@ async function assemble(
       secrets,
       home: governance.workspace,
       manifestNetwork: sandbox.settings.network.mode === 'allow-all',
+      // A server's sampling request is answered by the agent's model, under its providers' limits.
+      sampler: () => (models.available ? models.access : undefined),
     },
     claw,
     await readMcpServers(options.dataDir),

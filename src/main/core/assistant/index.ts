@@ -47,6 +47,7 @@ import { directCallContext, readTypedInput } from '../toolcall/index.js';
 import { approvalPreview } from './approval-preview.js';
 import { ModelDownloads } from './downloads.js';
 import { exportConversation } from './export.js';
+import { McpServers } from './mcp-servers.js';
 import { ModelImports } from './model-import.js';
 import { type EndpointSettings, OpenAiEndpoint } from './openai-endpoint.js';
 import { ChatSearch } from './search.js';
@@ -613,6 +614,7 @@ export async function assistantOver(
     },
 
     openaiEndpoint: endpoint,
+    mcpServers: new McpServers(agent.dataDir, agent.mcp),
 
     modelLabel: () => models.label(),
     scrub,

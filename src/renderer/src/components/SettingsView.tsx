@@ -5,17 +5,26 @@ import type { Settings } from '../../../shared/ipc';
 import { AppearanceSection } from './settings/AppearanceSection';
 import { AutonomySection } from './settings/AutonomySection';
 import { LocalApiSection } from './settings/LocalApiSection';
+import { McpSection } from './settings/McpSection';
 import { ModelsSection } from './settings/ModelsSection';
 import { ProvidersSection } from './settings/ProvidersSection';
 import { SkillsSection } from './settings/SkillsSection';
 
-export type Section = 'models' | 'providers' | 'autonomy' | 'skills' | 'appearance' | 'localApi';
+export type Section =
+  | 'models'
+  | 'providers'
+  | 'autonomy'
+  | 'skills'
+  | 'mcp'
+  | 'appearance'
+  | 'localApi';
 
 const SECTIONS: Array<[Section, string]> = [
   ['models', 'Models'],
   ['providers', 'Providers & keys'],
   ['autonomy', 'Autonomy & policies'],
   ['skills', 'Skills & memory'],
+  ['mcp', 'MCP servers'],
   ['appearance', 'Appearance & keyboard'],
   ['localApi', 'Local API'],
 ];
@@ -52,6 +61,7 @@ export function SettingsView({
         {section === 'providers' && <ProvidersSection />}
         {section === 'autonomy' && <AutonomySection />}
         {section === 'skills' && <SkillsSection />}
+        {section === 'mcp' && <McpSection />}
         {section === 'appearance' && <AppearanceSection settings={settings} onChange={onChange} />}
         {section === 'localApi' && <LocalApiSection />}
       </div>
