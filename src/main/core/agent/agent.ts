@@ -27,7 +27,6 @@ import { findEmbeddingModel } from '../memory/open.js';
 import { retentionFromManifest } from '../memory/retention.js';
 import { openSessionMemory, type SessionMemory } from '../memory/session.js';
 import { memoryToolAccess, withMemory } from '../memory/tool-access.js';
-import { PolicyEngine } from '../policy/engine.js';
 import {
   type Governance,
   governanceFromManifest,
