@@ -73,7 +73,11 @@ export function ApprovalPrompt({
           <Text bold>[y]</Text> approve{'  '}
           {approval.sessionApprovable ? (
             <>
-              <Text bold>[s]</Text> approve for session{'  '}
+              <Text bold>[s]</Text> approve{' '}
+              {safe(
+                approval.sessionScope ? `\`${approval.sessionScope}\`` : 'every call of this tool',
+              )}{' '}
+              for session{'  '}
             </>
           ) : null}
           <Text bold>[n]</Text> deny{'  '}

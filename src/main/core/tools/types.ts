@@ -4,6 +4,7 @@
  * and a timeout and output cap for execution.
  */
 import type { ToolFacts } from '../policy/rules.js';
+import type { SessionScopeSpec } from '../policy/session-scope.js';
 import { ConfinementError } from '../workspace-fs/errors.js';
 
 export type Tier = 'safe' | 'guarded' | 'unsafe';
@@ -34,6 +35,11 @@ export interface ToolSpec {
    * names them.
    */
   writes?: readonly string[];
+  /**
+   * The arguments that scope an "approve for session" grant (sys/exec: the program and its first
+   * argument). Absent: a session grant covers every call of the tool.
+   */
+  sessionScope?: SessionScopeSpec;
 }
 
 export interface ToolContext {
@@ -128,6 +134,7 @@ export function factsOf(spec: ToolSpec): ToolFacts {
     annotations: { ...spec.annotations },
     tier: spec.tier,
     ...(spec.writes ? { writes: spec.writes } : {}),
+    ...(spec.sessionScope ? { sessionScope: spec.sessionScope } : {}),
   };
 }
 
