@@ -6,8 +6,9 @@
 import { commandCallOf } from './command-match.js';
 
 const DESTRUCTIVE_COMMANDS: Array<[RegExp, string]> = [
-  [/\brm\s+(-\w*[rR]\w*|--recursive)\b/, 'deletes files recursively (rm -r)'],
-  [/\brm\s+(-\w*f\w*|--force)\b/, 'deletes files without asking (rm -f)'],
+  // A flag anywhere in the same command counts: `rm build -rf /` as much as `rm -rf build`.
+  [/\brm\b[^;&|\n]*\s(-\w*[rR]\w*|--recursive)\b/, 'deletes files recursively (rm -r)'],
+  [/\brm\b[^;&|\n]*\s(-\w*f\w*|--force)\b/, 'deletes files without asking (rm -f)'],
   [/\b(mkfs(\.\w+)?|fdisk|parted|wipefs)\b/, 'formats or repartitions a disk'],
   [/\bdd\b.*\bof=/, 'writes raw bytes to a file or device (dd of=)'],
   [/\bshred\b/, 'destroys file contents (shred)'],

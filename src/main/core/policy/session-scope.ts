@@ -32,7 +32,8 @@ export function sessionScopeOf(
   let prefix = false;
   for (const name of spec.args) {
     const value = input[name];
-    if (value === undefined || value === null) continue;
+    // `shell: false` and an absent flag mean the same call.
+    if (value === undefined || value === null || value === false) continue;
     if (Array.isArray(value)) {
       const head = value.slice(0, take).map((item) => String(item));
       // No entries and an absent argument ask for the same call.
