@@ -219,7 +219,7 @@ describe('terminal dashboard', { timeout: 120_000 }, () => {
     await frameWhere(ui, has('Model:'), 'the first frame');
     await send(ui, 'write a note');
     const asked = await frameWhere(ui, has('Approve?'), 'the approval prompt');
-    expect(asked).toContain('[s] approve for session');
+    expect(asked).toContain('[s] approve every call of this tool for session');
     expect(asked).toMatch(/risk: (safe|guarded|unsafe)/);
     await type(ui, 's');
     await frameWhere(ui, has('Done: the tool said'), 'the first write done');

@@ -190,6 +190,22 @@ describe('approval dialog content', () => {
     expect(model.verdicts[model.cancelId]).toBe('deny');
   });
 
+  it('says what a session grant covers: the command prefix, or every call of the tool', () => {
+    const scoped = approvalDialog({
+      ...pending,
+      sessionApprovable: true,
+      sessionScope: { key: '{}', label: 'git status …' },
+    });
+    expect(scoped.buttons).toEqual(['Approve', 'Approve for this session', 'Deny']);
+    expect(scoped.detail).toContain(
+      'Approve for session covers `git status …`; anything else asks again.',
+    );
+    expect(approvalDialog({ ...pending, sessionApprovable: true }).detail).toContain(
+      'covers every fs.write call',
+    );
+    expect(approvalDialog(pending).detail).toContain('This call asks every time.');
+  });
+
   it("shows the tool's risk tier when the source knows it", () => {
     expect(approvalDialog({ ...pending, tier: 'unsafe' }).detail).toContain(
       'Risk: unsafe: fs.write writes outside the workspace',

@@ -45,7 +45,7 @@ export function approvalDialog(pending: RoutedApproval, now = new Date()): Appro
     : ['approve', 'deny'];
   const labels: Record<Verdict, string> = {
     approve: 'Approve',
-    'approve-for-session': 'Approve for session',
+    'approve-for-session': 'Approve for this session',
     deny: 'Deny',
   };
   const deny = verdicts.indexOf('deny');
