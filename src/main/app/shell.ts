@@ -5,7 +5,7 @@
  */
 import { app, type BrowserWindow, globalShortcut } from 'electron';
 import { AgentActivity } from '../core/desktop/activity.js';
-import { ApprovalRouter } from '../core/desktop/approval-router.js';
+import { ApprovalRouter, windowAttended } from '../core/desktop/approval-router.js';
 import type { ShellCoreParts } from '../core/desktop/assistant-core.js';
 import { CLOSE_TO_TRAY_NOTICE, CloseToTray } from '../core/desktop/close-to-tray.js';
 import { QuitCoordinator } from '../core/desktop/quit.js';
@@ -112,11 +112,8 @@ export async function startDesktopShell(options: {
 
   router = new ApprovalRouter({
     broker: core.approvals,
-    ui: nativeApprovalUi({ window: currentWindow, summon }),
-    attended: () => {
-      const window = currentWindow();
-      return Boolean(window?.isVisible() && window.isFocused());
-    },
+    ui: nativeApprovalUi({ window: currentWindow }),
+    attended: () => windowAttended(currentWindow()),
     onError: warn,
   });
   router.start();

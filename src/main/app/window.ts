@@ -36,7 +36,8 @@ export function createMainWindow(
     }
   });
   window.on('hide', events.onLeave);
-  window.on('blur', events.onLeave);
+  // Hidden or minimized, not merely unfocused: the card is still on screen then.
+  window.on('minimize', events.onLeave);
   void window.loadURL(rendererUrl());
   return window;
 }
