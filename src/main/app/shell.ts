@@ -78,8 +78,18 @@ export async function startDesktopShell(options: {
     if (quit.beforeQuit() === 'hold') event.preventDefault();
   });
 
+  // Made before the window so a close can ask whether it exists; null where none can be made.
+  let trayView: ReturnType<typeof createTrayView> | null = null;
+  try {
+    trayView = createTrayView();
+  } catch (error) {
+    warn(error);
+    log('no tray icon: closing the window quits Pincer');
+  }
+
   const closeToTray = new CloseToTray({
     quitting: () => quit.quitting,
+    trayAvailable: () => trayView !== null,
     noticeShown: () => settings.get().closeToTrayNoticeShown,
     rememberNotice: async () => {
       await settings.update({ closeToTrayNoticeShown: true });
@@ -95,7 +105,9 @@ export async function startDesktopShell(options: {
           onClose: () => {
             const decision = closeToTray.onClose();
             if (decision.action === 'hide' && decision.notice) notify(CLOSE_TO_TRAY_NOTICE);
-            return decision.action;
+            if (decision.action !== 'quit') return decision.action;
+            app.quit();
+            return 'close';
           },
           onLeave: () => router?.windowLeft(),
         },
@@ -118,32 +130,33 @@ export async function startDesktopShell(options: {
   });
   router.start();
 
-  const trayView = createTrayView();
-  const tray = new TrayController({
-    view: trayView,
-    activity,
-    approvals: core.approvals,
-    commands: {
-      open: summon,
-      newChat: () => {
-        core.newChat();
-        summon();
-      },
-      showApprovals: summon,
-      toggleStartAtLogin: async () => {
-        const next = !settings.get().startAtLogin;
-        await applyStartAtLogin(next);
-        await settings.update({ startAtLogin: next });
-      },
-      quit: () => app.quit(),
-    },
-    startAtLogin: () => settings.get().startAtLogin,
-    onError: warn,
-  });
-  tray.start();
+  const tray = trayView
+    ? new TrayController({
+        view: trayView,
+        activity,
+        approvals: core.approvals,
+        commands: {
+          open: summon,
+          newChat: () => {
+            core.newChat();
+            summon();
+          },
+          showApprovals: summon,
+          toggleStartAtLogin: async () => {
+            const next = !settings.get().startAtLogin;
+            await applyStartAtLogin(next);
+            await settings.update({ startAtLogin: next });
+          },
+          quit: () => app.quit(),
+        },
+        startAtLogin: () => settings.get().startAtLogin,
+        onError: warn,
+      })
+    : null;
+  tray?.start();
   stopTray = () => {
-    tray.stop();
-    trayView.destroy();
+    tray?.stop();
+    trayView?.destroy();
   };
 
   const shortcut = registerSummonShortcut(globalShortcut, settings.get().globalShortcut, summon);
@@ -152,11 +165,15 @@ export async function startDesktopShell(options: {
   log(startAutoUpdate(settings.get().updateFeedUrl));
 
   // Started at login (or with --hidden): stay in the tray until summoned.
-  if (!startsHidden(process.argv, openedAtLogin())) summon();
+  // Without a tray a hidden start could never be summoned but by the shortcut: show it.
+  if (!trayView || !startsHidden(process.argv, openedAtLogin())) summon();
   // macOS: clicking the dock icon with no window open.
   app.on('activate', summon);
-  // The tray keeps Pincer alive with no window; only Quit ends it.
-  app.on('window-all-closed', () => {});
+  // The tray keeps Pincer alive with no window; only Quit ends it. Without a tray, the last
+  // window closing quits.
+  app.on('window-all-closed', () => {
+    if (!trayView) app.quit();
+  });
 
   return { window: currentWindow, summon, activity, settings };
 }

@@ -6,7 +6,7 @@ import { rendererUrl } from './renderer-origin.js';
 export interface MainWindowEvents {
   /** 'hide' keeps Pincer in the tray (the close is prevented); 'close' lets it close. */
   onClose: () => 'hide' | 'close';
-  /** The window was hidden or lost focus: approvals go to native dialogs. */
+  /** The window was hidden or minimized: approvals go to native surfaces. */
   onLeave: () => void;
 }
 

@@ -239,7 +239,7 @@ describe('approval dialog content', () => {
     const scoped = approvalDialog({
       ...pending,
       sessionApprovable: true,
-      sessionScope: { key: '{}', label: 'git status …' },
+      sessionScope: { label: 'git status …' },
     });
     expect(scoped.buttons).toEqual(['Approve', 'Approve for this session', 'Deny']);
     expect(scoped.detail).toContain(

@@ -134,12 +134,15 @@ export const nativeImage = {
 
 export class Notification extends EventEmitter {
   static readonly shown: Array<{ title: string; body: string }> = [];
+  /** The notifications shown, to click (`emit('click')`) as a person would. */
+  static readonly instances: Notification[] = [];
   static isSupported = () => true;
   constructor(readonly options: { title: string; body: string }) {
     super();
   }
   show() {
     Notification.shown.push({ title: this.options.title, body: this.options.body });
+    Notification.instances.push(this);
   }
 }
 

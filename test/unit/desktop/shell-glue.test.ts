@@ -116,8 +116,13 @@ describe('the Electron glue (stand-in electron module, real assistant)', () => {
       .toMatchObject({ closeToTrayNoticeShown: true });
   });
 
-  it('window in the tray: a tool approval becomes a notification and an app-modal message box', async () => {
+  it('window in the tray: a tool approval becomes a notification, and clicking it an app-modal message box', async () => {
     const { runId } = fixture.assistant.send({ text: 'write a note' });
+    await expect
+      .poll(() => electron.Notification.shown.at(-1)?.title)
+      .toBe('Pincer needs your approval');
+    expect(electron.dialog.boxes).toHaveLength(0);
+    electron.Notification.instances.at(-1)?.emit('click');
     await expect.poll(() => electron.dialog.boxes.length).toBe(1);
     const box = electron.dialog.boxes[0];
     expect(box?.parent).toBeNull();
