@@ -3,7 +3,7 @@
  * shortcut, start at login, graceful quit and updates. Glue only: each decision is made by a
  * tested module in src/main/core/desktop; this file hands them Electron's objects.
  */
-import { app, type BrowserWindow, globalShortcut } from 'electron';
+import { app, type BrowserWindow, globalShortcut, screen } from 'electron';
 import { AgentActivity } from '../core/desktop/activity.js';
 import { ApprovalRouter, windowAttended } from '../core/desktop/approval-router.js';
 import type { ShellCoreParts } from '../core/desktop/assistant-core.js';
@@ -13,8 +13,10 @@ import { RunEventTracker } from '../core/desktop/run-events.js';
 import { DesktopSettingsStore, desktopSettingsPath } from '../core/desktop/settings.js';
 import { registerSummonShortcut } from '../core/desktop/shortcut.js';
 import { TrayController } from '../core/desktop/tray-controller.js';
+import { initialBounds, MAIN_WINDOW_SIZING } from '../core/desktop/window-bounds.js';
 import { startsHidden, summonWindow } from '../core/desktop/window-control.js';
 import { applyStartAtLogin, openedAtLogin } from './login-item.js';
+import { installAppMenu } from './menu.js';
 import { nativeApprovalUi, notify } from './native-ui.js';
 import { createTrayView } from './tray.js';
 import { startAutoUpdate } from './updater.js';
@@ -78,6 +80,8 @@ export async function startDesktopShell(options: {
     if (quit.beforeQuit() === 'hold') event.preventDefault();
   });
 
+  installAppMenu();
+
   // Made before the window so a close can ask whether it exists; null where none can be made.
   let trayView: ReturnType<typeof createTrayView> | null = null;
   try {
@@ -110,8 +114,19 @@ export async function startDesktopShell(options: {
             return 'close';
           },
           onLeave: () => router?.windowLeft(),
+          onBounds: (bounds) => {
+            settings.update({ window: bounds }).catch(warn);
+          },
         },
-        { show: true },
+        {
+          show: true,
+          bounds: initialBounds(
+            settings.get().window,
+            // Primary first: an off-screen window is sized to fit it.
+            [screen.getPrimaryDisplay(), ...screen.getAllDisplays()].map((d) => d.workArea),
+            MAIN_WINDOW_SIZING,
+          ),
+        },
       );
       options.onWindowCreated?.(window);
       return window;
