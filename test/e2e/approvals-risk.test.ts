@@ -130,8 +130,9 @@ describe.skipIf(skipReason !== null)('approvals that show risk', () => {
     await page.locator('.transcript').click({ position: { x: 5, y: 5 } });
     await page.keyboard.press('Control+Enter');
     await panelCard().waitFor({ state: 'detached' });
+    // The edit runs in the sandbox after the approval: seconds on a busy machine.
     await expect
-      .poll(() => readFile(path.join(workspace, 'notes/todo.md'), 'utf8'))
+      .poll(() => readFile(path.join(workspace, 'notes/todo.md'), 'utf8'), { timeout: 30_000 })
       .toContain('- buy oat milk');
   });
 
@@ -148,6 +149,10 @@ describe.skipIf(skipReason !== null)('approvals that show risk', () => {
         .first()
         .getAttribute('class'),
     ).toBe('primary');
+    // The session grant is offered for the command prefix, and says so.
+    expect(await card.getByRole('button', { name: /for session/ }).textContent()).toBe(
+      'Approve ls -la … for session',
+    );
     await card.getByRole('button', { name: /^Deny/ }).first().click();
     await card.waitFor({ state: 'detached' });
   });
@@ -162,6 +167,8 @@ describe.skipIf(skipReason !== null)('approvals that show risk', () => {
     const approve = card.getByRole('button', { name: /^Approve/ }).first();
     expect(await approve.getAttribute('class')).toBe('secondary');
     expect(await approve.textContent()).toBe('Approve');
+    // Never for the session, whatever the tool's tier.
+    expect(await card.getByRole('button', { name: /for session/ }).count()).toBe(0);
     await page.locator('.transcript').click({ position: { x: 5, y: 5 } });
     await page.keyboard.press('Control+Enter');
     expect(await card.isVisible()).toBe(true);
