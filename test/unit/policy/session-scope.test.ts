@@ -125,6 +125,15 @@ describe('session grants scoped to a command prefix', () => {
     });
   });
 
+  it('the label a person reads has no control or direction characters, and is bounded', () => {
+    const spec = sysExec.sessionScope;
+    const hostile = sessionScopeOf(spec, { command: 'ls\u001b[2J\u202egnp.exe', args: ['x'] });
+    expect(hostile?.label).toBe('ls\\u001b[2J\\u202egnp.exe x …');
+    const long = sessionScopeOf(spec, { command: 'a'.repeat(5000) });
+    expect(long?.label.length).toBeLessThan(400);
+    expect(long?.key).toContain('a'.repeat(5000));
+  });
+
   it('a tool that declares no scope is granted as a whole', () => {
     expect(sessionScopeOf(undefined, { path: 'a' })).toBeUndefined();
     expect(sessionScopeOf({ args: ['command', 'args'] }, { command: 'ls', args: [] })).toEqual(

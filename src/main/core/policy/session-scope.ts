@@ -6,6 +6,22 @@
  * is matched exactly), an array argument by its first `arrayItems` entries (the prefix). A tool
  * that declares nothing is granted as a whole.
  */
+import { abridge } from '../../../shared/abridge.js';
+
+/** Longest label shown; the key always holds the whole values. */
+const LABEL_CHARS = 160;
+
+/**
+ * Model output reaches terminals and dialogs through the label: control and direction-override
+ * characters are written as escapes so they cannot restyle or reorder what a person reads.
+ */
+function printable(text: string): string {
+  return text.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+    /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
 
 export interface SessionScopeSpec {
   /** Argument names whose values scope a grant, in the order they are read out. */
@@ -50,6 +66,6 @@ export function sessionScopeOf(
       values[name] = value;
     }
   }
-  const label = `${words.join(' ')}${prefix ? ' …' : ''}`.trim();
+  const label = `${abridge(printable(words.join(' ')), LABEL_CHARS)}${prefix ? ' …' : ''}`.trim();
   return { key: JSON.stringify(values), label };
 }
