@@ -48,6 +48,9 @@ function script(request: ModelRequest): ScriptedReply {
   if (asked.startsWith('clean')) {
     return { toolCalls: [{ name: 'sys/exec', input: { command: 'rm', args: ['-rf', 'build'] } }] };
   }
+  if (asked.startsWith('look')) {
+    return { toolCalls: [{ name: 'sys/exec', input: { command: 'ls', cwd: '..' } }] };
+  }
   if (asked.startsWith('list')) {
     return {
       toolCalls: [{ name: 'sys/exec', input: { command: 'ls', args: ['-la', 'my notes'] } }],
@@ -173,6 +176,23 @@ describe.skipIf(skipReason !== null)('approvals that show risk', () => {
     await page.keyboard.press('Control+Enter');
     expect(await card.isVisible()).toBe(true);
     expect(assistant.pendingApprovals()).toHaveLength(1);
+    await card.getByRole('button', { name: /^Deny/ }).first().click();
+    await card.waitFor({ state: 'detached' });
+  });
+
+  it('a command the preview marks risky (outside the workspace) is never approved for the session', async () => {
+    await ask('look one folder up');
+    const card = panelCard();
+    expect(await card.getByTestId('approval-risk').textContent()).toContain(
+      'runs outside the workspace',
+    );
+    expect(await card.getByRole('button', { name: /for session/ }).count()).toBe(0);
+    const [pending] = assistant.pendingApprovals();
+    expect(pending?.sessionApprovable).toBe(false);
+    // Not through the API either: the key a renderer might send is refused.
+    expect(assistant.resolveApproval(pending?.id ?? '', 'approve-for-session')).toBe(
+      'not_session_approvable',
+    );
     await card.getByRole('button', { name: /^Deny/ }).first().click();
     await card.waitFor({ state: 'detached' });
   });
