@@ -226,6 +226,8 @@ export const PendingApprovalViewSchema = z.object({
   rule: z.string().nullable(),
   tier: RiskTierSchema,
   sessionApprovable: z.boolean(),
+  /** What "approve for session" covers (`git status …`); null: every call of the tool. */
+  sessionScope: z.string().nullable(),
   expiresAt: Iso.nullable(),
   preview: ApprovalPreviewSchema.nullable(),
   risk: ApprovalRiskSchema,

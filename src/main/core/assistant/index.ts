@@ -150,7 +150,9 @@ export async function assistantOver(
     reason: pending.reason,
     rule: pending.rule ?? null,
     tier: tierOf(pending.call.name),
-    sessionApprovable: pending.sessionApprovable,
+    // A call whose preview is destructive is asked about every time.
+    sessionApprovable: pending.sessionApprovable && !previews.get(pending.id)?.risk.destructive,
+    sessionScope: governance.scanner.redactValue(pending.sessionScope?.label ?? null),
     expiresAt: pending.expiresAt ?? null,
   });
   const stopRequests = governance.broker.onRequest((pending) => {
@@ -444,6 +446,8 @@ export async function assistantOver(
 
     pendingApprovals: () => governance.broker.pending().map(approvalView),
     resolveApproval(id, verdict, reason) {
+      if (verdict === 'approve-for-session' && previews.get(id)?.risk.destructive)
+        return 'not_session_approvable';
       // `by` reaches the model with a denial ("not approved (ui: reason)"), so the reason does too.
       return governance.broker.resolve(id, verdict, reason ? `ui: ${reason}` : 'ui');
     },
