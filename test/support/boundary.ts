@@ -32,7 +32,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['storage', 'ckp', 'toolcall', 'workspace-fs', 'network', 'terms', 'dates', 'paths', 'product'],
   ['models', 'local', 'tools', 'policy', 'sandbox', 'secrets', 'mcp'],
   ['runtime', 'memory', 'skills'],
-  ['agent'],
+  ['agent', 'telemetry'],
   [
     'assistant',
     'ipc',

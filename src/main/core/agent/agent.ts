@@ -47,6 +47,7 @@ import {
 } from '../sandbox/index.js';
 import { createSecretStore, loadKnownSecrets, type SecretStore } from '../secrets/index.js';
 import { type Db, openDatabase, profileDatabasePath } from '../storage/database.js';
+import { openTelemetry, type Telemetry } from '../telemetry/index.js';
 import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { AutonomySwitch } from './autonomy.js';
@@ -114,6 +115,8 @@ export interface Agent {
   delegation: Delegation;
   /** The MCP servers the registry's MCP tools come from, and how each is doing. */
   mcp: McpTools;
+  /** Spans and counters for the manifest's Telemetry exporters; absent when none is declared. */
+  telemetry?: Telemetry;
   /** Registry facts, then the manifest's declarations: what policy and views know of a tool. */
   facts(name: string): ToolFacts | undefined;
   /** Every event of every run, after the audit recorded it; returns the unsubscribe function. */
@@ -206,6 +209,15 @@ async function assemble(
   // Every stored secret is known to the scanner before the first tool runs, not only those read;
   // the vault key cached by reading them is zeroed (the store unlocks again when next used).
   await loadKnownSecrets(secrets, governance.scanner.redactor, secretNamesOf(claw));
+  // Telemetry only when the manifest declares it (no cost otherwise); it closes after the
+  // runtime, so runs cancelled at close still end their spans.
+  const telemetry: Telemetry | undefined = claw.telemetry
+    ? await openTelemetry(claw.telemetry.spec, {
+        screen: (value) => governance.scanner.redactValue(value),
+        secret: async (name) => (await secrets.get(name))?.value,
+      })
+    : undefined;
+  if (telemetry) opened.push(() => telemetry.close());
   secrets.close();
   await mkdir(governance.workspace, { recursive: true });
   const allow = (options.tools ?? DEFAULT_TOOLS)
@@ -278,6 +290,7 @@ async function assemble(
   const listeners = new Set<(event: RunEvent) => void>();
   const publish = (event: RunEvent) => {
     governance.audit.record(event);
+    telemetry?.consume(event);
     for (const listener of listeners) {
       try {
         listener(event);
@@ -372,6 +385,7 @@ async function assemble(
     guards,
     delegation,
     mcp,
+    ...(telemetry ? { telemetry } : {}),
     facts,
     onRunEvent(listener) {
       listeners.add(listener);
