@@ -7,10 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch, type IpcHandlers } from '../../src/main/core/ipc/dispatch.js';
 import { createCoreHandlers } from '../../src/main/core/ipc/handlers.js';
 import {
+  type AppInfo,
   AssistantEventSchema,
   type ChannelName,
   channelNames,
   IpcCallError,
+  type IpcResult,
   ipcContract,
   MAX_MESSAGE_CHARS,
   MAX_REQUEST_BYTES,
@@ -150,6 +152,13 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
     valid: { theme: 'dark' },
     invalid: [{ theme: 'pink' }, { enterSends: 'yes' }, { font: 'x' }],
   },
+  'openaiEndpoint.get': { valid: {}, invalid: [{ key: 'x' }] },
+  'openaiEndpoint.set': {
+    valid: { enabled: false },
+    invalid: [{ enabled: 'yes' }, { port: 70000 }, { port: 1.5 }, { host: '' }, { key: 'x' }],
+  },
+  'openaiEndpoint.rotateKey': { valid: {}, invalid: [{ key: 'x' }] },
+  'openaiEndpoint.log': { valid: {}, invalid: [{ limit: 5 }] },
 };
 
 let fixture: AssistantFixture;
@@ -186,6 +195,10 @@ describe('dispatch in front of the real assistant', () => {
       ok: true,
       value: { name: 'Pincer', electron: null, transport: 'gateway', node: process.versions.node },
     });
+    // The backend this machine's probe chose (the status bars show it).
+    expect(unwrapResult(result as IpcResult<AppInfo>).sandbox).toMatch(
+      /^(bwrap|seatbelt|process)$/,
+    );
     expect(JSON.stringify(result)).not.toContain(fixture.dataDir);
   });
 

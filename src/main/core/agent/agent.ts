@@ -41,6 +41,7 @@ import { AgentRuntime } from '../runtime/runtime.js';
 import { originOf, RunStore } from '../runtime/store.js';
 import {
   type BackendInfo,
+  type BackendKind,
   createSandbox,
   detectBackend,
   settingsFromManifest,
@@ -117,6 +118,8 @@ export interface Agent {
   mcp: McpTools;
   /** Spans and counters for the manifest's Telemetry exporters; absent when none is declared. */
   telemetry?: Telemetry;
+  /** The OS confinement the tools run under, as probed at start-up. */
+  sandboxBackend: BackendKind;
   /** Registry facts, then the manifest's declarations: what policy and views know of a tool. */
   facts(name: string): ToolFacts | undefined;
   /** Every event of every run, after the audit recorded it; returns the unsubscribe function. */
@@ -386,6 +389,7 @@ async function assemble(
     delegation,
     mcp,
     ...(telemetry ? { telemetry } : {}),
+    sandboxBackend: sandbox.backend.kind,
     facts,
     onRunEvent(listener) {
       listeners.add(listener);

@@ -22,6 +22,7 @@ export function createCoreHandlers({
     node: process.versions.node,
     electron: electronVersion,
     transport: electronVersion === null ? 'gateway' : 'electron',
+    sandbox: a.sandboxBackend,
   };
   return scrubbed(a, {
     'app.getInfo': () => info,
@@ -92,6 +93,11 @@ export function createCoreHandlers({
 
     'settings.get': () => a.settings(),
     'settings.set': (patch) => a.updateSettings(patch),
+
+    'openaiEndpoint.get': () => a.openaiEndpoint.view(),
+    'openaiEndpoint.set': (patch) => a.openaiEndpoint.configure(patch),
+    'openaiEndpoint.rotateKey': () => a.openaiEndpoint.rotateKey(),
+    'openaiEndpoint.log': () => ({ entries: a.openaiEndpoint.requestLog() }),
   });
 }
 

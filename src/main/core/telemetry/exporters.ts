@@ -10,6 +10,7 @@ import type { Attributes } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { TelemetrySpec } from '../ckp/schemas.js';
+import { PincerError } from '../errors.js';
 import { type Db, openDatabase } from '../storage/database.js';
 import type { TelemetryMetrics } from './metrics.js';
 
@@ -156,7 +157,7 @@ class WebhookExporter extends RecordExporter {
       redirect: 'error',
     });
     await response.body?.cancel();
-    if (!response.ok) throw new Error(`webhook answered ${response.status}`);
+    if (!response.ok) throw new PincerError('unavailable', `webhook answered ${response.status}`);
   }
 }
 
@@ -198,7 +199,8 @@ export function createExporter(
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   const need = (value: string | undefined, field: string) => {
     // The loader's rule telemetry.exporter-fields already refused a manifest without it.
-    if (!value) throw new Error(`telemetry exporter ${spec.type} needs ${field}`);
+    if (!value)
+      throw new PincerError('invalid_request', `telemetry exporter ${spec.type} needs ${field}`);
     return value;
   };
   switch (spec.type) {
