@@ -15,6 +15,7 @@ import { viaProvider } from '../../../src/main/core/models/access.js';
 import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../../src/main/core/models/types.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
+import { openDatabase, profileDatabasePath } from '../../../src/main/core/storage/database.js';
 import {
   otelTraceId,
   runSpanId,
@@ -35,7 +36,7 @@ interface Receiver {
   server: Server;
 }
 
-async function receiver(): Promise<Receiver> {
+async function receiver(status = 200): Promise<Receiver> {
   const bodies: Receiver['bodies'] = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -45,7 +46,7 @@ async function receiver(): Promise<Receiver> {
         type: `${request.method} ${request.url} ${request.headers['content-type'] ?? ''}`,
         text: Buffer.concat(chunks).toString('utf8'),
       });
-      response.writeHead(200, { 'content-type': 'application/json' });
+      response.writeHead(status, { 'content-type': 'application/json' });
       response.end('{}');
     });
   });
@@ -177,13 +178,15 @@ async function delegatingRun(telemetry: string): Promise<{ agent: Agent; runId: 
 
 it('a run with a delegated child, tool calls and approvals reaches an OTLP/HTTP receiver as one trace, with no prompt or secret', async () => {
   const otlp = await receiver();
-  servers.push(otlp.server);
+  const broken = await receiver(500);
+  servers.push(otlp.server, broken.server);
   const file = path.join(dataDir, 'spans.jsonl');
   const { agent, runId } = await delegatingRun(`  telemetry:
     inline:
       exporters:
         - { type: "otlp", endpoint: "${otlp.url}", batch: { flush_interval_ms: 100 } }
         - { type: "file", path: "${file}" }
+        - { type: "webhook", endpoint: "${broken.url}/hook" }
       metrics: { cost_usd: true }
 `);
   const traceId = agent.store.getRun(runId as never)?.traceId as string;
@@ -195,6 +198,9 @@ it('a run with a delegated child, tool calls and approvals reaches an OTLP/HTTP 
     tool_calls: { ok: 2 },
   });
   await agent.close();
+  // The webhook answering 500 cost its batches, counted, never the run.
+  expect(broken.bodies.length).toBeGreaterThan(0);
+  expect(agent.telemetry?.metrics().export_failures).toBeGreaterThan(0);
 
   // Two runs, four model calls, two tool calls, two approvals.
   await vi.waitFor(() => expect(otlpSpans(otlp.bodies)).toHaveLength(10), { timeout: 10_000 });
@@ -248,15 +254,34 @@ it('a run with a delegated child, tool calls and approvals reaches an OTLP/HTTP 
   expect(lines.join('\n')).not.toContain(SECRET);
 });
 
-it('tool arguments are exported only when the manifest opts in, and then screened', async () => {
+it('tool arguments are exported only when the manifest opts in, and then screened; webhook and profile-database exporters', async () => {
   const file = path.join(dataDir, 'spans.jsonl');
+  const hook = await receiver();
+  servers.push(hook.server);
   const { agent } = await delegatingRun(`  telemetry:
     inline:
       exporters:
         - { type: "file", path: "${file}" }
+        - { type: "webhook", endpoint: "${hook.url}/hook" }
+        - { type: "sqlite", path: "${profileDatabasePath(dataDir)}" }
       redaction: { strip_arguments: false }
 `);
   await agent.close();
+  expect(agent.telemetry?.metrics().export_failures).toBe(0);
+  const posted = hook.bodies.flatMap((b) => (JSON.parse(b.text) as { spans: SpanRecord[] }).spans);
+  expect(posted).toHaveLength(10);
+  expect(hook.bodies[0]?.type).toMatch(/^POST \/hook application\/json/);
+  const db = openDatabase(profileDatabasePath(dataDir), { readonly: true, vectors: false });
+  try {
+    const rows = db.prepare('select name, attributes from telemetry_spans').all() as {
+      name: string;
+      attributes: string;
+    }[];
+    expect(rows.map((r) => r.name).sort()).toEqual(posted.map((r) => r.name).sort());
+    expect(JSON.stringify(rows)).not.toContain(SECRET);
+  } finally {
+    db.close();
+  }
   const text = await readFile(file, 'utf8');
   const records = text
     .trim()

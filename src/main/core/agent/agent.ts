@@ -218,6 +218,7 @@ async function assemble(
     ? await openTelemetry(claw.telemetry.spec, {
         screen: (value) => governance.scanner.redactValue(value),
         secret: async (name) => (await secrets.get(name))?.value,
+        profile: { path: profileDatabasePath(options.dataDir), db },
       })
     : undefined;
   if (telemetry) opened.push(() => telemetry.close());

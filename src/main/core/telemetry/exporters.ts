@@ -103,10 +103,16 @@ class ConsoleExporter extends RecordExporter {
 export const SPANS_TABLE = 'telemetry_spans';
 
 class SqliteExporter extends RecordExporter {
-  private readonly db: Db;
-  constructor(file: string, metrics: TelemetryMetrics) {
+  /**
+   * `shared` is the profile database when the manifest names its file: one connection, which
+   * its owner closes; any other path gets a database of its own.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly owned: boolean,
+    metrics: TelemetryMetrics,
+  ) {
     super(metrics);
-    this.db = openDatabase(file, { vectors: false });
     this.db.exec(`create table if not exists ${SPANS_TABLE} (
       trace_id text not null, span_id text not null, parent_span_id text, name text not null,
       start_ms real not null, end_ms real not null, status text not null, status_message text,
@@ -133,7 +139,7 @@ class SqliteExporter extends RecordExporter {
   }
   override async shutdown(): Promise<void> {
     await super.shutdown();
-    this.db.close();
+    if (this.owned) this.db.close();
   }
 }
 
@@ -190,11 +196,18 @@ export function otlpTracesUrl(endpoint: string): string {
 
 export type ExporterSpec = TelemetrySpec['exporters'][number];
 
+/** The profile database, which a sqlite exporter naming its file shares. */
+export interface ProfileDb {
+  path: string;
+  db: Db;
+}
+
 /** The exporter a declaration asks for; `token` is the resolved secret_ref, if any. */
 export function createExporter(
   spec: ExporterSpec,
   token: string | undefined,
   metrics: TelemetryMetrics,
+  profile?: ProfileDb,
 ): SpanExporter {
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   const need = (value: string | undefined, field: string) => {
@@ -213,8 +226,12 @@ export function createExporter(
       return new WebhookExporter(need(spec.endpoint, 'endpoint'), headers, metrics);
     case 'file':
       return new FileExporter(need(spec.path, 'path'), metrics);
-    case 'sqlite':
-      return new SqliteExporter(need(spec.path, 'path'), metrics);
+    case 'sqlite': {
+      const file = path.resolve(need(spec.path, 'path'));
+      return profile && path.resolve(profile.path) === file
+        ? new SqliteExporter(profile.db, false, metrics)
+        : new SqliteExporter(openDatabase(file, { vectors: false }), true, metrics);
+    }
     case 'console':
       return new ConsoleExporter(metrics);
   }

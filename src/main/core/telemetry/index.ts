@@ -6,7 +6,7 @@
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { TelemetrySpec } from '../ckp/schemas.js';
 import type { RunEvent } from '../runtime/events.js';
-import { createExporter } from './exporters.js';
+import { createExporter, type ProfileDb } from './exporters.js';
 import { type MetricsSnapshot, TelemetryMetrics } from './metrics.js';
 import { DerivedIds, RunSpans, type TelemetrySettings } from './spans.js';
 
@@ -29,6 +29,8 @@ export interface TelemetryDeps {
   screen: <T>(value: T) => T;
   /** Resolves an exporter's auth.secret_ref. */
   secret: (name: string) => Promise<string | undefined>;
+  /** The profile database: a sqlite exporter naming its file writes a table there. */
+  profile?: ProfileDb;
 }
 
 export function settingsOf(spec: TelemetrySpec): TelemetrySettings {
@@ -51,7 +53,7 @@ export async function openTelemetry(spec: TelemetrySpec, deps: TelemetryDeps): P
     spec.exporters.map(async (exporter) => {
       const ref = exporter.auth?.secret_ref;
       const token = ref ? await deps.secret(ref) : undefined;
-      return new BatchSpanProcessor(createExporter(exporter, token, metrics), {
+      return new BatchSpanProcessor(createExporter(exporter, token, metrics, deps.profile), {
         ...(exporter.batch?.max_size ? { maxExportBatchSize: exporter.batch.max_size } : {}),
         ...(exporter.batch?.flush_interval_ms
           ? { scheduledDelayMillis: exporter.batch.flush_interval_ms }
