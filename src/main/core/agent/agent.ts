@@ -48,7 +48,7 @@ import {
 } from '../sandbox/index.js';
 import { createSecretStore, loadKnownSecrets, type SecretStore } from '../secrets/index.js';
 import { type Db, openDatabase, profileDatabasePath } from '../storage/database.js';
-import { openTelemetry, type Telemetry } from '../telemetry/index.js';
+import type { Telemetry } from '../telemetry/index.js';
 import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { AutonomySwitch } from './autonomy.js';
@@ -212,10 +212,10 @@ async function assemble(
   // Every stored secret is known to the scanner before the first tool runs, not only those read;
   // the vault key cached by reading them is zeroed (the store unlocks again when next used).
   await loadKnownSecrets(secrets, governance.scanner.redactor, secretNamesOf(claw));
-  // Telemetry only when the manifest declares it (no cost otherwise); it closes after the
-  // runtime, so runs cancelled at close still end their spans.
+  // Telemetry only when the manifest declares it: the OpenTelemetry SDK is not even loaded
+  // otherwise. It closes after the runtime, so runs cancelled at close still end their spans.
   const telemetry: Telemetry | undefined = claw.telemetry
-    ? await openTelemetry(claw.telemetry.spec, {
+    ? await (await import('../telemetry/index.js')).openTelemetry(claw.telemetry.spec, {
         screen: (value) => governance.scanner.redactValue(value),
         secret: async (name) => (await secrets.get(name))?.value,
         profile: { path: profileDatabasePath(options.dataDir), db },
