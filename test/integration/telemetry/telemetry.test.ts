@@ -308,6 +308,11 @@ it('sampling 0 exports nothing, and a manifest without telemetry opens none', as
 `);
   await sampled.agent.close();
   expect(otlp.bodies).toEqual([]);
+  // The counters still cover unsampled runs.
+  expect(sampled.agent.telemetry?.metrics()).toMatchObject({
+    runs: { completed: 2 },
+    tool_calls: { ok: 2 },
+  });
   await expect(readFile(file, 'utf8')).rejects.toThrow(/ENOENT/);
 
   const plain = await delegatingRun('');

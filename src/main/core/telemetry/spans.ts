@@ -65,6 +65,8 @@ const ms = (at: string) => Date.parse(at);
 
 export class RunSpans {
   private readonly runs = new Map<string, RunState>();
+  /** When each live run's previous step ended, for the model-latency counter. */
+  private readonly lastStep = new Map<string, number>();
 
   constructor(
     private readonly tracer: Tracer,
@@ -75,6 +77,7 @@ export class RunSpans {
   ) {}
 
   consume(event: RunEvent): void {
+    this.count(event);
     if (!sampled(event.trace_id, this.settings.rate)) return;
     if (event.type === 'model.delta') return;
     const run = this.runs.get(event.run_id) ?? this.open(event);
@@ -86,7 +89,6 @@ export class RunSpans {
         const latency = Math.max(0, at - run.lastAt);
         const input = event.usage.input_tokens;
         const output = event.usage.output_tokens;
-        this.metrics.model({ input, output }, event.cost_usd, latency);
         const attributes: Attributes = {
           'gen_ai.operation.name': 'chat',
           'gen_ai.response.model': event.model,
@@ -116,7 +118,6 @@ export class RunSpans {
         if (this.settings.toolCalls) run.tools.set(event.call_id, this.toolSpan(run, event, at));
         break;
       case 'tool.finished': {
-        this.metrics.tool(event.status, event.duration_ms);
         if (!this.settings.toolCalls) break;
         // A refused call never started: its span covers the decision only.
         const span =
@@ -162,6 +163,23 @@ export class RunSpans {
     run.lastAt = at;
   }
 
+  /** The counters cover every run, sampled or not; a model call's latency is since its run's last step. */
+  private count(event: RunEvent): void {
+    if (event.type === 'run.started') this.lastStep.set(event.run_id, ms(event.at));
+    const since = this.lastStep.get(event.run_id) ?? ms(event.at);
+    if (event.type === 'model.finished') {
+      const { input_tokens: input, output_tokens: output } = event.usage;
+      this.metrics.model({ input, output }, event.cost_usd, Math.max(0, ms(event.at) - since));
+    } else if (event.type === 'tool.finished') {
+      this.metrics.tool(event.status, event.duration_ms);
+    } else if (event.type === 'run.finished') {
+      this.metrics.run(event.outcome);
+      this.lastStep.delete(event.run_id);
+      return;
+    }
+    if (event.type !== 'model.delta') this.lastStep.set(event.run_id, ms(event.at));
+  }
+
   /** Ends every span still open (the process is closing mid-run). */
   endAll(): void {
     const now = Date.now();
@@ -171,6 +189,7 @@ export class RunSpans {
       run.span.end(now);
     }
     this.runs.clear();
+    this.lastStep.clear();
   }
 
   private open(event: RunEvent): RunState {
@@ -210,7 +229,6 @@ export class RunSpans {
   }
 
   private finish(run: RunState, event: Extract<RunEvent, { type: 'run.finished' }>, at: number) {
-    this.metrics.run(event.outcome);
     run.span.setAttributes({
       'pincer.run.outcome': event.outcome,
       'pincer.run.turns': event.turns,
