@@ -80,7 +80,10 @@ export class RunSpans {
     this.count(event);
     if (!sampled(event.trace_id, this.settings.rate)) return;
     if (event.type === 'model.delta') return;
-    const run = this.runs.get(event.run_id) ?? this.open(event);
+    // A run's span opens at run.started; a stray event of a finished run opens nothing.
+    const run =
+      this.runs.get(event.run_id) ?? (event.type === 'run.started' ? this.open(event) : undefined);
+    if (!run) return;
     const at = ms(event.at);
     switch (event.type) {
       case 'run.started':
