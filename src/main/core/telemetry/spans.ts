@@ -195,38 +195,55 @@ export class RunSpans {
     this.lastStep.clear();
   }
 
-  private open(event: RunEvent): RunState {
-    const parent = event.type === 'run.started' ? event.parent_run_id : undefined;
+  private open(event: Extract<RunEvent, { type: 'run.started' }>): RunState {
+    const parent = event.parent_run_id;
     const attributes: Attributes = {
       'pincer.trace_id': event.trace_id,
       'pincer.run_id': event.run_id,
       'pincer.session_id': event.session_id,
       'pincer.task_id': event.task_id,
       ...(parent ? { 'pincer.parent_run_id': parent } : {}),
-      ...(event.type === 'run.started' && event.resumed ? { 'pincer.run.resumed': true } : {}),
-      ...(event.type === 'run.started' && event.origin
+      ...(event.resumed ? { 'pincer.run.resumed': true } : {}),
+      ...(event.origin
         ? { 'pincer.origin.channel': event.origin.channel, 'pincer.origin.type': event.origin.type }
         : {}),
     };
+    // A resumed run (another process, after a crash or restart) gets a span of its own under
+    // the run's first span, so the run span id stays the one its children and workers derive.
+    const runSpan = event.resumed
+      ? otelSpanId(`run:${event.run_id}:resumed:${event.seq}:${event.at}`)
+      : runSpanId(event.run_id);
+    const parentSpan = event.resumed
+      ? runSpanId(event.run_id)
+      : parent
+        ? runSpanId(parent)
+        : undefined;
+    const name = event.resumed
+      ? 'pincer.run resumed'
+      : parent
+        ? 'pincer.run delegated'
+        : 'pincer.run';
+    const trace = otelTraceId(event.trace_id);
+    const at = ms(event.at);
+    const span = this.startSpan(
+      name,
+      trace,
+      runSpan,
+      parentSpan,
+      at,
+      attributes,
+      SpanKind.INTERNAL,
+    );
     const state: RunState = {
-      trace: otelTraceId(event.trace_id),
-      runSpan: runSpanId(event.run_id),
-      lastAt: ms(event.at),
+      span,
+      trace,
+      runSpan,
+      lastAt: at,
       args: new Map(),
       decisions: new Map(),
       tools: new Map(),
       approvals: new Map(),
-      span: undefined as unknown as Span,
     };
-    state.span = this.startSpan(
-      parent ? 'pincer.run delegated' : 'pincer.run',
-      state.trace,
-      state.runSpan,
-      parent ? runSpanId(parent) : undefined,
-      state.lastAt,
-      attributes,
-      SpanKind.INTERNAL,
-    );
     this.runs.set(event.run_id, state);
     return state;
   }
