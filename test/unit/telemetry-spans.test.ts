@@ -47,17 +47,20 @@ async function open(extra: Record<string, unknown> = {}): Promise<{
 
 function stream(run: string) {
   let seq = 0;
-  let clock = Date.parse('2026-01-01T00:00:00Z');
-  return (body: RunEventBody): RunEvent =>
-    ({
+  const start = Date.parse('2026-01-01T00:00:00Z');
+  return (body: RunEventBody): RunEvent => {
+    seq++;
+    return {
       ...body,
       trace_id: 'tr_1' as TraceId,
       task_id: 'task_1' as TaskId,
       session_id: 'ses_1' as SessionId,
       run_id: run as RunId,
-      seq: ++seq,
-      at: new Date((clock += 10)).toISOString(),
-    }) as RunEvent;
+      seq,
+      // Ten milliseconds per event: spans have a length.
+      at: new Date(start + seq * 10).toISOString(),
+    } as RunEvent;
+  };
 }
 
 const usage = { input_tokens: 1, output_tokens: 1 };
