@@ -87,7 +87,7 @@ it('a refused call and a failed run are error spans; results opted in and the re
   telemetry.consume(
     e({
       type: 'run.finished',
-      outcome: 'failed',
+      outcome: 'model_error',
       reason: `gave up on ${SECRET}`,
       usage,
       cost_usd: 0,
@@ -112,7 +112,10 @@ it('a refused call and a failed run are error spans; results opted in and the re
   const run = records.find((r) => r.name === 'pincer.run') as SpanRecord;
   expect(run).toMatchObject({ status: 'error', status_message: 'gave up on [REDACTED:known]' });
   expect(JSON.stringify(records)).not.toContain(SECRET);
-  expect(telemetry.metrics()).toMatchObject({ runs: { failed: 1 }, tool_calls: { denied: 1 } });
+  expect(telemetry.metrics()).toMatchObject({
+    runs: { model_error: 1 },
+    tool_calls: { denied: 1 },
+  });
 });
 
 it('a resumed run is a span under the run span; a run cut off by close ends marked unfinished', async () => {
