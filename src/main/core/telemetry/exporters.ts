@@ -143,8 +143,8 @@ class SqliteExporter extends RecordExporter {
   }
 }
 
-/** How long a webhook POST may take before the batch is given up (and counted). */
-export const WEBHOOK_TIMEOUT_MS = 5000;
+/** How long an OTLP or webhook POST may take before the batch is given up (and counted). */
+export const EXPORT_TIMEOUT_MS = 5000;
 
 class WebhookExporter extends RecordExporter {
   constructor(
@@ -159,7 +159,7 @@ class WebhookExporter extends RecordExporter {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...this.headers },
       body: JSON.stringify({ spans: records }),
-      signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+      signal: AbortSignal.timeout(EXPORT_TIMEOUT_MS),
       redirect: 'error',
     });
     await response.body?.cancel();
@@ -219,7 +219,12 @@ export function createExporter(
   switch (spec.type) {
     case 'otlp':
       return new CountedExporter(
-        new OTLPTraceExporter({ url: otlpTracesUrl(need(spec.endpoint, 'endpoint')), headers }),
+        new OTLPTraceExporter({
+          url: otlpTracesUrl(need(spec.endpoint, 'endpoint')),
+          headers,
+          // A collector that is down must not hold the agent's close for long.
+          timeoutMillis: EXPORT_TIMEOUT_MS,
+        }),
         metrics,
       );
     case 'webhook':
