@@ -50,6 +50,27 @@ it('a pipeline passes each stage its predecessor output, in order', async () => 
   await backend.close();
 });
 
+it("every task of one operation carries one trace id: the leader's, or one started for it", async () => {
+  const backend = new InProcessBackend();
+  const traces: (string | undefined)[] = [];
+  await backend.serve({ id: 'a', swarm: 'team', identity: 'w', role: 'worker' }, async (task) => {
+    traces.push(task.traceId);
+    return { status: 'completed', result: 'ok', tokens: 1, costUsd: 0, durationMs: 0 };
+  });
+  const coordinator = new SwarmCoordinator(
+    settings({ topology: 'broadcast', workers: 2 }),
+    backend,
+  );
+  await coordinator.run({ goal: 'g', traceId: 'trc_leader' });
+  expect(traces).toEqual(['trc_leader', 'trc_leader']);
+  traces.length = 0;
+  await coordinator.run({ goal: 'g' });
+  expect(traces).toHaveLength(2);
+  expect(traces[0]).toMatch(/^trc/);
+  expect(traces[1]).toBe(traces[0]);
+  await backend.close();
+});
+
 it('a failing task is retried, then dead-lettered; the breaker opens after repeated failures', async () => {
   const backend = new InProcessBackend();
   let calls = 0;

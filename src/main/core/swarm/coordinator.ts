@@ -95,6 +95,9 @@ export class SwarmCoordinator {
       );
     }
     const operation = newId<string>('swop');
+    // One trace for the whole operation: a leader with none (`pincer swarm run`) starts it here,
+    // so every member's run (and its telemetry) joins the same trace.
+    const traceId = request.traceId ?? newId<string>('trc');
     const started = Date.now();
     const budget = settings.limits.durationMs
       ? Math.min(settings.timeoutMs, settings.limits.durationMs)
@@ -136,7 +139,7 @@ export class SwarmCoordinator {
           swarm: settings.name,
           operation,
           description,
-          ...(request.traceId ? { traceId: request.traceId } : {}),
+          traceId,
           budget: {
             ...(settings.limits.tokens !== undefined
               ? { tokens: settings.limits.tokens - spent.tokens }
