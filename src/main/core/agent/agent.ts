@@ -80,6 +80,8 @@ export interface AgentOptions {
   /** Tool name globs, comma-separated (default DEFAULT_TOOLS; "" for none). */
   tools?: string;
   system?: string;
+  /** The folder tools work in (an existing directory the user chose); else the profile's own. */
+  workspace?: string;
   generation?: { maxTokens?: number; temperature?: number };
   guards?: Partial<Guards>;
   /** Overrides the shipped model catalog (tests point it at a local file server). */
@@ -201,6 +203,7 @@ async function assemble(
   const governed = governanceFromManifest(claw, {
     dataDir: options.dataDir,
     facts: (name) => registry.facts(name),
+    workspace: options.workspace,
   });
   const governance = { ...governed, audit: new AuditLog(db, governed.scanner) };
   // Every stored secret is known to the scanner before the first tool runs, not only those read;
