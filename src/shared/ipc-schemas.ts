@@ -350,6 +350,10 @@ export const SettingsSchema = z.strictObject({
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
+/** The folder the agent's tools work in; `canOpen` where this surface can show it (the desktop). */
+export const WorkspaceViewSchema = z.object({ path: z.string(), canOpen: z.boolean() });
+export type WorkspaceView = z.infer<typeof WorkspaceViewSchema>;
+
 export const FeatureStatusSchema = z.object({
   available: z.boolean(),
   /** Why not, when it is not (e.g. "arrives with #10"). */

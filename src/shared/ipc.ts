@@ -30,6 +30,7 @@ import {
   SessionHistorySchema,
   SessionSummarySchema,
   SettingsSchema,
+  WorkspaceViewSchema,
 } from './ipc-schemas.js';
 
 export { IpcCallError, type IpcErrorCode, type IpcResult, unwrapResult } from './ipc-result.js';
@@ -254,6 +255,21 @@ export const ipcContract = {
 
   'settings.get': { request: Empty, response: SettingsSchema },
   'settings.set': { request: SettingsSchema.partial(), response: SettingsSchema },
+
+  /** The agent's workspace folder, shown in the UI (the browser shows it to copy). */
+  'workspace.get': { request: Empty, response: WorkspaceViewSchema },
+  /** Shows the workspace, or a file in it (relative path), in the system's file manager. */
+  'workspace.open': {
+    request: z.strictObject({
+      path: z
+        .string()
+        .min(1)
+        .max(4096)
+        .regex(/^[^\p{Cc}]+$/u, 'no control characters')
+        .optional(),
+    }),
+    response: Ok,
+  },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type Contract = typeof ipcContract;

@@ -7,6 +7,7 @@
  * No secret value and no file path the user did not choose (a model is named by its file name).
  */
 
+import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import type {
   AssistantEvent,
@@ -44,6 +45,7 @@ import { settingsFromManifest } from '../sandbox/index.js';
 import { secretRedactor } from '../secrets/index.js';
 import type { MessageId, RunId, SessionId } from '../terms.js';
 import { directCallContext, readTypedInput } from '../toolcall/index.js';
+import { ConfinementError, confine } from '../workspace-fs/index.js';
 import { approvalPreview } from './approval-preview.js';
 import { ModelDownloads } from './downloads.js';
 import { exportConversation } from './export.js';
@@ -568,6 +570,16 @@ export async function assistantOver(
     },
 
     settings: () => book.settings(),
+    workspace: () => governance.workspace,
+    async workspaceTarget(relative) {
+      // Tool cards name files relative to the workspace; a path out of it (.., a link) is refused.
+      const target = await confine(governance.workspace, relative ?? '.').catch((error) => {
+        throw error instanceof ConfinementError ? new InvalidRequest(error.message) : error;
+      });
+      const found = await stat(target).catch(() => undefined);
+      if (!found) throw new NotFound(`"${relative ?? '.'}" is not in the workspace`);
+      return { path: target, isFolder: found.isDirectory() };
+    },
     updateSettings(patch) {
       const next = book.saveSettings(patch);
       emit({ topic: 'settings.changed', settings: next });

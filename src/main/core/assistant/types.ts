@@ -102,6 +102,10 @@ export interface Assistant {
   setAutonomy(level: Autonomy): PoliciesView;
 
   settings(): Settings;
+  /** The folder the agent's tools work in. */
+  workspace(): string;
+  /** A path inside the workspace (relative, as tool cards show it), confined like a tool's. */
+  workspaceTarget(relative?: string): Promise<{ path: string; isFolder: boolean }>;
   updateSettings(patch: Partial<Settings>): Settings;
 
   skills(): Array<{ name: string; description: string; enabled: boolean; trust: string }>;
