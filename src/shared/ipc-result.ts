@@ -1,9 +1,8 @@
 /** Call results shared by every transport; free of zod so the renderer bundle stays small. */
+import type { Result } from './result.js';
 
 /** What a transport returns for every call: a value or a coded error, never a thrown object. */
-export type IpcResult<T> =
-  | { ok: true; value: T }
-  | { ok: false; error: { code: IpcErrorCode; message: string } };
+export type IpcResult<T> = Result<T, { code: IpcErrorCode; message: string }>;
 
 export type IpcErrorCode =
   | 'unknown_channel'

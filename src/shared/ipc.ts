@@ -19,6 +19,8 @@ import {
   FeatureStatusSchema,
   IdSchema,
   ModelsStateSchema,
+  OpenAiEndpointViewSchema,
+  OpenAiRequestLogEntrySchema,
   PendingApprovalViewSchema,
   PoliciesViewSchema,
   ProviderViewSchema,
@@ -269,6 +271,30 @@ export const ipcContract = {
         .optional(),
     }),
     response: Ok,
+  },
+
+  /** The OpenAI-compatible endpoint serving the app's local model to other apps. */
+  'openaiEndpoint.get': { request: Empty, response: OpenAiEndpointViewSchema },
+  /** Turns it on/off or moves it; `key` is the bearer key the one time it is created. */
+  'openaiEndpoint.set': {
+    request: z.strictObject({
+      enabled: z.boolean().optional(),
+      /** 127.0.0.1, or one of `lanAddresses` (the key is always required). */
+      host: z.string().min(1).max(100).optional(),
+      /** 0 picks a free port. */
+      port: z.number().int().min(0).max(65535).optional(),
+    }),
+    response: z.object({ endpoint: OpenAiEndpointViewSchema, key: z.string().nullable() }),
+  },
+  /** A new key replaces the old one at once; shown this once. */
+  'openaiEndpoint.rotateKey': {
+    request: Empty,
+    response: z.object({ endpoint: OpenAiEndpointViewSchema, key: z.string() }),
+  },
+  /** The newest requests first, metadata only. */
+  'openaiEndpoint.log': {
+    request: Empty,
+    response: z.object({ entries: z.array(OpenAiRequestLogEntrySchema) }),
   },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 

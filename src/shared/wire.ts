@@ -4,6 +4,7 @@
  * `result` with the same id. Pure module: used by the renderer's client and the core's server.
  */
 import { z } from 'zod';
+import type { Result } from './result.js';
 
 /** Close codes (4000-4999 are the application's). */
 export const WireClose = {
@@ -33,7 +34,5 @@ export type ServerFrame =
   | {
       type: 'result';
       id: number;
-      result:
-        | { ok: true; value: unknown }
-        | { ok: false; error: { code: string; message: string } };
+      result: Result<unknown>;
     };

@@ -114,6 +114,7 @@ export async function scriptedAssistant(
       access: viaProvider(provider, 'scripted'),
       label: 'scripted/test',
       scripted: true,
+      contextWindow: 8192,
     },
     catalog: options.catalog,
     // A real passphrase vault in the temp dir: no keychain, and nothing from this machine's env.

@@ -29,7 +29,18 @@ async function listSources(dir: string): Promise<string[]> {
  * src/main/cli and src/main/app.
  */
 export const LAYERS: readonly (readonly string[])[] = [
-  ['storage', 'ckp', 'toolcall', 'workspace-fs', 'network', 'terms', 'dates', 'paths', 'product'],
+  [
+    'errors',
+    'storage',
+    'ckp',
+    'toolcall',
+    'workspace-fs',
+    'network',
+    'terms',
+    'dates',
+    'paths',
+    'product',
+  ],
   ['models', 'local', 'tools', 'policy', 'sandbox', 'secrets', 'mcp'],
   ['runtime', 'memory', 'skills'],
   ['agent'],

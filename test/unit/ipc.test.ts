@@ -9,10 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch, type IpcHandlers } from '../../src/main/core/ipc/dispatch.js';
 import { createCoreHandlers } from '../../src/main/core/ipc/handlers.js';
 import {
+  type AppInfo,
   AssistantEventSchema,
   type ChannelName,
   channelNames,
   IpcCallError,
+  type IpcResult,
   ipcContract,
   MAX_MESSAGE_CHARS,
   MAX_REQUEST_BYTES,
@@ -157,6 +159,13 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
     valid: { path: 'notes/todo.md' },
     invalid: [{ path: '' }, { path: 'a\nb' }, { path: long(4097) }, { path: 3 }, { dir: 'x' }],
   },
+  'openaiEndpoint.get': { valid: {}, invalid: [{ key: 'x' }] },
+  'openaiEndpoint.set': {
+    valid: { enabled: false },
+    invalid: [{ enabled: 'yes' }, { port: 70000 }, { port: 1.5 }, { host: '' }, { key: 'x' }],
+  },
+  'openaiEndpoint.rotateKey': { valid: {}, invalid: [{ key: 'x' }] },
+  'openaiEndpoint.log': { valid: {}, invalid: [{ limit: 5 }] },
 };
 
 let fixture: AssistantFixture;
@@ -193,6 +202,10 @@ describe('dispatch in front of the real assistant', () => {
       ok: true,
       value: { name: 'Pincer', electron: null, transport: 'gateway', node: process.versions.node },
     });
+    // The backend this machine's probe chose (the status bars show it).
+    expect(unwrapResult(result as IpcResult<AppInfo>).sandbox).toMatch(
+      /^(bwrap|seatbelt|process)$/,
+    );
     expect(JSON.stringify(result)).not.toContain(fixture.dataDir);
   });
 

@@ -2,9 +2,13 @@
  * Reading secret values without argv (argv is visible in `ps` and shell history): a hidden
  * prompt on a terminal, otherwise all of stdin.
  */
+import { PincerError } from '../core/errors.js';
 
-export class InputCancelled extends Error {
+export class InputCancelled extends PincerError {
   override readonly name = 'InputCancelled';
+  constructor(message: string) {
+    super('cancelled', message);
+  }
 }
 
 /** Reads one line from a TTY without echoing it. */

@@ -53,8 +53,12 @@ it('local -> OpenAI-compatible server -> local, without a restart; the next run 
   };
   try {
     expect(agent.models.kind).toBe('local');
+    // The local window is the engine's, known once it loaded (here the 512 asked for).
+    expect(agent.models.contextWindow).toBeNull();
     expect(await turn('hello')).toMatchObject({ outcome: 'completed' });
     expect(server.requests).toHaveLength(0);
+    expect(agent.models.contextWindow).toBe(512);
+    expect((await assistant.models()).contextWindow).toBe(512);
 
     await agent.selectModel({
       kind: 'server',
@@ -63,13 +67,24 @@ it('local -> OpenAI-compatible server -> local, without a restart; the next run 
       model: 'm',
     });
     expect(agent.models.kind).toBe('remote');
+    expect(agent.models.contextWindow).toBeNull(); // "m": no catalog entry, no guess
     server.reply({ kind: 'sse', frames: openaiFrames({ text: ['from the server'] }) });
     expect(await turn('and now?')).toMatchObject({ outcome: 'completed' });
     expect(server.requests).toHaveLength(1);
     expect(JSON.stringify(server.requests[0]?.body)).toContain('and now?');
 
+    // A model the catalog knows under this protocol: its window comes from there.
+    await agent.selectModel({
+      kind: 'server',
+      protocol: 'openai-compatible',
+      endpoint: server.url,
+      model: 'gpt-4o-mini',
+    });
+    expect(agent.models.contextWindow).toBe(128_000);
+
     await agent.selectModel({ kind: 'local', modelPath });
     expect(agent.models.kind).toBe('local');
+    expect(agent.models.contextWindow).toBeNull();
     expect(await turn('back home')).toMatchObject({ outcome: 'completed' });
     expect(server.requests).toHaveLength(1);
   } finally {

@@ -171,6 +171,8 @@ describe('choosing a model', () => {
     expect(fixture.assistant.listSessions().find((s) => s.id === first.sessionId)?.modelId).toBe(
       'launch',
     );
+    // The window the launch model declares (the scripted one: 8192).
+    expect((await call('models.list', {})).contextWindow).toBe(8192);
 
     // The picker, in this conversation: the added provider's model answers the next message.
     const picked = await call('models.select', {
@@ -181,6 +183,8 @@ describe('choosing a model', () => {
       active: 'openai-compatible/qwen2.5:7b',
       selectedId: 'connection:ollama:qwen2.5:7b',
       defaultId: 'connection:ollama:qwen2.5:7b',
+      // A server's model the catalog does not know: its window is not guessed.
+      contextWindow: null,
     });
     server.reply({ kind: 'sse', frames: openaiFrames({ text: ['from ', 'the server'] }) });
     const second = await exchange('and now?', first.sessionId);

@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AgentsList } from '../../../src/main/cli/tui/AgentsPanel.js';
+import { ActiveTools, AgentsList } from '../../../src/main/cli/tui/AgentsPanel.js';
+import { ApprovalPrompt } from '../../../src/main/cli/tui/ApprovalPrompt.js';
 import {
   connectGateway,
   type DashboardLink,
@@ -16,9 +17,10 @@ import {
 } from '../../../src/main/cli/tui/connection.js';
 import { DashboardApp } from '../../../src/main/cli/tui/Dashboard.js';
 import { PASTE_END, PASTE_START } from '../../../src/main/cli/tui/keys.js';
+import { applyEvent, emptyState } from '../../../src/main/cli/tui/state.js';
 import { startAssistantGateway } from '../../../src/main/core/gateway/server.js';
 import { createCoreHandlers } from '../../../src/main/core/ipc/handlers.js';
-import type { RunSummary } from '../../../src/shared/ipc.js';
+import type { AssistantEvent, RunSummary } from '../../../src/shared/ipc.js';
 import { type AssistantFixture, scriptedAssistant } from '../../support/assistant-harness.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -143,12 +145,172 @@ describe('terminal dashboard', { timeout: 120_000 }, () => {
     expect(measure(small).rows).toBeLessThanOrEqual(24);
     expect(measure(small).columns).toBeLessThanOrEqual(80);
     expect(small).not.toContain('AGENTS'); // no room for the side panel
+    // The status facts take two rows here rather than being cut off.
+    for (const fact of ['Model:', 'Tokens:', 'Cost:', 'Latency:', 'Sandbox:']) {
+      expect(small).toContain(fact);
+    }
     resize(ui, { columns: 200, rows: 60 });
     const large = await frameWhere(ui, has('AGENTS'), 'the side panel at 200x60');
     expect(measure(large).rows).toBeLessThanOrEqual(60);
     expect(measure(large).columns).toBeLessThanOrEqual(200);
     expect(large).toContain('[COMPLETED]');
     expect(large).toContain('const answer = 42;');
+  });
+
+  it('shows tokens against the model window, cost, latency and the sandbox backend', async () => {
+    const { fixture, link } = await inProcess(1);
+    const ui = show(link);
+    const first = await frameWhere(ui, has('Tokens: 0/8,192 (0%)'), 'the window before a turn');
+    expect(first).toMatch(/Sandbox: (bwrap|seatbelt|process)/);
+    expect(first).toContain('Cost: $0'); // the scripted model is priced: it costs nothing
+    expect(first).toContain('Latency: –');
+    await send(ui, 'hello');
+    const after = await frameWhere(
+      ui,
+      (f) => f.includes('• two') && !/Tokens: 0\//.test(f),
+      'the context used by the turn',
+    );
+    const [, used] = after.match(/Tokens: ([\d,]+)\/8,192 \((\d+)%\)/) ?? [];
+    const runs = fixture.assistant.listRuns({ limit: 1 });
+    // The last model call's input plus what it wrote.
+    expect(Number(used?.replace(/,/g, ''))).toBeGreaterThan(0);
+    expect(runs[0]?.inputTokens).toBeGreaterThan(0);
+    expect(after).toMatch(/Latency: \d+(\.\d)? m?s/);
+  });
+
+  it('edits at the cursor and recalls what was sent with Up and Down', async () => {
+    const { fixture, link } = await inProcess(1);
+    const ui = show(link);
+    await frameWhere(ui, has('Model:'), 'the first frame');
+    await type(ui, 'hllo world');
+    await type(ui, '\x1b[H'); // Home
+    await type(ui, '\x1b[C'); // Right
+    await type(ui, 'e');
+    await type(ui, '\x1b[F'); // End
+    await type(ui, '!');
+    await type(ui, '\x1b[D'); // Left
+    await type(ui, '\x1b[D');
+    await type(ui, '\x1b[3~'); // Delete: the "d" under the cursor
+    await type(ui, '\x7f'); // Backspace: the "l" before it
+    await frameWhere(ui, has('› hello wor!'), 'the edited line');
+    await type(ui, '\r');
+    await frameWhere(ui, has('• two'), 'the reply');
+    await type(ui, 'draft');
+    await type(ui, '\x1b[A'); // Up: the message sent, the draft kept aside
+    await frameWhere(ui, has('› hello wor!'), 'the message recalled');
+    await type(ui, '\x1b[B'); // Down: the draft again
+    await frameWhere(ui, has('› draft'), 'the draft restored');
+    await type(ui, '\x15'); // Ctrl+U
+    await type(ui, '\x1b[A');
+    await type(ui, '?');
+    await type(ui, '\r');
+    await frameWhere(ui, (f) => f.split('• two').length === 3, 'the second reply');
+    const [session] = await fixture.assistant.listSessions();
+    const sent = fixture.assistant
+      .history(session?.id ?? '')
+      .messages.filter((m) => m.role === 'user')
+      .map((m) => m.blocks.map((b) => (b.type === 'text' ? b.text : '')).join(''));
+    expect(sent).toEqual(['hello wor!', 'hello wor!?']);
+  });
+
+  it('approves for the session, then denies with a reason the model is told', async () => {
+    const { fixture, link } = await inProcess(1);
+    const ui = show(link);
+    await frameWhere(ui, has('Model:'), 'the first frame');
+    await send(ui, 'write a note');
+    const asked = await frameWhere(ui, has('Approve?'), 'the approval prompt');
+    expect(asked).toContain('[s] approve for session');
+    expect(asked).toMatch(/risk: (safe|guarded|unsafe)/);
+    await type(ui, 's');
+    await frameWhere(ui, has('Done: the tool said'), 'the first write done');
+    // The same call again in this session: not asked.
+    await send(ui, 'write another');
+    await frameWhere(ui, (f) => f.split('Done: the tool said').length === 3, 'the second write');
+    expect(ui.frames.filter((f) => f.includes('Approve?')).length).toBeGreaterThan(0);
+    expect(ui.lastFrame()).not.toContain('Approve?');
+    // A new conversation asks again; this time the answer is no, with a reason.
+    await send(ui, '/new');
+    await frameWhere(ui, has('new conversation'), 'the new conversation');
+    await send(ui, 'write a third');
+    await frameWhere(ui, has('Approve?'), 'the prompt in the new conversation');
+    await type(ui, 'n');
+    await frameWhere(ui, has('Reason for the model'), 'the reason line');
+    await type(ui, 'not today');
+    await type(ui, '\r');
+    const denied = await frameWhere(ui, has('The write did not happen'), 'the denial read back');
+    expect(denied).toContain('not approved (ui: not');
+    // The reason reached the model whole, as the denial's result.
+    const sessions = fixture.assistant.listSessions();
+    const third = sessions.find((s) => s.title.startsWith('write a third'));
+    const calls = fixture.assistant.history(third?.id ?? '').toolCalls;
+    expect(calls.at(-1)?.output).toContain('not approved (ui: not today)');
+  });
+
+  it('takes Shift+Y for a destructive call, as the UI takes a click, and shows why', async () => {
+    const answers: string[] = [];
+    const ui = render(
+      <ApprovalPrompt
+        approval={{
+          id: 'apr_1',
+          runId: 'run_1',
+          sessionId: 'ses_1',
+          call: { id: 'c1', name: 'sh/exec', input: { command: 'rm -rf build' } },
+          reason: 'commands ask first',
+          rule: 'default/ask-commands',
+          tier: 'unsafe',
+          sessionApprovable: true,
+          expiresAt: null,
+          preview: null,
+          risk: { destructive: true, reasons: ['deletes files recursively'] },
+        }}
+        waiting={0}
+        active
+        onAnswer={(verdict) => answers.push(verdict)}
+        onDefer={() => answers.push('later')}
+      />,
+    );
+    cleanups.push(() => ui.unmount());
+    const frame = ui.lastFrame() ?? '';
+    expect(frame).toContain('rm -rf build');
+    expect(frame).toContain('risk: unsafe · ⚠ deletes files recursively · why: commands ask first');
+    expect(frame).toContain('[Y] approve  [S] approve for session  [n] deny');
+    await type(ui, 'y');
+    await type(ui, 's');
+    expect(answers).toEqual([]);
+    await type(ui, 'Y');
+    expect(answers).toEqual(['approve']);
+  });
+
+  it('lists running tools with the time since each started', () => {
+    const ids = (seq: number) => ({
+      trace_id: 't',
+      task_id: 't',
+      session_id: 'ses_1',
+      run_id: 'run_1',
+      seq,
+      at: '2026-11-01T00:00:00Z',
+    });
+    const events: AssistantEvent[] = [
+      {
+        topic: 'run',
+        sessionId: 'ses_1',
+        event: {
+          type: 'tool.requested',
+          call: { id: 'c1', name: 'sh/exec', input: { command: 'make' } },
+          read_only: false,
+          ...ids(1),
+        },
+      },
+      {
+        topic: 'run',
+        sessionId: 'ses_1',
+        event: { type: 'tool.started', call_id: 'c1', name: 'sh/exec', ...ids(2) },
+      },
+    ];
+    const state = events.reduce((next, event) => applyEvent(next, event, 1_000), emptyState());
+    const ui = render(<ActiveTools state={state} now={3_500} />);
+    cleanups.push(() => ui.unmount());
+    expect(ui.lastFrame()).toBe('▶ sh/exec 2.5 s');
   });
 
   it('switches views with function keys and their Ctrl equivalents', async () => {
@@ -163,6 +325,16 @@ describe('terminal dashboard', { timeout: 120_000 }, () => {
     expect(config).toContain('Autonomy:');
     await type(ui, '\x1b[15~'); // F5
     await frameWhere(ui, has('Events'), 'the logs view');
+    await type(ui, '\x1b'); // Esc
+    await type(ui, '\x1bOS'); // F4
+    await frameWhere(ui, has('Search:'), 'the memory view');
+    await type(ui, 'pincer notes');
+    await type(ui, '\r');
+    // The contract's memory.search answered: no stored memory here, and the note says why the
+    // search is by keyword.
+    const searched = await frameWhere(ui, has('no matches'), 'the search result');
+    expect(searched).toContain('Search: pincer notes');
+    expect(searched).toContain('keyword (FTS5) search only');
   });
 
   it('draws sub-agents as a tree under the run that started them, with their origin', () => {

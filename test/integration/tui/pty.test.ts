@@ -11,6 +11,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { spawn } from '@lydell/node-pty';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeGatewayFile } from '../../../src/main/cli/gateway-file.js';
+import { lockFileOf } from '../../../src/main/core/daemon/instance-lock.js';
 import { type Gateway, startAssistantGateway } from '../../../src/main/core/gateway/server.js';
 import {
   APP_DIR,
@@ -76,6 +77,9 @@ describe('pincer tui in a pseudo-terminal', { timeout: 120_000 }, () => {
       // The model's name arrives by a call made after the input hooks put the terminal in raw
       // mode: keys typed before that would be cooked by the terminal into one line.
       await waitFor('Model: scripted');
+      // The status facts the gateway's contract carries: the model's window and the sandbox.
+      await waitFor('Tokens: 0/8,192');
+      await waitFor('Sandbox: ');
       expect(raw).toContain('\x1b[?1049h'); // the alternate screen: the shell's scrollback stays
       await press('hello');
       await press('\r');
@@ -131,6 +135,90 @@ describe('pincer tui in a pseudo-terminal', { timeout: 120_000 }, () => {
       expect(await exited).toBe(0);
     } finally {
       term.kill();
+      remove();
+    }
+  });
+
+  it('refuses to start a second agent beside a daemon that offers no gateway', async () => {
+    const home = path.join(root, 'daemon-home');
+    // What a running daemon (or the desktop app) holds: the instance lock, by a living pid.
+    await mkdir(path.dirname(lockFileOf(home)), { recursive: true });
+    await writeFile(lockFileOf(home), `${process.pid}\n`);
+    const term = spawn(process.execPath, [builtCli, 'tui'], {
+      name: 'xterm-256color',
+      cols: 80,
+      rows: 24,
+      cwd: root,
+      env: { ...process.env, PINCER_HOME: home, FORCE_COLOR: '0', CI: 'true' },
+    });
+    let raw = '';
+    term.onData((data) => {
+      raw += data;
+    });
+    try {
+      const code = await new Promise<number>((resolve) =>
+        term.onExit(({ exitCode }) => resolve(exitCode)),
+      );
+      expect(code).not.toBe(0);
+      expect(stripVTControlCharacters(raw)).toContain(
+        `another Pincer agent (pid ${process.pid}: the daemon or the desktop app)`,
+      );
+      expect(existsSync(path.join(home, 'profiles'))).toBe(false); // no store opened
+    } finally {
+      term.kill();
+    }
+  });
+
+  it('pincer chat opens the dashboard on a terminal that fits it, line mode on a smaller one', async () => {
+    const home = path.join(root, 'chat-home');
+    await mkdir(home, { recursive: true });
+    const remove = writeGatewayFile(home, {
+      pid: process.pid,
+      port: gateway.port,
+      token: gateway.token,
+    });
+    const open = (cols: number, rows: number) => {
+      const term = spawn(process.execPath, [builtCli, 'chat'], {
+        name: 'xterm-256color',
+        cols,
+        rows,
+        cwd: root,
+        env: { ...process.env, PINCER_HOME: home, FORCE_COLOR: '0', CI: 'true' },
+      });
+      let raw = '';
+      term.onData((data) => {
+        raw += data;
+      });
+      const exited = new Promise<number>((resolve) =>
+        term.onExit(({ exitCode }) => resolve(exitCode)),
+      );
+      return { term, exited, raw: () => raw };
+    };
+    const fits = open(80, 24);
+    try {
+      const deadline = Date.now() + 45_000;
+      while (!stripVTControlCharacters(fits.raw()).includes('attached 127.0.0.1')) {
+        if (Date.now() > deadline) throw new Error(`no dashboard:\n${fits.raw()}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(fits.raw()).toContain('\x1b[?1049h');
+      fits.term.write('\x03');
+      expect(await fits.exited).toBe(0);
+    } finally {
+      fits.term.kill();
+    }
+    const small = open(50, 12);
+    try {
+      // Line mode asks for its first line (or says why it cannot start); never the dashboard.
+      const deadline = Date.now() + 45_000;
+      while (!/> $|pincer chat:/m.test(stripVTControlCharacters(small.raw()))) {
+        if (Date.now() > deadline) throw new Error(`no line mode:\n${small.raw()}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(small.raw()).not.toContain('\x1b[?1049h');
+      expect(stripVTControlCharacters(small.raw())).not.toContain('[F1]Help');
+    } finally {
+      small.term.kill();
       remove();
     }
   });

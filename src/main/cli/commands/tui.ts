@@ -6,6 +6,7 @@
  */
 import type { Command } from 'commander';
 import type { Assistant } from '../../core/assistant/index.js';
+import { lockHolder } from '../../core/daemon/instance-lock.js';
 import { createCoreHandlers } from '../../core/ipc/handlers.js';
 import {
   addModelChoiceOptions,
@@ -73,6 +74,14 @@ export async function openDashboard(
     const attached = await attach(ctx, options);
     if (attached) link = attached;
     else {
+      // One agent per data directory (#17): a daemon or the desktop app holding it offers no
+      // gateway here, and a second agent beside it would race it for the same store.
+      const holder = lockHolder(ctx.dataDir);
+      if (holder !== undefined) {
+        throw new Error(
+          `another Pincer agent (pid ${holder}: the daemon or the desktop app) serves this data directory without a gateway to attach to; stop it, or name a gateway with --attach`,
+        );
+      }
       assistant = await openServedAssistant(ctx, options);
       const served = assistant;
       link = inProcessLink(createCoreHandlers({ assistant: served, electronVersion: null }), (l) =>

@@ -12,7 +12,7 @@ import type { DashboardLink } from './connection.js';
 import { MIN_ROWS } from './fits.js';
 import { InputBox } from './InputBox.js';
 import { useRawInput, type View, viewForCtrl, viewForKey } from './keys.js';
-import { StatusBar } from './StatusBar.js';
+import { StatusBar, type StatusFacts, statusRows } from './StatusBar.js';
 import { safe } from './safe-text.js';
 import { parseSlash } from './slash.js';
 import { type Dashboard, useDashboard } from './use-dashboard.js';
@@ -132,12 +132,24 @@ export function DashboardApp({
     );
   }, [state.history, liveHere]);
 
+  const facts: StatusFacts = {
+    models,
+    info,
+    lastTurn: state.lastTurn,
+    sessionCost,
+    link: dashboard.link,
+    where: link.where,
+  };
   const height = Math.max(MIN_ROWS, rows) - 1;
   const side = columns >= SIDE_FROM && view === 'chat';
   const inputLines = 4;
   const approvalHeight = approval ? 5 : 0;
   const noticeHeight = dashboard.notice ? 1 : 0;
-  const bodyHeight = Math.max(3, height - 1 - (inputLines + 2) - 2 - approvalHeight - noticeHeight);
+  const statusHeight = statusRows(facts, columns);
+  const bodyHeight = Math.max(
+    3,
+    height - 1 - (inputLines + 2) - statusHeight - approvalHeight - noticeHeight,
+  );
   const mainWidth = side ? columns - SIDE_WIDTH : columns;
   const settings = useMemo(() => ({ showReasoning: true }), []);
   const live = liveHere
@@ -213,16 +225,7 @@ export function DashboardApp({
         width={columns}
         maxLines={inputLines}
       />
-      <StatusBar
-        models={models}
-        lastTurn={state.lastTurn}
-        sessionCost={sessionCost}
-        contextWindow={null}
-        link={dashboard.link}
-        where={link.where}
-        view={view}
-        width={columns}
-      />
+      <StatusBar {...facts} view={view} width={columns} />
     </Box>
   );
 }

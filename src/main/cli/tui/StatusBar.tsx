@@ -1,7 +1,13 @@
-/** The bottom lines: model, context use, cost, latency, link; then the keys. */
+/**
+ * The bottom lines: link, model, context use against the window, cost, latency of the last turn
+ * and the sandbox backend; then the keys. The facts are packed into as many rows as the width
+ * needs (the dashboard asks `statusRows` how many before laying out the rest), so none is cut off
+ * on an 80-column terminal.
+ */
 import { Box, Text } from 'ink';
+import { Fragment } from 'react';
 import { formatCost, formatDuration, formatTokens } from '../../../shared/format.js';
-import type { ModelsState } from '../../../shared/ipc.js';
+import type { AppInfo, ModelsState } from '../../../shared/ipc.js';
 import type { LinkState } from './connection.js';
 import { VIEW_KEYS, type View } from './keys.js';
 import { safe } from './safe-text.js';
@@ -19,46 +25,118 @@ const LINK_COLOR: Record<LinkState, string> = {
   disconnected: 'red',
 };
 
-/** Cost as known: a priced model's figure, $0 on the local engine, otherwise unknown. */
+/** Cost as known: the session's figure where the model is priced, otherwise unknown. */
 export function costText(models: ModelsState | null, sessionCost: number): string {
   if (sessionCost > 0) return formatCost(sessionCost);
-  return models?.kind === 'local' ? '$0 (local)' : 'unknown';
+  if (!models?.priced) return 'unknown';
+  return models.kind === 'local' ? '$0 (local)' : formatCost(0);
+}
+
+/** Tokens the last model call held against the model's window: "1,234/8,192 (15%)". */
+export function contextText(used: number, window: number | null): string {
+  if (!window) return `${formatTokens(used)}/?`;
+  return `${formatTokens(used)}/${formatTokens(window)} (${Math.round((used / window) * 100)}%)`;
+}
+
+export interface StatusFacts {
+  models: ModelsState | null;
+  info: AppInfo | null;
+  lastTurn: LastTurn | null;
+  sessionCost: number;
+  link: LinkState;
+  where: string;
+}
+
+interface Segment {
+  text: string;
+  /** Cells kept for it when packing, so the rows do not change as its figure grows. */
+  reserve?: number;
+  /** A state dot before the text, in this color. */
+  dot?: string;
+  color?: string;
+}
+
+function segments(facts: StatusFacts): Segment[] {
+  const { models, info, lastTurn, link, where } = facts;
+  const window = models?.contextWindow ?? null;
+  return [
+    // The link first: it is what a person must see when the rest is stale.
+    {
+      dot: LINK_COLOR[link],
+      text: `${LINK_LABEL[link]}${link === 'in-process' ? '' : ` ${where.replace(/^https?:\/\//, '')}`}`,
+    },
+    { text: `Model: ${lastTurn?.model ?? models?.active ?? '…'}` },
+    {
+      text: `Tokens: ${contextText(lastTurn?.contextTokens ?? 0, window)}`,
+      // As wide as a full window reads: the rows stay put while the conversation grows.
+      reserve: `Tokens: ${contextText(window ?? 99_999, window)}`.length,
+    },
+    { text: `Cost: ${costText(models, facts.sessionCost)}` },
+    {
+      text: `Latency: ${formatDuration(lastTurn?.latencyMs ?? null)}`,
+      reserve: 'Latency: 999 ms'.length,
+    },
+    {
+      text: `Sandbox: ${info?.sandbox ?? '…'}`,
+      // The process backend confines least: worth a glance.
+      ...(info?.sandbox === 'process' ? { color: 'yellow' } : {}),
+    },
+  ].map((segment) => ({ ...segment, text: safe(segment.text) }));
+}
+
+const SEPARATOR = ' │ ';
+const widthOf = (segment: Segment) =>
+  Math.max([...segment.text].length, segment.reserve ?? 0) + (segment.dot ? 2 : 0);
+
+/** The segments in rows of at most `width` cells, in order (a segment too long is cut). */
+function pack(all: Segment[], width: number): Segment[][] {
+  const room = Math.max(1, width - 2); // a space at each end
+  const rows: Segment[][] = [];
+  let row: Segment[] = [];
+  let used = 0;
+  for (const segment of all) {
+    const needed = widthOf(segment) + (row.length ? SEPARATOR.length : 0);
+    if (row.length && used + needed > room) {
+      rows.push(row);
+      row = [];
+      used = 0;
+    }
+    row.push(segment);
+    used += widthOf(segment) + (row.length > 1 ? SEPARATOR.length : 0);
+  }
+  if (row.length) rows.push(row);
+  return rows;
+}
+
+/** How many rows the status bar takes at this width, the key bar included. */
+export function statusRows(facts: StatusFacts, width: number): number {
+  return pack(segments(facts), width).length + 1;
 }
 
 export function StatusBar({
-  models,
-  lastTurn,
-  sessionCost,
-  contextWindow,
-  link,
-  where,
   view,
   width,
-}: {
-  models: ModelsState | null;
-  lastTurn: LastTurn | null;
-  sessionCost: number;
-  contextWindow: number | null;
-  link: LinkState;
-  where: string;
+  ...facts
+}: StatusFacts & {
   view: View;
   width: number;
 }) {
-  const model = lastTurn?.model ?? models?.active ?? '…';
-  const used = lastTurn ? formatTokens(lastTurn.contextTokens) : '0';
-  const window = contextWindow ? formatTokens(contextWindow) : '?';
-  const sep = <Text dimColor> │ </Text>;
+  const rows = pack(segments(facts), width);
   return (
     <Box flexDirection="column" width={width}>
-      <Text wrap="truncate-end" backgroundColor="blackBright">
-        {/* The link first: on a narrow terminal it is what must not be cut off. */}{' '}
-        <Text color={LINK_COLOR[link]}>●</Text> {LINK_LABEL[link]}
-        {link === 'in-process' ? '' : ` ${safe(where.replace(/^https?:\/\//, ''))}`}
-        {sep}Model: {safe(model)}
-        {sep}Tokens: {used}/{window}
-        {sep}Cost: {costText(models, sessionCost)}
-        {sep}Latency: {formatDuration(lastTurn?.latencyMs ?? null)}{' '}
-      </Text>
+      {rows.map((row, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: rows of the bar, by position
+        <Text key={index} wrap="truncate-end" backgroundColor="blackBright">
+          {' '}
+          {row.map((segment, at) => (
+            <Fragment key={segment.text}>
+              {at > 0 ? <Text dimColor>{SEPARATOR}</Text> : null}
+              {segment.dot ? <Text color={segment.dot}>● </Text> : null}
+              {segment.color ? <Text color={segment.color}>{segment.text}</Text> : segment.text}
+            </Fragment>
+          ))}{' '}
+        </Text>
+      ))}
       <Text wrap="truncate-end">
         {VIEW_KEYS.map((k) => (
           <Text key={k.view} inverse={view === k.view}>

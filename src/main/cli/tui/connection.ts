@@ -3,6 +3,7 @@
  * attached to a running gateway over its WebSocket (the same frames and token as the browser UI),
  * or in-process through the same `dispatch` that validates every call of both transports.
  */
+
 import WebSocket from 'ws';
 import {
   type AssistantEvent,
@@ -15,6 +16,7 @@ import {
   unwrapResult,
 } from '../../../shared/ipc.js';
 import type { ClientFrame, ServerFrame } from '../../../shared/wire.js';
+import { PincerError } from '../../core/errors.js';
 import { dispatch, type IpcHandlers } from '../../core/ipc/dispatch.js';
 
 export type LinkState = 'in-process' | 'connected' | 'disconnected';
@@ -28,12 +30,12 @@ export interface DashboardLink extends PincerApi {
   close(): void;
 }
 
-export class LinkError extends Error {
+export class LinkError extends PincerError {
   constructor(
     readonly code: 'refused' | 'unreachable' | 'bad_address',
     message: string,
   ) {
-    super(message);
+    super(code === 'bad_address' ? 'invalid_request' : 'unavailable', message);
     this.name = 'LinkError';
   }
 }

@@ -4,7 +4,7 @@
  * terminals (and multiplexers) that keep F-keys to themselves.
  */
 import { useStdin } from 'ink';
-import { useEffect, useRef } from 'react';
+import { useLayoutEffect, useRef } from 'react';
 
 export type View =
   | 'chat'
@@ -50,6 +50,28 @@ const FKEY_SEQUENCES: Record<string, string> = {
 export const PASTE_START = '\x1b[200~';
 export const PASTE_END = '\x1b[201~';
 
+/**
+ * A raw sequence as a one-line text field reads it: Enter, Backspace, Esc, typed or pasted text
+ * (line breaks as spaces, other controls dropped), or something else (arrows, F-keys).
+ */
+export type FieldKey =
+  | { kind: 'enter' }
+  | { kind: 'backspace' }
+  | { kind: 'escape' }
+  | { kind: 'text'; text: string }
+  | { kind: 'other' };
+
+export function fieldKey(sequence: string): FieldKey {
+  if (sequence === '\r' || sequence === '\n') return { kind: 'enter' };
+  if (sequence === '\x7f' || sequence === '\b') return { kind: 'backspace' };
+  if (sequence === '\x1b') return { kind: 'escape' };
+  if (sequence.startsWith('\x1b')) return { kind: 'other' };
+  const text = [...sequence.replace(/[\r\n]+/g, ' ')]
+    .filter((c) => c >= ' ' && c !== '\x7f')
+    .join('');
+  return text ? { kind: 'text', text } : { kind: 'other' };
+}
+
 export function viewForKey(raw: string): View | undefined {
   const fkey = FKEY_SEQUENCES[raw];
   return fkey ? VIEW_KEYS.find((k) => k.fkey === fkey)?.view : undefined;
@@ -62,12 +84,20 @@ export function viewForCtrl(letter: string): View | undefined {
 /**
  * Each raw sequence Ink's parser emits (one keypress, or a whole paste chunk). Registered before
  * a component's useInput, so a listener here sees a sequence before that component's handler.
+ * Attached in the commit that first draws the component (a layout effect, where Ink's useInput
+ * waits for a passive one): a key pressed as soon as it is on screen reaches it.
  */
 export function useRawInput(handler: (sequence: string) => void): void {
-  const { internal_eventEmitter: emitter } = useStdin();
+  const { internal_eventEmitter: emitter, setRawMode, isRawModeSupported } = useStdin();
   const current = useRef(handler);
   current.current = handler;
-  useEffect(() => {
+  // Keys arrive one by one only in raw mode (Ink counts who asks for it, as useInput does).
+  useLayoutEffect(() => {
+    if (!isRawModeSupported) return;
+    setRawMode(true);
+    return () => setRawMode(false);
+  }, [isRawModeSupported, setRawMode]);
+  useLayoutEffect(() => {
     const listener = (sequence: string) => current.current(sequence);
     emitter?.on('input', listener);
     return () => {

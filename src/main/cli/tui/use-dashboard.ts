@@ -80,6 +80,8 @@ export function useDashboard(link: DashboardLink, initialSession: string | null)
   const [notice, setNotice] = useState<string | null>(null);
   const session = useRef(state.sessionId);
   session.current = state.sessionId;
+  const windowUnknown = useRef(true);
+  windowUnknown.current = models?.contextWindow == null;
 
   const report = useCallback((error: unknown) => setNotice(errorText(error)), []);
   const loadHistory = useCallback(
@@ -122,6 +124,8 @@ export function useDashboard(link: DashboardLink, initialSession: string | null)
       if (event.topic === 'run' && event.event.type === 'run.finished') {
         if (event.sessionId === session.current) loadHistory(event.sessionId);
         loadRuns();
+        // A local model's window is known once it loaded, which its first run did.
+        if (windowUnknown.current) loadModels();
       } else if (event.topic === 'sessions.changed') loadRuns();
       else if (event.topic === 'models.changed') loadModels();
     });

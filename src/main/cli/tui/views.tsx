@@ -1,10 +1,10 @@
 /** The views behind the function keys, each filling the body of the dashboard. */
-import { Box, Text, useInput } from 'ink';
-import { useEffect, useState } from 'react';
+import { Box, Text } from 'ink';
+import { useEffect, useRef, useState } from 'react';
 import type { PendingApprovalView, ResponseOf } from '../../../shared/ipc.js';
 import { ActiveTools, AgentsList, MachineLine, runsWithLiveState } from './AgentsPanel.js';
 import { ToolCallLine } from './ChatPane.js';
-import { VIEW_KEYS } from './keys.js';
+import { fieldKey, useRawInput, VIEW_KEYS } from './keys.js';
 import { safe } from './safe-text.js';
 import { SLASH_COMMANDS } from './slash.js';
 import { callNotation, type DashboardState } from './state.js';
@@ -182,20 +182,26 @@ export function MemoryView({ dashboard, active }: { dashboard: Dashboard; active
   const [query, setQuery] = useState('');
   const [result, setResult] = useState<ResponseOf<'memory.search'> | null>(null);
   const { call, setNotice } = dashboard;
-  useInput(
-    (input, key) => {
-      if (key.return) {
-        if (query.trim()) {
-          call('memory.search', { query: query.trim() }).then(setResult, (error: unknown) =>
-            setNotice(error instanceof Error ? error.message : String(error)),
-          );
-        }
-      } else if (key.backspace || key.delete) setQuery((q) => q.slice(0, -1));
-      else if (!key.ctrl && !key.meta && !key.escape && input)
-        setQuery((q) => q + input.replace(/[\r\n]/g, ' '));
-    },
-    { isActive: active },
-  );
+  // The query so far in a ref: keys read before React re-renders see every earlier one. Read
+  // from the raw sequences, attached as the view is drawn (see useRawInput).
+  const typed = useRef('');
+  useRawInput((sequence) => {
+    if (!active) return;
+    const key = fieldKey(sequence);
+    if (key.kind === 'enter') {
+      const text = typed.current.trim();
+      if (text) {
+        call('memory.search', { query: text }).then(setResult, (error: unknown) =>
+          setNotice(error instanceof Error ? error.message : String(error)),
+        );
+      }
+      return;
+    }
+    if (key.kind === 'backspace') typed.current = typed.current.slice(0, -1);
+    else if (key.kind === 'text') typed.current += key.text;
+    else return;
+    setQuery(typed.current);
+  });
   return (
     <Box flexDirection="column">
       <Title>Memory</Title>

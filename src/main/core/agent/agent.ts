@@ -41,6 +41,7 @@ import { AgentRuntime } from '../runtime/runtime.js';
 import { originOf, RunStore } from '../runtime/store.js';
 import {
   type BackendInfo,
+  type BackendKind,
   createSandbox,
   detectBackend,
   settingsFromManifest,
@@ -116,6 +117,8 @@ export interface Agent {
   delegation: Delegation;
   /** The MCP servers the registry's MCP tools come from, and how each is doing. */
   mcp: McpTools;
+  /** The OS confinement the tools run under, as probed at start-up. */
+  sandboxBackend: BackendKind;
   /** Registry facts, then the manifest's declarations: what policy and views know of a tool. */
   facts(name: string): ToolFacts | undefined;
   /** Every event of every run, after the audit recorded it; returns the unsubscribe function. */
@@ -375,6 +378,7 @@ async function assemble(
     guards,
     delegation,
     mcp,
+    sandboxBackend: sandbox.backend.kind,
     facts,
     onRunEvent(listener) {
       listeners.add(listener);

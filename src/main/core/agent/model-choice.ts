@@ -36,6 +36,8 @@ export type ModelChoice =
       /** How people see it named, e.g. "scripted". */
       label: string;
       scripted?: boolean;
+      /** Its context window in tokens, where it has one to report. */
+      contextWindow?: number;
       dispose?: () => Promise<void>;
     };
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { ResolvedClaw } from '../ckp/index.js';
 import type { ModelCatalog } from '../local/catalog.js';
 import type { LoadedModelInfo, LocalEngine } from '../local/engine.js';
+import { FairGate, type TurnSource } from '../local/fair-gate.js';
 import {
   type ModelLocations,
   noModelHelp,
@@ -17,6 +18,7 @@ import {
 } from '../local/model-manager.js';
 import { LocalModelProvider } from '../local/provider.js';
 import { type ModelAccess, viaProvider, viaRouter } from '../models/access.js';
+import { BUILTIN_MODELS } from '../models/catalog.js';
 import type { SecretLookup } from '../models/credentials.js';
 import { ModelError } from '../models/errors.js';
 import { routerFromManifest } from '../models/from-manifest.js';
@@ -43,9 +45,20 @@ export interface ModelSwitchDeps {
   onSkip?: (skipped: SkippedModel) => void;
 }
 
+/** The loaded local engine as one source of turns sees it (see `ModelSwitch.sharedEngine`). */
+export type SharedEngine = Pick<
+  LocalEngine,
+  'modelPath' | 'loaded' | 'load' | 'generate' | 'complete'
+>;
+
 export class ModelSwitch {
+  /** Arbitrates the app's turns and the OpenAI endpoint's on the one loaded engine. */
+  readonly gate = new FairGate();
   private choice: ModelChoice;
   private current: ModelAccess;
+  /** The window the choice declares (catalog, manifest limit); a local one is known on load. */
+  private declaredWindow: number | null;
+  private loadedWindow: number | null = null;
   private engine: LocalEngine | undefined;
   private opening: Promise<LocalEngine> | undefined;
   /** The local GGUF in force (the choice's path, else the default found on disk). */
@@ -60,7 +73,7 @@ export class ModelSwitch {
     first: ModelChoice,
   ) {
     this.choice = first;
-    this.current = this.build(first);
+    ({ access: this.current, window: this.declaredWindow } = this.build(first));
   }
 
   static async open(deps: ModelSwitchDeps, first: ModelChoice): Promise<ModelSwitch> {
@@ -96,6 +109,11 @@ export class ModelSwitch {
       : undefined;
   }
 
+  /** The context window of the model in force, in tokens; null while unknown. */
+  get contextWindow(): number | null {
+    return this.choice.kind === 'local' ? this.loadedWindow : this.declaredWindow;
+  }
+
   label(): string {
     const choice = this.choice;
     switch (choice.kind) {
@@ -108,6 +126,34 @@ export class ModelSwitch {
       case 'fixed':
         return choice.label;
     }
+  }
+
+  /**
+   * The local engine in force, shared rather than opened twice: every turn goes through the
+   * fair gate as `source`, and opens (or reopens, after an unload) the same engine the app's
+   * runs use. Undefined when the choice is not a local model.
+   */
+  sharedEngine(source: TurnSource): SharedEngine | undefined {
+    const modelPath = this.choice.kind === 'local' ? this.localPath : undefined;
+    if (!modelPath) return undefined;
+    return this.gatedEngine(source, modelPath);
+  }
+
+  private gatedEngine(source: TurnSource, modelPath: string): SharedEngine {
+    const gate = this.gate;
+    const open = () => this.open();
+    const current = () => this.engine;
+    return {
+      modelPath,
+      get loaded() {
+        return current()?.loaded ?? false;
+      },
+      load: async () => (await open()).load(),
+      generate: (id, request) =>
+        gate.run(source, request.signal, async () => (await open()).generate(id, request)),
+      complete: (id, request) =>
+        gate.run(source, request.signal, async () => (await open()).complete(id, request)),
+    };
   }
 
   /** Runs `listener` after each switch; returns the unsubscribe function. */
@@ -124,7 +170,9 @@ export class ModelSwitch {
     const next = this.build(choice);
     await this.release();
     this.choice = choice;
-    this.current = next;
+    this.current = next.access;
+    this.declaredWindow = next.window;
+    this.loadedWindow = null;
     this.localPath = undefined;
     await this.resolveLocalPath();
     for (const listener of this.listeners) await listener();
@@ -167,7 +215,7 @@ export class ModelSwitch {
     this.localPath = found?.path;
   }
 
-  private build(choice: ModelChoice): ModelAccess {
+  private build(choice: ModelChoice): { access: ModelAccess; window: number | null } {
     const textCalls = (provider: ModelProvider, toolFormat?: string): ModelProvider =>
       toolFormat === 'text'
         ? withTextToolCalls(provider, {
@@ -177,14 +225,17 @@ export class ModelSwitch {
         : provider;
     switch (choice.kind) {
       case 'fixed':
-        return choice.access;
+        return { access: choice.access, window: choice.contextWindow ?? null };
       case 'local':
         return {
-          turn: (request) =>
-            viaProvider(
-              textCalls(this.localProvider(providerId('local')), choice.toolFormat),
-              this.selectedFile ?? 'none',
-            ).turn(request),
+          access: {
+            turn: (request) =>
+              viaProvider(
+                textCalls(this.localProvider(providerId('local')), choice.toolFormat),
+                this.selectedFile ?? 'none',
+              ).turn(request),
+          },
+          window: null,
         };
       case 'server': {
         const provider = new HttpProvider({
@@ -196,7 +247,13 @@ export class ModelSwitch {
           timeoutMs: choice.timeoutMs,
           idleTimeoutMs: choice.timeoutMs,
         });
-        return viaProvider(textCalls(provider, choice.toolFormat), choice.model);
+        const known = BUILTIN_MODELS.find(
+          (m) => m.apiModel === choice.model && m.protocol === choice.protocol,
+        );
+        return {
+          access: viaProvider(textCalls(provider, choice.toolFormat), choice.model),
+          window: known?.capabilities.contextWindow ?? null,
+        };
       }
       case 'provider': {
         const { router, models } = routerFromManifest(this.deps.claw, {
@@ -210,7 +267,12 @@ export class ModelSwitch {
             `the manifest has no provider "${choice.name}" (it has ${[...models.keys()].join(', ')})`,
           );
         }
-        return viaRouter(router, { strategy: 'fallback', model });
+        // The router's descriptor: the catalog's facts or the manifest's max_context_window.
+        const descriptor = router.models().find((m) => m.id === model);
+        return {
+          access: viaRouter(router, { strategy: 'fallback', model }),
+          window: descriptor?.capabilities.contextWindow ?? null,
+        };
       }
     }
   }
@@ -218,12 +280,19 @@ export class ModelSwitch {
   /** The in-process engine as a provider; it opens on first use (a route may never reach it). */
   private localProvider(id: ProviderId): ModelProvider {
     const open = () => this.open();
+    const gate = this.gate;
     const sampling = { temperature: this.deps.local.temperature };
     return {
       id,
       protocol: 'local',
       async *stream(model, request) {
-        yield* new LocalModelProvider(await open(), { id, sampling }).stream(model, request);
+        const engine = await open();
+        // The app's turns queue fairly with the endpoint's when it shares this engine.
+        const turns: Pick<LocalEngine, 'generate'> = {
+          generate: (conversation, generation) =>
+            gate.run('app', generation.signal, () => engine.generate(conversation, generation)),
+        };
+        yield* new LocalModelProvider(turns, { id, sampling }).stream(model, request);
       },
     };
   }
@@ -251,7 +320,7 @@ export class ModelSwitch {
         maxConversations: this.deps.local.maxConversations ?? 1,
         idleTimeoutMs: 0,
       });
-      await engine.load();
+      this.loadedWindow = (await engine.load()).contextSize;
       this.engine = engine;
       return engine;
     })().catch((error: unknown) => {

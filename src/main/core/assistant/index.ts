@@ -50,6 +50,7 @@ import { approvalPreview } from './approval-preview.js';
 import { ModelDownloads } from './downloads.js';
 import { exportConversation } from './export.js';
 import { ModelImports } from './model-import.js';
+import { type EndpointSettings, OpenAiEndpoint } from './openai-endpoint.js';
 import { ChatSearch } from './search.js';
 import { SessionBook } from './sessions.js';
 import { type Assistant, InvalidRequest, NotFound } from './types.js';
@@ -220,6 +221,7 @@ export async function assistantOver(
       priced: priceKnown(),
       recommended,
       machineRamBytes,
+      contextWindow: models.contextWindow,
       active: models.label(),
       kind: models.kind,
       loaded: models.loaded,
@@ -304,7 +306,21 @@ export async function assistantOver(
     if (!book.exists(id)) throw new NotFound(`no session ${id}`);
   };
 
+  const endpoint = new OpenAiEndpoint({
+    models,
+    secrets,
+    catalog,
+    modelsDir: locations.modelsDir,
+    load: () => book.kept<EndpointSettings>('openai.endpoint'),
+    save: (settings) => book.keep('openai.endpoint', settings),
+    changed: (view) => emit({ topic: 'openaiEndpoint.changed', endpoint: view }),
+    modelLoaded: () => emit({ topic: 'models.changed' }),
+  });
+  // On at the last close: on again now (a failure shows in its view, not as a failed launch).
+  await endpoint.resume();
+
   const assistant: Assistant = {
+    sandboxBackend: agent.sandboxBackend,
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -486,6 +502,9 @@ export async function assistantOver(
     },
     async unloadModel() {
       if (runtime.activeRuns > 0) throw new Error('a run is in progress: wait or cancel it first');
+      const external = endpoint.view();
+      if (external.active + external.queued > 0)
+        throw new Error('other apps are using the model through the Local API: try again shortly');
       await models.unload();
       emit({ topic: 'models.changed' });
       return modelsState();
@@ -605,9 +624,12 @@ export async function assistantOver(
       };
     },
 
+    openaiEndpoint: endpoint,
+
     modelLabel: () => models.label(),
     scrub,
     async close() {
+      await endpoint.close();
       stopRequests();
       stopResolved();
       stopRunEvents();

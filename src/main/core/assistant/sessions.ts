@@ -7,7 +7,9 @@
  * but keeps the rows that spending caps count and the append-only audit trail, so deleting a
  * conversation never resets a policy's budget.
  */
+
 import type { SessionSummary, Settings } from '../../../shared/ipc-schemas.js';
+import { PincerError } from '../errors.js';
 import type { RunStore } from '../runtime/store.js';
 import type { Db } from '../storage/database.js';
 import { type Migration, migrate } from '../storage/migrations.js';
@@ -46,10 +48,10 @@ export const DEFAULT_SETTINGS: Settings = {
   enterSends: true,
 };
 
-export class SessionNotFoundError extends Error {
+export class SessionNotFoundError extends PincerError {
   readonly code = 'not_found';
   constructor(id: string) {
-    super(`no session ${id}`);
+    super('not_found', `no session ${id}`);
     this.name = 'SessionNotFoundError';
   }
 }
@@ -172,6 +174,22 @@ export class SessionBook {
       throw new Error(`message ${messageId} is not part of session ${id}`);
     }
     return this.get(this.store.copyBranch(`${source.title} (branch)`, chain));
+  }
+
+  /** A JSON value kept under `key` (settings of surfaces beside the UI's own). */
+  kept<T>(key: string): Partial<T> {
+    const row = this.db.prepare('select value from assistant_settings where key = ?').get(key) as
+      | { value: string }
+      | undefined;
+    return row ? (JSON.parse(row.value) as Partial<T>) : {};
+  }
+
+  keep(key: string, value: unknown): void {
+    this.db
+      .prepare(
+        'insert into assistant_settings (key, value) values (?, ?) on conflict(key) do update set value = excluded.value',
+      )
+      .run(key, JSON.stringify(value));
   }
 
   settings(): Settings {

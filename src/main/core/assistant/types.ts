@@ -1,5 +1,7 @@
 /** What the assistant is given and what it offers: the surface both transports build on. */
+
 import type {
+  AppInfo,
   AssistantEvent,
   Autonomy,
   ConnectionKind,
@@ -17,7 +19,9 @@ import type {
   SessionSummary,
   Settings,
 } from '../../../shared/ipc-schemas.js';
+import { PincerError, type PincerErrorOptions } from '../errors.js';
 import type { ApprovalBroker, Verdict } from '../policy/broker.js';
+import type { OpenAiEndpoint } from './openai-endpoint.js';
 
 export interface SendOptions {
   sessionId?: string;
@@ -33,6 +37,8 @@ export interface ProviderRequest {
 }
 
 export interface Assistant {
+  /** The OS confinement the tools run under (the status bars show it). */
+  readonly sandboxBackend: AppInfo['sandbox'];
   /** Everything pushed to a UI; returns the unsubscribe function. */
   subscribe(listener: (event: AssistantEvent) => void): () => void;
 
@@ -114,6 +120,9 @@ export interface Assistant {
     notice: string | null;
   }>;
 
+  /** The OpenAI-compatible endpoint over the app's own engine (Settings → Local API). */
+  openaiEndpoint: Pick<OpenAiEndpoint, 'view' | 'configure' | 'rotateKey' | 'requestLog'>;
+
   /** What answers chat now (for app info and the status bar). */
   modelLabel(): string;
   /** Error text with the data directory and home folder replaced by placeholders. */
@@ -122,11 +131,19 @@ export interface Assistant {
 }
 
 /** Something the caller named does not exist (a session, a run, a model): IPC `not_found`. */
-export class NotFound extends Error {
+export class NotFound extends PincerError {
   readonly code = 'not_found';
+  constructor(message: string, options?: PincerErrorOptions) {
+    super('not_found', message, options);
+    this.name = 'NotFound';
+  }
 }
 
 /** A request the contract accepts but the core cannot (a malformed typed tool call). */
-export class InvalidRequest extends Error {
+export class InvalidRequest extends PincerError {
   readonly code = 'invalid_request';
+  constructor(message: string, options?: PincerErrorOptions) {
+    super('invalid_request', message, options);
+    this.name = 'InvalidRequest';
+  }
 }

@@ -1,5 +1,7 @@
 /** What every channel shares: its declaration, its status, and the errors it reports. */
+
 import type { ChannelSpec, Primitive } from '../ckp/index.js';
+import { type ErrorCategory, PincerError } from '../errors.js';
 
 /** A Channel primitive of the manifest, as the loader resolved it. */
 export type ChannelDecl = Primitive<'Channel'>;
@@ -45,12 +47,26 @@ export type ChannelErrorCode =
   | 'unreachable'
   | 'already_running';
 
-export class ChannelError extends Error {
+const CATEGORY: Record<ChannelErrorCode, ErrorCategory> = {
+  not_configured: 'internal',
+  bad_signature: 'unauthenticated',
+  stale: 'unauthenticated',
+  replayed: 'conflict',
+  too_large: 'too_large',
+  bad_request: 'invalid_request',
+  refused: 'denied',
+  rate_limited: 'rate_limited',
+  paused: 'unavailable',
+  unreachable: 'unavailable',
+  already_running: 'conflict',
+};
+
+export class ChannelError extends PincerError {
   constructor(
     readonly code: ChannelErrorCode,
     message: string,
   ) {
-    super(message);
+    super(CATEGORY[code], message);
     this.name = 'ChannelError';
   }
 }

@@ -5,6 +5,7 @@
  * closes it, and a stopped agent can be started again. One host serves every connection of a
  * server: the lifecycle, in-flight work and idempotency records are the agent's, not a socket's.
  */
+import type { Result } from '../../../shared/result.js';
 import type { Agent } from '../agent/index.js';
 import type { ResolvedClaw } from '../ckp/resolved.js';
 
@@ -39,7 +40,8 @@ const DEFAULT_DRAIN_MS = 30_000;
 /** Finished idempotent requests kept for replay (oldest forgotten first). */
 const REMEMBERED = 1_000;
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+/** A remembered request's end: its value, or whatever it threw (replayed as thrown). */
+type Outcome = Result<unknown, unknown>;
 
 export class CkpHost {
   private current: LifecycleState = 'INIT';

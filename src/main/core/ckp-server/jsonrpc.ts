@@ -4,7 +4,9 @@
  * own requests, and malformed or non-object requests are handled as the JSON-RPC 2.0
  * specification says; what a method means is the handler's business.
  */
+
 import { CKP_ERRORS } from '../ckp/codes.js';
+import { categoryOfCkpCode, ckpCodeOf, PincerError } from '../errors.js';
 
 export type JsonRpcId = string | number | null;
 
@@ -19,14 +21,18 @@ export type JsonRpcResponse =
   | { jsonrpc: '2.0'; id: JsonRpcId; error: JsonRpcErrorBody };
 
 /** A protocol error a handler throws: it becomes the `error` member of the response. */
-export class RpcError extends Error {
+export class RpcError extends PincerError {
   override readonly name = 'RpcError';
   constructor(
     readonly code: number,
     message: string,
     readonly data?: unknown,
   ) {
-    super(message);
+    super(categoryOfCkpCode(code), message);
+  }
+
+  override get ckpCode(): number {
+    return this.code;
   }
 }
 
@@ -121,9 +127,12 @@ async function answerMessage(
         ...(error.data !== undefined ? { data: error.data } : {}),
       });
     }
+    // Any other PincerError answers with its code (by type); anything else is internal.
+    const code = ckpCodeOf(error);
+    const message = error instanceof Error ? error.message : String(error);
     return errorResponse(id, {
-      code: CKP_ERRORS.internalError,
-      message: `Internal error: ${error instanceof Error ? error.message : String(error)}`,
+      code,
+      message: code === CKP_ERRORS.internalError ? `Internal error: ${message}` : message,
     });
   }
 }

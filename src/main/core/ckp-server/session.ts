@@ -8,6 +8,7 @@ import type { Agent } from '../agent/index.js';
 import { CKP_ERRORS } from '../ckp/codes.js';
 import type { ConformanceLevel } from '../ckp/conformance.js';
 import { CKP_PROTOCOL_VERSION, checkProtocolVersion, parseSemver } from '../ckp/version.js';
+import { ckpCodeOf } from '../errors.js';
 import type { CkpHost } from './host.js';
 import {
   answerFrame,
@@ -312,10 +313,7 @@ export class CkpSession implements RpcHandler {
     try {
       await host.start();
     } catch (error) {
-      const code =
-        typeof (error as { code?: unknown }).code === 'number'
-          ? (error as { code: number }).code
-          : undefined;
+      const code = ckpCodeOf(error);
       throw new RpcError(
         code === CKP_ERRORS.sandboxDenied ? code : CKP_ERRORS.internalError,
         `The agent could not start: ${error instanceof Error ? error.message : String(error)}`,

@@ -2,9 +2,11 @@
  * Which manifest is in force: an explicit file (`--manifest`), else the user's `claw.yaml` in
  * the data directory, else the default agent shipped in `resources/`.
  */
+
 import { constants, existsSync } from 'node:fs';
 import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { PincerError } from '../errors.js';
 import { type LoadOptions, loadClaw } from './loader.js';
 import type { ResolvedClaw } from './resolved.js';
 
@@ -62,10 +64,10 @@ export async function loadActiveClaw(
   return { active, claw: await loadClaw(active.file, loadOptionsFor(active, places)) };
 }
 
-export class ManifestExistsError extends Error {
+export class ManifestExistsError extends PincerError {
   readonly code = 'manifest_exists';
   constructor(readonly file: string) {
-    super(`${file} already exists; pass --force to overwrite it`);
+    super('conflict', `${file} already exists; pass --force to overwrite it`);
     this.name = 'ManifestExistsError';
   }
 }

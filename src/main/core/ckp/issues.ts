@@ -2,6 +2,7 @@
  * Manifest problems are values: each names the file, the path inside the document, the CKP rule
  * it breaks and where (line/column) when the YAML source is known.
  */
+import { PincerError } from '../errors.js';
 
 /** Every rule the loader and validator enforce, with the spec section it comes from. */
 export const RULES = {
@@ -74,7 +75,7 @@ export function formatIssue(issue: ManifestIssue, relativeTo?: (file: string) =>
 }
 
 /** Thrown by `loadClaw` when a manifest has errors; carries every issue, not just the first. */
-export class ManifestError extends Error {
+export class ManifestError extends PincerError {
   readonly code = 'manifest_invalid';
   constructor(
     readonly file: string,
@@ -82,6 +83,7 @@ export class ManifestError extends Error {
   ) {
     const errors = issues.filter((issue) => issue.severity === 'error');
     super(
+      'invalid_request',
       `${file}: ${errors.length} manifest error${errors.length === 1 ? '' : 's'}\n` +
         errors.map((issue) => `  ${formatIssue(issue)}`).join('\n'),
     );

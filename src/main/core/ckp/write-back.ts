@@ -3,9 +3,11 @@
  * Document API so comments and layout survive. The edited text is validated before it replaces
  * the file: a bad edit is rejected and the file on disk is left exactly as it was.
  */
+
 import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isMap, isSeq, parseDocument } from 'yaml';
+import { PincerError } from '../errors.js';
 import { ManifestError } from './issues.js';
 import { checkClaw, type LoadOptions } from './loader.js';
 import type { ResolvedClaw } from './resolved.js';
@@ -15,10 +17,10 @@ export type ManifestEdit =
   | { path: ReadonlyArray<string | number>; value: unknown }
   | { path: ReadonlyArray<string | number>; delete: true };
 
-export class ManifestEditError extends Error {
+export class ManifestEditError extends PincerError {
   readonly code = 'manifest_edit_failed';
   constructor(message: string) {
-    super(message);
+    super('invalid_request', message);
     this.name = 'ManifestEditError';
   }
 }

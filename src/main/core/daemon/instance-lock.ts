@@ -4,13 +4,15 @@
  * whose process lives means another daemon (or the desktop app's agent) already serves this
  * data dir.
  */
+
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { PincerError } from '../errors.js';
 
-export class InstanceLockedError extends Error {
+export class InstanceLockedError extends PincerError {
   readonly code = 'already_running';
   constructor(readonly pid: number) {
-    super(`another Pincer agent (pid ${pid}) already serves this data dir`);
+    super('conflict', `another Pincer agent (pid ${pid}) already serves this data dir`);
     this.name = 'InstanceLockedError';
   }
 }

@@ -3,6 +3,7 @@
  * is shutting down. The tray reads it, the quit path drains it (CKP STOPPING: in-flight work
  * gets a bounded time to finish, then is cancelled; a cancelled run stays resumable).
  */
+import { PincerError } from '../errors.js';
 
 /** The part of a RunHandle this needs (AgentRuntime.start returns one). */
 export interface TrackedRun {
@@ -14,12 +15,12 @@ export interface TrackedRun {
 /** Who asked for a run: a person at the UI/CLI, or a trigger (cron, channel). */
 export type RunOrigin = 'user' | 'background';
 
-export class AgentUnavailableError extends Error {
+export class AgentUnavailableError extends PincerError {
   constructor(
     readonly code: 'paused' | 'stopping',
     message: string,
   ) {
-    super(message);
+    super('unavailable', message);
     this.name = 'AgentUnavailableError';
   }
 }

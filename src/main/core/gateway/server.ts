@@ -6,6 +6,7 @@
  * gateway's own origin (or from no browser at all), addressed to a loopback Host (defeats DNS
  * rebinding). Every call then goes through the same `dispatch` as Electron IPC.
  */
+
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http, { type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +20,7 @@ import {
   WireClose,
 } from '../../../shared/wire.js';
 import type { Assistant } from '../assistant/index.js';
+import { PincerError } from '../errors.js';
 import { dispatch, type IpcHandlers } from '../ipc/dispatch.js';
 import { createCoreHandlers } from '../ipc/handlers.js';
 import { serveStatic } from './static-files.js';
@@ -48,12 +50,12 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-export class GatewayError extends Error {
+export class GatewayError extends PincerError {
   constructor(
     readonly code: 'listen_failed',
     message: string,
   ) {
-    super(message);
+    super('unavailable', message);
     this.name = 'GatewayError';
   }
 }

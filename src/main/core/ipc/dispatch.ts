@@ -8,6 +8,7 @@ import {
   type RequestOf,
   type ResponseOf,
 } from '../../../shared/ipc.js';
+import { ipcCodeOf } from '../errors.js';
 
 /** The core's implementation of every channel of the contract; transports only carry calls. */
 export type IpcHandlers = {
@@ -24,7 +25,8 @@ const fail = (code: IpcErrorCode, message: string): IpcResult<never> => ({
  *
  * Shared by the Electron transport and the WebSocket gateway so both enforce the same rules:
  * unknown channels and oversized or malformed requests are refused before a handler runs, and a
- * handler's exception becomes a coded `internal` error (its message only, never a stack).
+ * handler's exception becomes a coded error (its message only, never a stack): a `PincerError`
+ * by its category (`core/errors.ts`), anything else `internal`.
  */
 export async function dispatch(
   handlers: IpcHandlers,
@@ -56,9 +58,9 @@ export async function dispatch(
     const value = await handler(parsed.data);
     return { ok: true, value: spec.response.parse(value) };
   } catch (error) {
-    const code = typeof error === 'object' && error !== null && (error as { code?: unknown }).code;
+    // By type: a PincerError's category names the code; anything else is `internal`.
     return fail(
-      code === 'not_found' || code === 'invalid_request' ? code : 'internal',
+      ipcCodeOf(error),
       `${channel}: ${error instanceof Error ? error.message : String(error)}`,
     );
   }

@@ -25,6 +25,7 @@ export function createCoreHandlers({
     node: process.versions.node,
     electron: electronVersion,
     transport: electronVersion === null ? 'gateway' : 'electron',
+    sandbox: a.sandboxBackend,
   };
   return scrubbed(a, {
     'app.getInfo': () => info,
@@ -102,6 +103,10 @@ export function createCoreHandlers({
       await reveal(await a.workspaceTarget(path));
       return { ok: true as const };
     },
+    'openaiEndpoint.get': () => a.openaiEndpoint.view(),
+    'openaiEndpoint.set': (patch) => a.openaiEndpoint.configure(patch),
+    'openaiEndpoint.rotateKey': () => a.openaiEndpoint.rotateKey(),
+    'openaiEndpoint.log': () => ({ entries: a.openaiEndpoint.requestLog() }),
   });
 }
 

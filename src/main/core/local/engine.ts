@@ -427,8 +427,10 @@ export class LocalEngine {
       contextSequence: conversation.sequence,
       autoDisposeSequence: false,
     });
-    // Counted as they come: the sequence's meter also counts the evaluation of the last sampled
-    // token, so at the token limit it reads one more than was generated.
+    // Counted as they are released. At the token limit that count is wrong both ways (tokens
+    // still held back, half a UTF-8 character, are dropped; a held token can be released twice),
+    // so there it is the limit, or the meter where the context cut it shorter (the meter also
+    // counts evaluating the last token, one more than was generated).
     let generated = 0;
     try {
       const response = await completion.generateCompletionWithMeta(request.prompt, {
@@ -447,6 +449,12 @@ export class LocalEngine {
         customStopTriggers: request.stop?.length ? request.stop : undefined,
       });
       const meta = response.metadata;
+      if (meta.stopReason === 'maxTokens' && request.maxTokens !== undefined) {
+        const metered =
+          conversation.sequence.tokenMeter.getState().usedOutputTokens -
+          meterBefore.usedOutputTokens;
+        generated = Math.min(request.maxTokens, metered);
+      }
       return {
         text: response.response,
         toolCalls: [],

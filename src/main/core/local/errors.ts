@@ -1,4 +1,6 @@
 /** Why a local-engine operation failed; callers switch on `code`, people read `message`. */
+import { type ErrorCategory, PincerError } from '../errors.js';
+
 export type LocalErrorCode =
   | 'model_not_found'
   | 'invalid_model'
@@ -16,14 +18,30 @@ export type LocalErrorCode =
   | 'offline'
   | 'disposed';
 
-export class LocalEngineError extends Error {
+const CATEGORY: Record<LocalErrorCode, ErrorCategory> = {
+  model_not_found: 'not_found',
+  invalid_model: 'invalid_request',
+  truncated_model: 'invalid_request',
+  insufficient_memory: 'unavailable',
+  load_timeout: 'timeout',
+  invalid_request: 'invalid_request',
+  generation_failed: 'internal',
+  context_too_small: 'invalid_request',
+  unknown_model: 'not_found',
+  checksum_mismatch: 'invalid_request',
+  download_failed: 'unavailable',
+  offline: 'unavailable',
+  disposed: 'unavailable',
+};
+
+export class LocalEngineError extends PincerError {
   override readonly name = 'LocalEngineError';
   constructor(
     readonly code: LocalErrorCode,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(CATEGORY[code], message, options);
   }
 }
 

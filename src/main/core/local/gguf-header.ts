@@ -9,8 +9,10 @@
  * u32, tensor count u64, metadata count u64, the key/value pairs, the tensor infos, padding to
  * the alignment, then the tensor data. All little-endian.
  */
+
 import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
+import { PincerError } from '../errors.js';
 
 export interface GgufLimits {
   /**
@@ -63,13 +65,13 @@ export interface GgufTensor {
  * Why a header was refused: `truncated` when the file ends too soon, `not_gguf` for another
  * kind of file, `not_file` for a directory, FIFO or device, else `invalid`.
  */
-export class GgufHeaderError extends Error {
+export class GgufHeaderError extends PincerError {
   override readonly name = 'GgufHeaderError';
   constructor(
     readonly kind: 'truncated' | 'invalid' | 'not_gguf' | 'not_file',
     readonly reason: string,
   ) {
-    super(reason);
+    super('invalid_request', reason);
   }
 }
 

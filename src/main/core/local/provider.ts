@@ -85,7 +85,7 @@ export class LocalModelProvider implements ModelProvider {
   readonly protocol = 'local' as const;
 
   constructor(
-    private readonly engine: LocalEngine,
+    private readonly engine: Pick<LocalEngine, 'generate'>,
     private readonly options: LocalProviderOptions = {},
   ) {
     this.id = options.id ?? providerId('local');
@@ -105,7 +105,7 @@ export class LocalModelProvider implements ModelProvider {
 
 /** Streams one model turn as model events; the last event is always `finish`. */
 export async function* streamLocal(
-  engine: LocalEngine,
+  engine: Pick<LocalEngine, 'generate'>,
   request: ModelRequest,
   options: { provider?: ProviderId; model?: string; sampling?: SamplingOptions } = {},
 ): AsyncGenerator<ModelEvent> {

@@ -4,9 +4,11 @@
  * import as they are. An `env` or header value `secret:NAME` is read from the secrets store when
  * the server starts, never written here.
  */
+
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { type ErrorCategory, PincerError } from '../errors.js';
 import { writeFileAtomic } from '../secrets/atomic.js';
 
 const SERVER_NAME = /^[a-z0-9][a-z0-9_-]*$/;
@@ -33,13 +35,20 @@ export type McpServerEntry = z.output<typeof mcpServerEntry>;
 
 const mcpFile = z.looseObject({ mcpServers: z.record(z.string(), mcpServerEntry).default({}) });
 
-export class McpConfigError extends Error {
+const CATEGORY = {
+  bad_file: 'invalid_request',
+  bad_name: 'invalid_request',
+  exists: 'conflict',
+  not_found: 'not_found',
+} as const satisfies Record<string, ErrorCategory>;
+
+export class McpConfigError extends PincerError {
   override readonly name = 'McpConfigError';
   constructor(
-    readonly code: 'bad_file' | 'bad_name' | 'exists' | 'not_found',
+    readonly code: keyof typeof CATEGORY,
     message: string,
   ) {
-    super(message);
+    super(CATEGORY[code], message);
   }
 }
 

@@ -1,3 +1,5 @@
+import { type ErrorCategory, PincerError } from '../errors.js';
+
 export type MemoryErrorCode =
   | 'too_large'
   | 'binary'
@@ -9,14 +11,25 @@ export type MemoryErrorCode =
   | 'refused'
   | 'embedding_failed';
 
+const CATEGORY: Record<MemoryErrorCode, ErrorCategory> = {
+  too_large: 'too_large',
+  binary: 'invalid_request',
+  not_found: 'not_found',
+  unreadable: 'internal',
+  corrupt_database: 'internal',
+  bad_input: 'invalid_request',
+  refused: 'denied',
+  embedding_failed: 'internal',
+};
+
 /** A memory operation that refused its input or found the store damaged; nothing was changed. */
-export class MemoryError extends Error {
+export class MemoryError extends PincerError {
   constructor(
     readonly code: MemoryErrorCode,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(CATEGORY[code], message, options);
     this.name = 'MemoryError';
   }
 }

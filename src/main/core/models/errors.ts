@@ -3,6 +3,7 @@
  * user reads which provider failed and how. Messages never contain credentials: they are built
  * from our own words plus provider error text that went through `redact`.
  */
+import { type ErrorCategory, PincerError } from '../errors.js';
 import type { ProviderId } from './ids.js';
 
 export type ModelErrorCode =
@@ -38,7 +39,23 @@ const RETRYABLE: ReadonlySet<ModelErrorCode> = new Set([
   'truncated',
 ]);
 
-export class ModelError extends Error {
+const CATEGORY: Record<ModelErrorCode, ErrorCategory> = {
+  unknown_model: 'not_found',
+  invalid_request: 'invalid_request',
+  unreachable: 'unavailable',
+  timeout: 'timeout',
+  auth: 'unauthenticated',
+  rate_limited: 'rate_limited',
+  quota_exceeded: 'rate_limited',
+  server_error: 'unavailable',
+  rejected: 'invalid_request',
+  bad_response: 'internal',
+  truncated: 'unavailable',
+  cancelled: 'cancelled',
+  all_failed: 'unavailable',
+};
+
+export class ModelError extends PincerError {
   override readonly name = 'ModelError';
   readonly code: ModelErrorCode;
   readonly provider: ProviderId | undefined;
@@ -58,7 +75,7 @@ export class ModelError extends Error {
       cause?: unknown;
     } = {},
   ) {
-    super(options.provider ? `${options.provider}: ${message}` : message, {
+    super(CATEGORY[code], options.provider ? `${options.provider}: ${message}` : message, {
       cause: options.cause,
     });
     this.code = code;
@@ -74,7 +91,7 @@ export class ModelError extends Error {
   }
 
   /** The CKP JSON-RPC error code, when the protocol defines one for this failure. */
-  get ckpCode(): number | undefined {
+  override get ckpCode(): number | undefined {
     return CKP_CODES[this.code];
   }
 

@@ -2,7 +2,8 @@
  * Errors at the OpenAI-compatible edge: a typed value carrying the HTTP status and the fields
  * of OpenAI's error object, so every client library maps it to its own error class.
  */
-import { isLocalEngineError, type LocalErrorCode } from '../local/errors.js';
+import { categoryOfHttpStatus, type ErrorCategory, httpStatusOf, PincerError } from '../errors.js';
+import { isLocalEngineError } from '../local/errors.js';
 
 export type ApiErrorType =
   | 'invalid_request_error'
@@ -12,7 +13,7 @@ export type ApiErrorType =
   | 'server_error'
   | 'service_unavailable';
 
-export class ApiError extends Error {
+export class ApiError extends PincerError {
   override readonly name = 'ApiError';
   constructor(
     readonly status: number,
@@ -21,7 +22,7 @@ export class ApiError extends Error {
     message: string,
     readonly param: string | null = null,
   ) {
-    super(message);
+    super(categoryOfHttpStatus(status), message);
   }
 
   /** The body OpenAI sends: `{ error: { message, type, param, code } }`. */
@@ -47,17 +48,35 @@ export const modelNotFound = (model: string) =>
     'model',
   );
 
-/** Engine failures the caller caused are 400s; the rest are the server's. */
-const CLIENT_CODES: ReadonlySet<LocalErrorCode> = new Set(['invalid_request']);
+/** OpenAI's error type for the categories it names; the rest are the server's. */
+const TYPES: Partial<Record<ErrorCategory, ApiErrorType>> = {
+  invalid_request: 'invalid_request_error',
+  too_large: 'invalid_request_error',
+  conflict: 'invalid_request_error',
+  unsupported: 'invalid_request_error',
+  not_found: 'not_found_error',
+  unauthenticated: 'authentication_error',
+  denied: 'authentication_error',
+  rate_limited: 'rate_limit_error',
+  unavailable: 'service_unavailable',
+};
 
+/** By type: a PincerError's category gives the status and type; anything else is a 500. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  if (isLocalEngineError(error)) {
-    if (CLIENT_CODES.has(error.code)) return invalidParam(error.message);
-    if (error.code === 'disposed')
-      return new ApiError(503, 'service_unavailable', 'shutting_down', error.message);
-    return new ApiError(500, 'server_error', error.code, error.message);
-  }
   const message = error instanceof Error ? error.message : String(error);
-  return new ApiError(500, 'server_error', 'internal_error', message);
+  if (!(error instanceof PincerError)) {
+    return new ApiError(500, 'server_error', 'internal_error', message);
+  }
+  if (error.category === 'invalid_request') return invalidParam(message);
+  if (isLocalEngineError(error, 'disposed')) {
+    return new ApiError(503, 'service_unavailable', 'shutting_down', message);
+  }
+  const own = (error as { code?: unknown }).code;
+  return new ApiError(
+    httpStatusOf(error),
+    TYPES[error.category] ?? 'server_error',
+    typeof own === 'string' ? own : error.category,
+    message,
+  );
 }

@@ -2,7 +2,12 @@
 export { generateApiKey, isLoopbackHost } from './auth.js';
 export type { ModelBackend, ServedModel } from './backend.js';
 export { ApiError } from './errors.js';
-export { LocalBackend, type LocalBackendOptions, modelIdOf } from './local-backend.js';
+export {
+  type BackendEngine,
+  LocalBackend,
+  type LocalBackendOptions,
+  modelIdOf,
+} from './local-backend.js';
 export {
   DEFAULT_PORT,
   type OpenAiServer,

@@ -18,8 +18,14 @@ import type {
 } from './backend.js';
 import { modelNotFound } from './errors.js';
 
+/** What the backend uses of an engine: the app hands in its own, shared and fairly scheduled. */
+export type BackendEngine = Pick<
+  LocalEngine,
+  'modelPath' | 'loaded' | 'load' | 'generate' | 'complete'
+>;
+
 export interface LocalBackendOptions {
-  engine: LocalEngine;
+  engine: BackendEngine;
   /** Chat slots; the engine needs `slots + 1` conversations (one more for raw completions). */
   slots?: number;
   /** A GGUF embedding model for /v1/embeddings, opened on first use. */

@@ -8,6 +8,8 @@ import { ApiError } from './errors.js';
 export interface QueueOptions {
   concurrency?: number;
   maxWaiting?: number;
+  /** Told whenever a request starts, waits or ends (the app's status bar counts them). */
+  onChange?: () => void;
 }
 
 interface Waiter {
@@ -24,10 +26,12 @@ export class RequestQueues {
   private readonly lanes = new Map<string, Lane>();
   private readonly concurrency: number;
   private readonly maxWaiting: number;
+  private readonly changed: () => void;
 
   constructor(options: QueueOptions = {}) {
     this.concurrency = Math.max(1, options.concurrency ?? 1);
     this.maxWaiting = Math.max(0, options.maxWaiting ?? 16);
+    this.changed = options.onChange ?? (() => {});
   }
 
   /** Requests running and waiting, per model. */
@@ -47,8 +51,10 @@ export class RequestQueues {
       lane = new Lane();
       this.lanes.set(model, lane);
     }
-    if (lane.running < this.concurrency) lane.running++;
-    else {
+    if (lane.running < this.concurrency) {
+      lane.running++;
+      this.changed();
+    } else {
       if (lane.waiting.length >= this.maxWaiting) {
         throw new ApiError(
           429,
@@ -66,6 +72,7 @@ export class RequestQueues {
       const next = lane.waiting.shift();
       if (next) next.start();
       else lane.running--;
+      this.changed();
     }
   }
 
@@ -79,12 +86,14 @@ export class RequestQueues {
         cancel: () => {
           const index = lane.waiting.indexOf(waiter);
           if (index >= 0) lane.waiting.splice(index, 1);
+          this.changed();
           reject(new ApiError(499, 'invalid_request_error', 'client_closed', 'The client left'));
         },
       };
       if (signal.aborted) return waiter.cancel();
       signal.addEventListener('abort', waiter.cancel, { once: true });
       lane.waiting.push(waiter);
+      this.changed();
     });
   }
 }

@@ -3,8 +3,10 @@
  * body, per-model bounded queues, cancellation when the client leaves, OpenAI's error shape,
  * and a metadata-only request log.
  */
+
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { PincerError } from '../errors.js';
 import { bearerMatches, isLoopbackHost } from './auth.js';
 import type { ModelBackend } from './backend.js';
 import { chatRoute } from './chat.js';
@@ -33,6 +35,8 @@ export interface OpenAiServerOptions {
   maxWaiting?: number;
   /** Called once per request with metadata only: never prompts, replies or keys. */
   onLog?: (entry: RequestLogEntry) => void;
+  /** Told whenever a request starts, waits or ends: `stats()` has changed. */
+  onActivity?: () => void;
 }
 
 export interface RequestLogEntry {
@@ -72,13 +76,13 @@ function preparer<T>(route: PostRoute<T>): (body: Buffer) => Prepared {
   return (body) => route.prepare(parseJson(body, route.schema));
 }
 
-export class OpenAiServerError extends Error {
+export class OpenAiServerError extends PincerError {
   override readonly name = 'OpenAiServerError';
   constructor(
     readonly code: 'key_required' | 'listen_failed',
     message: string,
   ) {
-    super(message);
+    super(code === 'key_required' ? 'invalid_request' : 'unavailable', message);
   }
 }
 
@@ -93,6 +97,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions): Promise<O
   const queues = new RequestQueues({
     concurrency: options.concurrency,
     maxWaiting: options.maxWaiting,
+    onChange: options.onActivity,
   });
   const handler = new Handler(options, queues);
   const server = createServer((req, res) => void handler.handle(req, res));

@@ -5,6 +5,7 @@
  * happens and every change is an event, so a killed process can resume and every surface (CLI,
  * UI, audit) reads the same story.
  */
+
 import {
   type Message,
   type ToolCall,
@@ -13,6 +14,7 @@ import {
   type Usage,
   userText,
 } from '../../../shared/messages.js';
+import { categoryOfCkpCode, PincerError } from '../errors.js';
 import type { ModelAccess } from '../models/access.js';
 import { isModelError } from '../models/errors.js';
 import type { ModelEvent } from '../models/types.js';
@@ -149,7 +151,8 @@ function refusal(error: string, code: number, message: string): ToolOutcome {
 /** Why the run's abort signal fired. */
 type StopCause = 'cancelled' | 'run_timeout' | 'turn_timeout';
 
-class RunStop extends Error {
+/** How a run ends early; caught inside the runtime, where it becomes the run's outcome. */
+class RunStop extends PincerError {
   constructor(
     readonly outcome: RunOutcome,
     readonly transition: RunTransition,
@@ -157,7 +160,11 @@ class RunStop extends Error {
     /** The CKP code of the failure when the protocol names it (a provider's quota: -32021). */
     readonly code?: number,
   ) {
-    super(message);
+    super(code === undefined ? 'internal' : categoryOfCkpCode(code), message);
+  }
+
+  override get ckpCode(): number | undefined {
+    return this.code;
   }
 }
 

@@ -4,6 +4,7 @@
  * table does not list for the current state throws, so an illegal transition cannot happen
  * quietly. The table is exported for the exhaustive test.
  */
+import { PincerError } from '../errors.js';
 
 export type RunState =
   | 'IDLE'
@@ -70,13 +71,13 @@ export const TRANSITIONS: Readonly<
   DENIED: { start: 'PLANNING' },
 };
 
-export class IllegalTransition extends Error {
+export class IllegalTransition extends PincerError {
   override readonly name = 'IllegalTransition';
   constructor(
     readonly from: RunState,
     readonly transition: RunTransition,
   ) {
-    super(`a run in ${from} cannot take "${transition}"`);
+    super('internal', `a run in ${from} cannot take "${transition}"`);
   }
 }
 

@@ -5,6 +5,7 @@
  * worker could crash the host; here the host splits and parses every line itself, with a bound
  * on its length, and turns any fault into a value.
  */
+import { PincerError } from '../errors.js';
 
 /** The worker's descriptor for the channel: the first after stdin, stdout and stderr. */
 export const CHANNEL_FD = 3;
@@ -25,9 +26,10 @@ export function encodeLine(message: unknown): string {
   return `${JSON.stringify(message)}\n`;
 }
 
-export class LineTooLongError extends Error {
+export class LineTooLongError extends PincerError {
   constructor(readonly maxBytes: number) {
-    super(`a line longer than ${maxBytes} bytes`);
+    super('too_large', `a line longer than ${maxBytes} bytes`);
+    this.name = 'LineTooLongError';
   }
 }
 

@@ -1,4 +1,5 @@
 /** The secrets module's contract (#9): one interface over several storage backends. */
+import { type ErrorCategory, PincerError } from '../errors.js';
 
 export type BackendId = 'keychain' | 'safe-storage' | 'vault' | 'env';
 
@@ -64,15 +65,29 @@ export type SecretsErrorCode =
   | 'lock-timeout'
   | 'migration-failed';
 
+const CATEGORY: Record<SecretsErrorCode, ErrorCategory> = {
+  'invalid-name': 'invalid_request',
+  unavailable: 'unavailable',
+  'read-only': 'denied',
+  'no-passphrase': 'unauthenticated',
+  'wrong-passphrase': 'unauthenticated',
+  tampered: 'internal',
+  truncated: 'internal',
+  'not-a-vault': 'invalid_request',
+  'unsupported-version': 'unsupported',
+  'lock-timeout': 'timeout',
+  'migration-failed': 'internal',
+};
+
 /** Every failure of this module; messages never contain a secret value. */
-export class SecretsError extends Error {
+export class SecretsError extends PincerError {
   override readonly name: string = 'SecretsError';
   constructor(
     readonly code: SecretsErrorCode,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(CATEGORY[code], message, options);
   }
 }
 

@@ -2,10 +2,12 @@
  * The profile database: one SQLite file per profile (runs, audit, memory, skills live in it),
  * opened the same way everywhere so every module gets WAL, foreign keys and a busy timeout.
  */
+
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
+import { PincerError } from '../errors.js';
 
 export type Db = Database.Database;
 
@@ -15,13 +17,14 @@ export interface OpenOptions {
   readonly?: boolean;
 }
 
-export class StorageError extends Error {
+export class StorageError extends PincerError {
   constructor(
     readonly code: 'open_failed' | 'migration_failed' | 'newer_schema' | 'bad_migration',
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    // A newer schema is a newer Pincer's database: not ours to read, and nothing is broken.
+    super(code === 'newer_schema' ? 'unsupported' : 'internal', message, options);
     this.name = 'StorageError';
   }
 }

@@ -3,6 +3,7 @@
  * backends implement: `in-process` (one process, tests and single-machine swarms) and `nats`
  * (JetStream work queue, KV discovery, across processes and machines).
  */
+import { type ErrorCategory, PincerError } from '../errors.js';
 
 /** A unit of work a leader hands to a worker (`claw.swarm.delegate`). */
 export interface SwarmTask {
@@ -106,13 +107,23 @@ export type SwarmErrorCode =
   | 'no_workers'
   | 'bad_task';
 
+const CATEGORY: Record<SwarmErrorCode, ErrorCategory> = {
+  deadline: 'timeout',
+  limit: 'rate_limited',
+  circuit_open: 'unavailable',
+  unsupported: 'unsupported',
+  connection: 'unavailable',
+  no_workers: 'unavailable',
+  bad_task: 'invalid_request',
+};
+
 /** A swarm failure with a code a surface (CLI, CKP server) can map. */
-export class SwarmError extends Error {
+export class SwarmError extends PincerError {
   override readonly name = 'SwarmError';
   constructor(
     readonly code: SwarmErrorCode,
     message: string,
   ) {
-    super(message);
+    super(CATEGORY[code], message);
   }
 }

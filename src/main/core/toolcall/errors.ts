@@ -1,6 +1,7 @@
 /** Typed errors of the tool-call language: nothing else escapes its parser or resolver. */
+import { type ErrorCategory, PincerError } from '../errors.js';
 
-export class ToolCallSyntaxError extends Error {
+export class ToolCallSyntaxError extends PincerError {
   override readonly name = 'ToolCallSyntaxError';
   constructor(
     /** What went wrong, without the position prefix. */
@@ -13,7 +14,7 @@ export class ToolCallSyntaxError extends Error {
     /** The offending text, or `end of input`. */
     readonly found = '',
   ) {
-    super(`${line}:${column}: ${detail}`);
+    super('invalid_request', `${line}:${column}: ${detail}`);
   }
 }
 
@@ -25,8 +26,18 @@ export type ToolCallReferenceReason =
   | 'secret-value'
   | 'self-not-earlier';
 
+/** Reaching for the environment or a secret is refused; the rest is a malformed call. */
+const REFERENCE_CATEGORY: Record<ToolCallReferenceReason, ErrorCategory> = {
+  'no-previous-result': 'invalid_request',
+  missing: 'invalid_request',
+  'env-not-allowed': 'denied',
+  'secret-name': 'denied',
+  'secret-value': 'denied',
+  'self-not-earlier': 'invalid_request',
+};
+
 /** A `$prev`/`$ctx`/`$env`/`$self` reference that may not or cannot be resolved. */
-export class ToolCallReferenceError extends Error {
+export class ToolCallReferenceError extends PincerError {
   override readonly name = 'ToolCallReferenceError';
   constructor(
     readonly reason: ToolCallReferenceReason,
@@ -36,13 +47,16 @@ export class ToolCallReferenceError extends Error {
     readonly line = 0,
     readonly column = 0,
   ) {
-    super(message);
+    super(REFERENCE_CATEGORY[reason], message);
   }
 }
 
 /** Native JSON that the language cannot express (null, objects, empty arrays, bad names). */
-export class ToolCallEncodeError extends Error {
+export class ToolCallEncodeError extends PincerError {
   override readonly name = 'ToolCallEncodeError';
+  constructor(message: string) {
+    super('invalid_request', message);
+  }
 }
 
 export function isToolCallSyntaxError(error: unknown): error is ToolCallSyntaxError {

@@ -3,6 +3,7 @@
  * input schema; the registry also keeps annotations, category and safety tier for the policy,
  * and a timeout and output cap for execution.
  */
+import { categoryOfCkpCode, PincerError } from '../errors.js';
 import type { ToolFacts } from '../policy/rules.js';
 import { ConfinementError } from '../workspace-fs/errors.js';
 
@@ -132,14 +133,19 @@ export function factsOf(spec: ToolSpec): ToolFacts {
 }
 
 /** A tool failure the model can read and act on. */
-export class ToolError extends Error {
+export class ToolError extends PincerError {
   override readonly name = 'ToolError';
   constructor(
     message: string,
     /** The CKP code when the protocol names the failure (the sandbox's -32010). */
     readonly code?: number,
   ) {
-    super(message);
+    // Without a CKP code it is the call that cannot be served (bad arguments, a missing file).
+    super(code === undefined ? 'invalid_request' : categoryOfCkpCode(code), message);
+  }
+
+  override get ckpCode(): number | undefined {
+    return this.code;
   }
 }
 

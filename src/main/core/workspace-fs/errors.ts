@@ -1,3 +1,5 @@
+import { type ErrorCategory, PincerError } from '../errors.js';
+
 export type ConfinementCode =
   /** A bad path argument (not a string, a null byte). */
   | 'invalid'
@@ -15,17 +17,29 @@ export type ConfinementCode =
   | 'denied'
   | 'io';
 
+const CATEGORY: Record<ConfinementCode, ErrorCategory> = {
+  invalid: 'invalid_request',
+  outside: 'denied',
+  link: 'denied',
+  hard_link: 'denied',
+  not_file: 'invalid_request',
+  not_found: 'not_found',
+  too_large: 'too_large',
+  denied: 'denied',
+  io: 'internal',
+};
+
 /**
  * A file access refused by the confinement guard, or one that failed on its way; nothing was
  * read or written. The message is meant for the model or the user as it is.
  */
-export class ConfinementError extends Error {
+export class ConfinementError extends PincerError {
   constructor(
     readonly code: ConfinementCode,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(CATEGORY[code], message, options);
     this.name = 'ConfinementError';
   }
 }

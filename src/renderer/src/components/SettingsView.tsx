@@ -1,14 +1,15 @@
 /** Settings: models (with downloads), providers and keys, autonomy and policies, skills and
- * memory, appearance. Secret values go in, never come back out. */
+ * memory, appearance, the local OpenAI-compatible API. Secret values go in, never come back out. */
 import { useState } from 'react';
 import type { Settings } from '../../../shared/ipc';
 import { AppearanceSection } from './settings/AppearanceSection';
 import { AutonomySection } from './settings/AutonomySection';
+import { LocalApiSection } from './settings/LocalApiSection';
 import { ModelsSection } from './settings/ModelsSection';
 import { ProvidersSection } from './settings/ProvidersSection';
 import { SkillsSection } from './settings/SkillsSection';
 
-export type Section = 'models' | 'providers' | 'autonomy' | 'skills' | 'appearance';
+export type Section = 'models' | 'providers' | 'autonomy' | 'skills' | 'appearance' | 'localApi';
 
 const SECTIONS: Array<[Section, string]> = [
   ['models', 'Models'],
@@ -16,6 +17,7 @@ const SECTIONS: Array<[Section, string]> = [
   ['autonomy', 'Autonomy & policies'],
   ['skills', 'Skills & memory'],
   ['appearance', 'Appearance & keyboard'],
+  ['localApi', 'Local API'],
 ];
 
 export function SettingsView({
@@ -51,6 +53,7 @@ export function SettingsView({
         {section === 'autonomy' && <AutonomySection />}
         {section === 'skills' && <SkillsSection />}
         {section === 'appearance' && <AppearanceSection settings={settings} onChange={onChange} />}
+        {section === 'localApi' && <LocalApiSection />}
       </div>
     </section>
   );

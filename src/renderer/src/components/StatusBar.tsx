@@ -2,8 +2,12 @@
  * The conversation in view, honestly: the connection and the model each with its own health,
  * tokens, cost (unknown when the model has no known price, not $0) and model-call latency.
  */
+import { useCallback } from 'react';
 import { formatCost, formatDuration, formatTokens } from '../../../shared/format';
+import type { OpenAiEndpointView } from '../../../shared/ipc';
+import { useBridge, useCoreEvents } from '../lib/bridge-context';
 import type { ChatStats } from './ChatView';
+import { useLoad } from './settings/use-load';
 
 export type ModelHealth =
   | { state: 'ready' | 'idle' | 'none' }
@@ -65,6 +69,7 @@ export function StatusBar({
         <span className="label">latency</span> {formatDuration(stats.firstTokenMs)} first ·{' '}
         {formatDuration(stats.lastTurnMs)} turn
       </span>
+      <EndpointStatus />
       <span className="spacer" />
       {stats.busy && (
         <span className="busy" role="status">
@@ -72,5 +77,25 @@ export function StatusBar({
         </span>
       )}
     </footer>
+  );
+}
+
+/** Other apps' requests to the local API, shown only while it is on. */
+function EndpointStatus() {
+  const bridge = useBridge();
+  const [endpoint, , , setEndpoint] = useLoad<OpenAiEndpointView>(
+    useCallback(() => bridge.invoke('openaiEndpoint.get', {}), [bridge]),
+  );
+  useCoreEvents((event) => {
+    if (event.topic === 'openaiEndpoint.changed') setEndpoint(event.endpoint);
+  });
+  if (!endpoint?.enabled) return null;
+  return (
+    <span title={endpoint.error ?? endpoint.baseUrl ?? undefined}>
+      <span className="label">API</span>{' '}
+      <span data-testid="status-endpoint">
+        {endpoint.running ? `${endpoint.active} active · ${endpoint.queued} queued` : 'not serving'}
+      </span>
+    </span>
   );
 }
