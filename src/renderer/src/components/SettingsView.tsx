@@ -8,13 +8,22 @@ import { LocalApiSection } from './settings/LocalApiSection';
 import { ModelsSection } from './settings/ModelsSection';
 import { ProvidersSection } from './settings/ProvidersSection';
 import { SkillsSection } from './settings/SkillsSection';
+import { WorkspaceSection } from './settings/WorkspaceSection';
 
-export type Section = 'models' | 'providers' | 'autonomy' | 'skills' | 'appearance' | 'localApi';
+export type Section =
+  | 'models'
+  | 'providers'
+  | 'autonomy'
+  | 'workspace'
+  | 'skills'
+  | 'appearance'
+  | 'localApi';
 
 const SECTIONS: Array<[Section, string]> = [
   ['models', 'Models'],
   ['providers', 'Providers & keys'],
   ['autonomy', 'Autonomy & policies'],
+  ['workspace', 'Workspace'],
   ['skills', 'Skills & memory'],
   ['appearance', 'Appearance & keyboard'],
   ['localApi', 'Local API'],
@@ -51,6 +60,7 @@ export function SettingsView({
         {section === 'models' && <ModelsSection />}
         {section === 'providers' && <ProvidersSection />}
         {section === 'autonomy' && <AutonomySection />}
+        {section === 'workspace' && <WorkspaceSection />}
         {section === 'skills' && <SkillsSection />}
         {section === 'appearance' && <AppearanceSection settings={settings} onChange={onChange} />}
         {section === 'localApi' && <LocalApiSection />}
