@@ -10,6 +10,7 @@
  * Pure module: no node:, no electron.
  */
 import { z } from 'zod';
+import { AttachmentSchema, MAX_ATTACHMENTS } from './attachments.js';
 import {
   AppInfoSchema,
   type AssistantEvent,
@@ -35,6 +36,7 @@ import {
   WorkspaceViewSchema,
 } from './ipc-schemas.js';
 
+export * from './attachments.js';
 export { IpcCallError, type IpcErrorCode, type IpcResult, unwrapResult } from './ipc-result.js';
 export * from './ipc-schemas.js';
 
@@ -113,6 +115,8 @@ export const ipcContract = {
       /** Continue from this earlier message instead of the session's newest one; null starts a
        * new first message (regenerating or editing the first turn makes a sibling of it). */
       fromMessageId: IdSchema.nullable().optional(),
+      /** Text files given as context of this message (content, never instructions). */
+      attachments: z.array(AttachmentSchema).max(MAX_ATTACHMENTS).optional(),
     }),
     response: z.object({ runId: IdSchema, sessionId: IdSchema }),
   },

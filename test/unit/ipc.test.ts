@@ -52,8 +52,16 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
   },
   'sessions.history': { valid: { sessionId: ID }, invalid: [{ sessionId: 1 }, { id: ID }] },
   'chat.send': {
-    valid: { text: 'hello', sessionId: ID },
+    valid: { text: 'hello', sessionId: ID, attachments: [{ name: 'notes.md', text: '# hi' }] },
     invalid: [
+      { text: 'hi', attachments: [{ name: '../x', text: 'x' }] },
+      { text: 'hi', attachments: [{ name: 'a\nb', text: 'x' }] },
+      { text: 'hi', attachments: [{ name: 'big.txt', text: long(256 * 1024 + 1) }] },
+      {
+        text: 'hi',
+        attachments: Array.from({ length: 9 }, (_, i) => ({ name: `${i}`, text: '' })),
+      },
+      { text: 'hi', attachments: [{ name: 'x.png', text: '', mediaType: 'image/png' }] },
       { text: '' },
       { text: '   ' },
       { text: long(MAX_MESSAGE_CHARS + 1) },

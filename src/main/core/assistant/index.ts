@@ -47,6 +47,7 @@ import type { MessageId, RunId, SessionId } from '../terms.js';
 import { directCallContext, readTypedInput } from '../toolcall/index.js';
 import { ConfinementError, confine } from '../workspace-fs/index.js';
 import { approvalPreview } from './approval-preview.js';
+import { messageWithAttachments } from './attachments.js';
 import { ModelDownloads } from './downloads.js';
 import { exportConversation } from './export.js';
 import { ModelImports } from './model-import.js';
@@ -377,11 +378,13 @@ export async function assistantOver(
       };
     },
 
-    send({ sessionId, text, fromMessageId }) {
+    send({ sessionId, text: typedText, fromMessageId, attachments }) {
       const isNew = !sessionId;
       if (sessionId) requireSession(sessionId);
-      // `@fs/list{path="."}` typed in the chat runs the tools directly, still under policy.
-      const typed = readTypedInput(text);
+      // `@fs/list{path="."}` typed in the chat runs the tools directly, still under policy; an
+      // attached file's content is never read as a tool call.
+      const typed = readTypedInput(typedText);
+      const text = messageWithAttachments(typedText, attachments ?? []);
       if (typed.kind === 'invalid') {
         const { line, column, detail } = typed.error;
         throw new InvalidRequest(`tool call, line ${line}, column ${column}: ${detail}`);

@@ -1,5 +1,6 @@
 /** What the assistant is given and what it offers: the surface both transports build on. */
 
+import type { Attachment } from '../../../shared/attachments.js';
 import type {
   AppInfo,
   AssistantEvent,
@@ -27,6 +28,8 @@ export interface SendOptions {
   sessionId?: string;
   text: string;
   fromMessageId?: string | null;
+  /** Text files that become context of this message (see attachments.ts). */
+  attachments?: Attachment[];
 }
 
 export interface ProviderRequest {

@@ -29,13 +29,17 @@ export function WorkspaceSection() {
   return (
     <div className="settings-section workspace">
       <p className="muted">
-        The agent’s file tools read and write here, and nowhere else unless a policy grants it. Start
-        the CLI with <code>--workspace DIR</code> to use another folder.
+        The agent’s file tools read and write here, and nowhere else unless a policy grants it.
+        Start the CLI with <code>--workspace DIR</code> to use another folder.
       </p>
       <div className="card">
-        <code className="workspace-path" aria-label="Workspace folder">
-          {workspace.path}
-        </code>
+        <input
+          className="workspace-path"
+          aria-label="Workspace folder"
+          readOnly
+          value={workspace.path}
+          onFocus={(event) => event.target.select()}
+        />
         {workspace.canOpen ? (
           <button type="button" onClick={() => void open()}>
             Open folder
