@@ -69,7 +69,9 @@ describe.skipIf(skipReason !== null)('files in and out, in the browser', () => {
     await page.getByRole('textbox', { name: 'Message' }).fill('Summarise the attached plan');
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByTestId('assistant-message').last().waitFor();
-    await expect.poll(() => fixture.provider.requests.length).toBeGreaterThan(before);
+    await expect
+      .poll(() => fixture.provider.requests.length, { timeout: 30_000 })
+      .toBeGreaterThan(before);
 
     const request = fixture.provider.requests[before];
     const user = request?.messages.filter((m) => m.role === 'user').at(-1);
@@ -94,8 +96,11 @@ describe.skipIf(skipReason !== null)('files in and out, in the browser', () => {
       .getByRole('button', { name: /^Approve/ })
       .first()
       .click();
-    const card = page.getByTestId('assistant-message').last().getByTestId('tool-card');
-    await expect.poll(() => card.getByTestId('tool-status').textContent()).toBe('Done');
+    // The call's card sits on the turn that asked for it; the model's reply follows in its own.
+    const card = page.getByTestId('tool-card').last();
+    await expect
+      .poll(() => card.getByTestId('tool-status').textContent(), { timeout: 30_000 })
+      .toBe('Done');
     const listed = card.getByRole('list', { name: 'Files written' });
     expect(await listed.textContent()).toBe('notes/hello.txt');
     expect(await card.getByRole('button', { name: /^Open / }).count()).toBe(0);
