@@ -3,7 +3,7 @@
  * model): Settings → Workspace names the agent's folder; the browser, which cannot reach this
  * machine's file manager, shows the path to copy instead of an "Open folder" button; a text file
  * attached in the composer reaches the model's request as a fenced block of that message, and an
- * image is refused with the reason; a tool card names the file the agent wrote.
+ * image is refused with the reason; a tool card names the file the agent wrote; Settings saves the system prompt and temperature.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -49,6 +49,19 @@ describe.skipIf(skipReason !== null)('files in and out, in the browser', () => {
     expect(await shown.inputValue()).toBe(fixture.assistant.workspace());
     await page.getByText('Copy the path to open it on this machine.').waitFor();
     expect(await page.getByRole('button', { name: 'Open folder' }).count()).toBe(0);
+  });
+
+  it('Settings → Model behaviour saves the system prompt and temperature to the profile', async () => {
+    await page.getByRole('button', { name: 'Model behaviour' }).click();
+    await page.getByRole('textbox', { name: 'System prompt' }).fill('Be brief.');
+    await page.getByRole('spinbutton', { name: 'Temperature' }).fill('0.4');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect
+      .poll(() => fixture.assistant.settings(), { timeout: 30_000 })
+      .toMatchObject({ systemPrompt: 'Be brief.', temperature: 0.4 });
+    await page.getByRole('spinbutton', { name: 'Temperature' }).fill('3');
+    expect(await page.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
+    fixture.assistant.updateSettings({ systemPrompt: '', temperature: null });
   });
 
   it('attaches a text file to a message: the model receives it, fenced and named', async () => {

@@ -160,7 +160,14 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
   'settings.get': { valid: {}, invalid: [{ theme: 'dark' }] },
   'settings.set': {
     valid: { theme: 'dark' },
-    invalid: [{ theme: 'pink' }, { enterSends: 'yes' }, { font: 'x' }],
+    invalid: [
+      { theme: 'pink' },
+      { enterSends: 'yes' },
+      { font: 'x' },
+      { temperature: 2.5 },
+      { temperature: '0.3' },
+      { systemPrompt: 'x'.repeat(8001) },
+    ],
   },
   'workspace.get': { valid: {}, invalid: [null, { path: '/' }] },
   'workspace.open': {

@@ -125,8 +125,23 @@ export interface Agent {
   onRunEvent(listener: (event: RunEvent) => void): () => void;
   /** Switches model or provider for the next run; refused while a run is in progress. */
   selectModel(choice: ModelChoice): Promise<void>;
+  /** The user's standing instructions and temperature, applied from the next model call. */
+  setPreferences(next: AgentPreferences): void;
   /** Releases everything in reverse order of opening. Runs still going are cancelled first. */
   close(): Promise<void>;
+}
+
+export interface AgentPreferences {
+  /** Added after the identity and memory context; empty adds nothing. */
+  systemPrompt: string;
+  /** null keeps the launch's (or the provider's) default. */
+  temperature: number | null;
+}
+
+/** The user's own instructions follow the agent's context, marked as theirs. */
+function withStandingPrompt(system: string, preferences: AgentPreferences): string {
+  const prompt = preferences.systemPrompt.trim();
+  return prompt ? `${system}\n\n# The user's standing instructions\n${prompt}` : system;
 }
 
 /** Something the root opened, and how to release it. */
@@ -292,6 +307,7 @@ async function assemble(
       }
     }
   };
+  const preferences: AgentPreferences = { systemPrompt: '', temperature: null };
   const runtime = new AgentRuntime({
     store,
     model: models.access,
@@ -304,9 +320,12 @@ async function assemble(
     approvals: governance.broker,
     redact: (value) => governance.scanner.redactValue(value),
     caps: governance.caps,
-    system: (request) => memory.system(request),
+    system: async (request) => withStandingPrompt(await memory.system(request), preferences),
     history: memory.history,
-    generation: options.generation,
+    generation: () => ({
+      ...options.generation,
+      ...(preferences.temperature !== null ? { temperature: preferences.temperature } : {}),
+    }),
     guards: options.guards,
     onEvent: publish,
   });
@@ -383,6 +402,9 @@ async function assemble(
     onRunEvent(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    setPreferences(next) {
+      Object.assign(preferences, next);
     },
     async selectModel(choice) {
       if (runtime.activeRuns > 0) throw new Error('a run is in progress: wait or cancel it first');

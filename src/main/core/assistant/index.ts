@@ -18,6 +18,7 @@ import type {
   RiskTier,
   RunEventView,
   SecretsView,
+  Settings,
   StepView,
 } from '../../../shared/ipc-schemas.js';
 import { AssistantEventSchema } from '../../../shared/ipc-schemas.js';
@@ -104,6 +105,9 @@ export async function assistantOver(
   };
 
   const book = new SessionBook(store, (id) => runtime.isSessionBusy(id));
+  const applyPreferences = ({ systemPrompt, temperature }: Settings) =>
+    agent.setPreferences({ systemPrompt, temperature });
+  applyPreferences(book.settings());
   const connections = new ConnectionBook(store.db);
   const search = new ChatSearch(store.db, () => book.deletedIds());
   const versions = new MessageVersions(store.db);
@@ -604,6 +608,7 @@ export async function assistantOver(
     },
     updateSettings(patch) {
       const next = book.saveSettings(patch);
+      applyPreferences(next);
       emit({ topic: 'settings.changed', settings: next });
       return next;
     },

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import type { Settings } from '../../../shared/ipc';
 import { AppearanceSection } from './settings/AppearanceSection';
 import { AutonomySection } from './settings/AutonomySection';
+import { BehaviourSection } from './settings/BehaviourSection';
 import { LocalApiSection } from './settings/LocalApiSection';
 import { ModelsSection } from './settings/ModelsSection';
 import { ProvidersSection } from './settings/ProvidersSection';
@@ -14,6 +15,7 @@ export type Section =
   | 'models'
   | 'providers'
   | 'autonomy'
+  | 'behaviour'
   | 'workspace'
   | 'skills'
   | 'appearance'
@@ -23,6 +25,7 @@ const SECTIONS: Array<[Section, string]> = [
   ['models', 'Models'],
   ['providers', 'Providers & keys'],
   ['autonomy', 'Autonomy & policies'],
+  ['behaviour', 'Model behaviour'],
   ['workspace', 'Workspace'],
   ['skills', 'Skills & memory'],
   ['appearance', 'Appearance & keyboard'],
@@ -60,6 +63,14 @@ export function SettingsView({
         {section === 'models' && <ModelsSection />}
         {section === 'providers' && <ProvidersSection />}
         {section === 'autonomy' && <AutonomySection />}
+        {section === 'behaviour' && (
+          // Saved values (loaded late, or changed elsewhere) replace the draft.
+          <BehaviourSection
+            key={`${settings.systemPrompt}\u0000${settings.temperature}`}
+            settings={settings}
+            onChange={onChange}
+          />
+        )}
         {section === 'workspace' && <WorkspaceSection />}
         {section === 'skills' && <SkillsSection />}
         {section === 'appearance' && <AppearanceSection settings={settings} onChange={onChange} />}
