@@ -107,49 +107,7 @@ export function Composer({
       onDragOver={(event) => event.preventDefault()}
       onDrop={onDrop}
     >
-      {(files.length > 0 || refused.length > 0) && (
-        <div className="composer-attachments">
-          <ul aria-label="Attached files">
-            {files.map((file) => (
-              <li key={file.name} className="attachment-chip">
-                <span>{file.name}</span>
-                <button
-                  type="button"
-                  aria-label={`Remove ${file.name}`}
-                  onClick={() => setFiles(files.filter((f) => f.name !== file.name))}
-                >
-                  ×
-                </button>
-              </li>
-            ))}
-          </ul>
-          {refused.map((line) => (
-            <p key={line} className="error-banner" role="alert">
-              {line}
-            </p>
-          ))}
-        </div>
-      )}
       <div className="composer-row">
-        <input
-          ref={picker}
-          type="file"
-          multiple
-          hidden
-          aria-label="Files to attach"
-          onChange={(event) => {
-            void attach([...(event.target.files ?? [])]);
-            event.target.value = '';
-          }}
-        />
-        <button
-          type="button"
-          disabled={disabled}
-          title="Attach text files"
-          onClick={() => picker.current?.click()}
-        >
-          Attach
-        </button>
         <textarea
           ref={box}
           aria-label="Message"
@@ -177,6 +135,51 @@ export function Composer({
           <button type="submit" className="primary" disabled={disabled || !draft.trim()}>
             Send
           </button>
+        )}
+      </div>
+      {/* Below the message row: the box and Send stay first in tab order. */}
+      <div className="composer-files">
+        <input
+          ref={picker}
+          type="file"
+          multiple
+          hidden
+          aria-label="Files to attach"
+          onChange={(event) => {
+            void attach([...(event.target.files ?? [])]);
+            event.target.value = '';
+          }}
+        />
+        <button
+          type="button"
+          disabled={disabled}
+          title="Attach text files"
+          onClick={() => picker.current?.click()}
+        >
+          Attach
+        </button>
+        {(files.length > 0 || refused.length > 0) && (
+          <div className="composer-attachments">
+            <ul aria-label="Attached files">
+              {files.map((file) => (
+                <li key={file.name} className="attachment-chip">
+                  <span>{file.name}</span>
+                  <button
+                    type="button"
+                    aria-label={`Remove ${file.name}`}
+                    onClick={() => setFiles(files.filter((f) => f.name !== file.name))}
+                  >
+                    ×
+                  </button>
+                </li>
+              ))}
+            </ul>
+            {refused.map((line) => (
+              <p key={line} className="error-banner" role="alert">
+                {line}
+              </p>
+            ))}
+          </div>
         )}
       </div>
       {toolbar && <div className="composer-toolbar">{toolbar}</div>}
