@@ -226,6 +226,8 @@ export const PendingApprovalViewSchema = z.object({
   rule: z.string().nullable(),
   tier: RiskTierSchema,
   sessionApprovable: z.boolean(),
+  /** What "approve for session" covers (`git status …`); null: every call of the tool. */
+  sessionScope: z.string().nullable(),
   expiresAt: Iso.nullable(),
   preview: ApprovalPreviewSchema.nullable(),
   risk: ApprovalRiskSchema,
@@ -557,3 +559,17 @@ export const OpenAiRequestLogEntrySchema = z.object({
   durationMs: z.number(),
 });
 export type OpenAiRequestLogEntry = z.infer<typeof OpenAiRequestLogEntrySchema>;
+
+/** One MCP server of the user's list (`<data dir>/mcp.json`): never an env or header value. */
+export const McpServerViewSchema = z.object({
+  name: z.string(),
+  transport: z.enum(['stdio', 'http']),
+  /** The command line, or the URL. */
+  target: z.string(),
+  enabled: z.boolean(),
+  /** The connection now: `off` while disabled. */
+  state: z.enum(['off', 'connecting', 'ready', 'down', 'closed']),
+  tools: z.array(z.string()),
+  error: z.string().nullable(),
+});
+export type McpServerView = z.infer<typeof McpServerViewSchema>;

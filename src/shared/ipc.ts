@@ -19,6 +19,7 @@ import {
   ConnectionViewSchema,
   FeatureStatusSchema,
   IdSchema,
+  McpServerViewSchema,
   ModelsStateSchema,
   OpenAiEndpointViewSchema,
   OpenAiRequestLogEntrySchema,
@@ -299,6 +300,27 @@ export const ipcContract = {
   'openaiEndpoint.log': {
     request: Empty,
     response: z.object({ entries: z.array(OpenAiRequestLogEntrySchema) }),
+  },
+
+  /** The user's MCP servers (`<data dir>/mcp.json`, as `pincer mcp` edits it) and their state. */
+  'mcp.list': { request: Empty, response: z.object({ servers: z.array(McpServerViewSchema) }) },
+  /** Adds a server (a command line or an http(s) URL) and starts it. */
+  'mcp.add': {
+    request: z.strictObject({
+      name: z.string().min(1).max(64),
+      command: z.string().min(1).max(4096).optional(),
+      args: z.array(z.string().max(4096)).max(64).optional(),
+      url: z.string().min(1).max(2048).optional(),
+    }),
+    response: z.object({ servers: z.array(McpServerViewSchema) }),
+  },
+  'mcp.setEnabled': {
+    request: z.strictObject({ name: z.string().min(1).max(64), enabled: z.boolean() }),
+    response: z.object({ servers: z.array(McpServerViewSchema) }),
+  },
+  'mcp.remove': {
+    request: z.strictObject({ name: z.string().min(1).max(64) }),
+    response: z.object({ servers: z.array(McpServerViewSchema) }),
   },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 

@@ -48,6 +48,9 @@ function script(request: ModelRequest): ScriptedReply {
   if (asked.startsWith('clean')) {
     return { toolCalls: [{ name: 'sys/exec', input: { command: 'rm', args: ['-rf', 'build'] } }] };
   }
+  if (asked.startsWith('look')) {
+    return { toolCalls: [{ name: 'sys/exec', input: { command: 'ls', cwd: '..' } }] };
+  }
   if (asked.startsWith('list')) {
     return {
       toolCalls: [{ name: 'sys/exec', input: { command: 'ls', args: ['-la', 'my notes'] } }],
@@ -130,8 +133,9 @@ describe.skipIf(skipReason !== null)('approvals that show risk', () => {
     await page.locator('.transcript').click({ position: { x: 5, y: 5 } });
     await page.keyboard.press('Control+Enter');
     await panelCard().waitFor({ state: 'detached' });
+    // The edit runs in the sandbox after the approval: seconds on a busy machine.
     await expect
-      .poll(() => readFile(path.join(workspace, 'notes/todo.md'), 'utf8'))
+      .poll(() => readFile(path.join(workspace, 'notes/todo.md'), 'utf8'), { timeout: 30_000 })
       .toContain('- buy oat milk');
   });
 
@@ -148,6 +152,10 @@ describe.skipIf(skipReason !== null)('approvals that show risk', () => {
         .first()
         .getAttribute('class'),
     ).toBe('primary');
+    // The session grant is offered for the command prefix, and says so.
+    expect(await card.getByRole('button', { name: /for session/ }).textContent()).toBe(
+      'Approve ls -la … for session',
+    );
     await card.getByRole('button', { name: /^Deny/ }).first().click();
     await card.waitFor({ state: 'detached' });
   });
@@ -162,10 +170,29 @@ describe.skipIf(skipReason !== null)('approvals that show risk', () => {
     const approve = card.getByRole('button', { name: /^Approve/ }).first();
     expect(await approve.getAttribute('class')).toBe('secondary');
     expect(await approve.textContent()).toBe('Approve');
+    // Never for the session, whatever the tool's tier.
+    expect(await card.getByRole('button', { name: /for session/ }).count()).toBe(0);
     await page.locator('.transcript').click({ position: { x: 5, y: 5 } });
     await page.keyboard.press('Control+Enter');
     expect(await card.isVisible()).toBe(true);
     expect(assistant.pendingApprovals()).toHaveLength(1);
+    await card.getByRole('button', { name: /^Deny/ }).first().click();
+    await card.waitFor({ state: 'detached' });
+  });
+
+  it('a command the preview marks risky (outside the workspace) is never approved for the session', async () => {
+    await ask('look one folder up');
+    const card = panelCard();
+    expect(await card.getByTestId('approval-risk').textContent()).toContain(
+      'runs outside the workspace',
+    );
+    expect(await card.getByRole('button', { name: /for session/ }).count()).toBe(0);
+    const [pending] = assistant.pendingApprovals();
+    expect(pending?.sessionApprovable).toBe(false);
+    // Not through the API either: the key a renderer might send is refused.
+    expect(assistant.resolveApproval(pending?.id ?? '', 'approve-for-session')).toBe(
+      'not_session_approvable',
+    );
     await card.getByRole('button', { name: /^Deny/ }).first().click();
     await card.waitFor({ state: 'detached' });
   });

@@ -43,7 +43,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ],
   ['models', 'local', 'tools', 'policy', 'sandbox', 'secrets', 'mcp'],
   ['runtime', 'memory', 'skills'],
-  ['agent'],
+  ['agent', 'telemetry'],
   [
     'assistant',
     'ipc',

@@ -181,6 +181,16 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
   },
   'openaiEndpoint.rotateKey': { valid: {}, invalid: [{ key: 'x' }] },
   'openaiEndpoint.log': { valid: {}, invalid: [{ limit: 5 }] },
+  'mcp.list': { valid: {}, invalid: [{ name: 'x' }] },
+  'mcp.add': {
+    valid: { name: 'web', url: 'http://127.0.0.1:1/mcp' },
+    invalid: [{}, { name: '' }, { name: 'x', command: '' }, { name: 'x', env: {} }],
+  },
+  'mcp.setEnabled': {
+    valid: { name: 'web', enabled: false },
+    invalid: [{ name: 'web' }, { name: 'web', enabled: 'no' }],
+  },
+  'mcp.remove': { valid: { name: 'web' }, invalid: [{}, { name: 1 }] },
 };
 
 let fixture: AssistantFixture;

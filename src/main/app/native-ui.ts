@@ -1,12 +1,12 @@
 import { type BrowserWindow, dialog, Notification, shell } from 'electron';
 import type { ApprovalNotice } from '../core/desktop/approval-dialog.js';
-import type { NativeApprovalUi } from '../core/desktop/approval-router.js';
+import { type NativeApprovalUi, windowAttended } from '../core/desktop/approval-router.js';
 import { externalLinkPrompt, openExternalSafely } from '../core/desktop/web-guard.js';
 import { appResource } from './app-paths.js';
 
-/** OS notifications; clicking one brings the window back. */
-export function notify(notice: ApprovalNotice, onClick?: () => void): void {
-  if (!Notification.isSupported()) return;
+/** OS notifications; false where the system shows none. */
+export function notify(notice: ApprovalNotice, onClick?: () => void): boolean {
+  if (!Notification.isSupported()) return false;
   const notification = new Notification({
     title: notice.title,
     body: notice.body,
@@ -14,18 +14,19 @@ export function notify(notice: ApprovalNotice, onClick?: () => void): void {
   });
   if (onClick) notification.on('click', onClick);
   notification.show();
+  return true;
 }
 
 /**
- * Native approval dialogs. With the window hidden the box is app-modal; otherwise it is attached
+ * Native approval dialogs. With the window hidden or minimized the box is app-modal; otherwise it is attached
  * to the window. The router's signal closes the box when another surface answered first.
  */
 export function nativeApprovalUi(options: {
   window: () => BrowserWindow | null;
-  summon: () => void;
 }): NativeApprovalUi {
   return {
-    notify: (notice) => notify(notice, options.summon),
+    // Clicking the notification opens the dialog (the router's onClick), not the window.
+    notify: (notice, onClick) => notify(notice, onClick),
     ask: async (model, signal) => {
       const box = {
         type: 'question' as const,
@@ -39,8 +40,9 @@ export function nativeApprovalUi(options: {
         signal,
       };
       const parent = options.window();
+      // A box attached to a minimized window would stay out of sight: app-modal then.
       const result =
-        parent && !parent.isDestroyed() && parent.isVisible()
+        parent && windowAttended(parent)
           ? await dialog.showMessageBox(parent, box)
           : await dialog.showMessageBox(box);
       return result.response;

@@ -3,9 +3,9 @@
  * shortcut, start at login, graceful quit and updates. Glue only: each decision is made by a
  * tested module in src/main/core/desktop; this file hands them Electron's objects.
  */
-import { app, type BrowserWindow, globalShortcut } from 'electron';
+import { app, type BrowserWindow, globalShortcut, screen } from 'electron';
 import { AgentActivity } from '../core/desktop/activity.js';
-import { ApprovalRouter } from '../core/desktop/approval-router.js';
+import { ApprovalRouter, windowAttended } from '../core/desktop/approval-router.js';
 import type { ShellCoreParts } from '../core/desktop/assistant-core.js';
 import { CLOSE_TO_TRAY_NOTICE, CloseToTray } from '../core/desktop/close-to-tray.js';
 import { QuitCoordinator } from '../core/desktop/quit.js';
@@ -13,8 +13,10 @@ import { RunEventTracker } from '../core/desktop/run-events.js';
 import { DesktopSettingsStore, desktopSettingsPath } from '../core/desktop/settings.js';
 import { registerSummonShortcut } from '../core/desktop/shortcut.js';
 import { TrayController } from '../core/desktop/tray-controller.js';
+import { initialBounds, MAIN_WINDOW_SIZING } from '../core/desktop/window-bounds.js';
 import { startsHidden, summonWindow } from '../core/desktop/window-control.js';
 import { applyStartAtLogin, openedAtLogin } from './login-item.js';
+import { installAppMenu } from './menu.js';
 import { nativeApprovalUi, notify } from './native-ui.js';
 import { createTrayView } from './tray.js';
 import { startAutoUpdate } from './updater.js';
@@ -78,8 +80,20 @@ export async function startDesktopShell(options: {
     if (quit.beforeQuit() === 'hold') event.preventDefault();
   });
 
+  installAppMenu();
+
+  // Made before the window so a close can ask whether it exists; null where none can be made.
+  let trayView: ReturnType<typeof createTrayView> | null = null;
+  try {
+    trayView = createTrayView();
+  } catch (error) {
+    warn(error);
+    log('no tray icon: closing the window quits Pincer');
+  }
+
   const closeToTray = new CloseToTray({
     quitting: () => quit.quitting,
+    trayAvailable: () => trayView !== null,
     noticeShown: () => settings.get().closeToTrayNoticeShown,
     rememberNotice: async () => {
       await settings.update({ closeToTrayNoticeShown: true });
@@ -95,11 +109,24 @@ export async function startDesktopShell(options: {
           onClose: () => {
             const decision = closeToTray.onClose();
             if (decision.action === 'hide' && decision.notice) notify(CLOSE_TO_TRAY_NOTICE);
-            return decision.action;
+            if (decision.action !== 'quit') return decision.action;
+            app.quit();
+            return 'close';
           },
           onLeave: () => router?.windowLeft(),
+          onBounds: (bounds) => {
+            settings.update({ window: bounds }).catch(warn);
+          },
         },
-        { show: true },
+        {
+          show: true,
+          bounds: initialBounds(
+            settings.get().window,
+            // Primary first: an off-screen window is sized to fit it.
+            [screen.getPrimaryDisplay(), ...screen.getAllDisplays()].map((d) => d.workArea),
+            MAIN_WINDOW_SIZING,
+          ),
+        },
       );
       options.onWindowCreated?.(window);
       return window;
@@ -112,41 +139,39 @@ export async function startDesktopShell(options: {
 
   router = new ApprovalRouter({
     broker: core.approvals,
-    ui: nativeApprovalUi({ window: currentWindow, summon }),
-    attended: () => {
-      const window = currentWindow();
-      return Boolean(window?.isVisible() && window.isFocused());
-    },
+    ui: nativeApprovalUi({ window: currentWindow }),
+    attended: () => windowAttended(currentWindow()),
     onError: warn,
   });
   router.start();
 
-  const trayView = createTrayView();
-  const tray = new TrayController({
-    view: trayView,
-    activity,
-    approvals: core.approvals,
-    commands: {
-      open: summon,
-      newChat: () => {
-        core.newChat();
-        summon();
-      },
-      showApprovals: summon,
-      toggleStartAtLogin: async () => {
-        const next = !settings.get().startAtLogin;
-        await applyStartAtLogin(next);
-        await settings.update({ startAtLogin: next });
-      },
-      quit: () => app.quit(),
-    },
-    startAtLogin: () => settings.get().startAtLogin,
-    onError: warn,
-  });
-  tray.start();
+  const tray = trayView
+    ? new TrayController({
+        view: trayView,
+        activity,
+        approvals: core.approvals,
+        commands: {
+          open: summon,
+          newChat: () => {
+            core.newChat();
+            summon();
+          },
+          showApprovals: summon,
+          toggleStartAtLogin: async () => {
+            const next = !settings.get().startAtLogin;
+            await applyStartAtLogin(next);
+            await settings.update({ startAtLogin: next });
+          },
+          quit: () => app.quit(),
+        },
+        startAtLogin: () => settings.get().startAtLogin,
+        onError: warn,
+      })
+    : null;
+  tray?.start();
   stopTray = () => {
-    tray.stop();
-    trayView.destroy();
+    tray?.stop();
+    trayView?.destroy();
   };
 
   const shortcut = registerSummonShortcut(globalShortcut, settings.get().globalShortcut, summon);
@@ -155,11 +180,15 @@ export async function startDesktopShell(options: {
   log(startAutoUpdate(settings.get().updateFeedUrl));
 
   // Started at login (or with --hidden): stay in the tray until summoned.
-  if (!startsHidden(process.argv, openedAtLogin())) summon();
+  // Without a tray a hidden start could never be summoned but by the shortcut: show it.
+  if (!trayView || !startsHidden(process.argv, openedAtLogin())) summon();
   // macOS: clicking the dock icon with no window open.
   app.on('activate', summon);
-  // The tray keeps Pincer alive with no window; only Quit ends it.
-  app.on('window-all-closed', () => {});
+  // The tray keeps Pincer alive with no window; only Quit ends it. Without a tray, the last
+  // window closing quits.
+  app.on('window-all-closed', () => {
+    if (!trayView) app.quit();
+  });
 
   return { window: currentWindow, summon, activity, settings };
 }

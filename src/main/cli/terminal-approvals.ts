@@ -1,6 +1,10 @@
 import { createInterface, type Interface } from 'node:readline';
 import { summarizeArguments } from '../../shared/abridge.js';
-import type { ApprovalBroker, PendingApproval } from '../core/policy/broker.js';
+import {
+  type ApprovalBroker,
+  type PendingApproval,
+  sessionGrantText,
+} from '../core/policy/broker.js';
 import type { ContentScanner } from '../core/policy/scanner.js';
 import type { CliContext } from './context.js';
 
@@ -54,7 +58,9 @@ export function terminalApprovals(
   const ask = async (pending: PendingApproval) => {
     if (!readAnswer) open();
     const args = argumentsLine(pending.call.input, scanner);
-    const choices = pending.sessionApprovable ? '[y]es, [n]o, [s]ession' : '[y]es, [n]o';
+    const choices = pending.sessionApprovable
+      ? `[y]es, [n]o, [s]ession (${scanner.redactSecrets(sessionGrantText(pending.call.name, pending.sessionScope?.label)).text} for this session)`
+      : '[y]es, [n]o';
     ctx.stderr.write(
       `\nApprove ${pending.call.name} ${args}?\n  ${pending.reason}${pending.rule ? ` (rule ${pending.rule})` : ''}\n  ${choices}: `,
     );

@@ -38,19 +38,31 @@ const freshHome = async () => {
 const env = (home: string) => ({ ...process.env, PINCER_HOME: home, PINCER_KEYCHAIN: 'off' });
 const MODEL_FLAGS = ['--protocol', 'openai', '--model', 'm'];
 
-/** Scripts one conversation (a tool call, then an answer) and returns the requests it made. */
-async function conversation(home: string, drive: () => Promise<void>) {
+type ToolFormat = 'native' | 'text';
+
+/**
+ * Scripts one conversation and returns the requests it made: natively a tool call, then an
+ * answer; in the text format (no `tools` field, the tools described in the system text) one answer.
+ */
+async function conversation(home: string, format: ToolFormat, drive: () => Promise<void>) {
   const before = server.requests.length;
-  server.reply(
-    {
-      kind: 'sse',
-      frames: openaiFrames({ tools: [{ id: 'call_1', name: 'fs__list', args: ['{"path":"."}'] }] }),
-    },
-    { kind: 'sse', frames: openaiFrames({ text: ['Nothing there yet.'] }) },
-  );
+  const answer = { kind: 'sse', frames: openaiFrames({ text: ['Nothing there yet.'] }) } as const;
+  if (format === 'native')
+    server.reply(
+      {
+        kind: 'sse',
+        frames: openaiFrames({
+          tools: [{ id: 'call_1', name: 'fs__list', args: ['{"path":"."}'] }],
+        }),
+      },
+      answer,
+    );
+  else server.reply(answer);
   await drive();
   const made = server.requests.slice(before);
-  expect(made, 'each surface makes two model calls').toHaveLength(2);
+  expect(made, 'each surface makes the same number of model calls').toHaveLength(
+    format === 'native' ? 2 : 1,
+  );
   return made.map((request) => {
     const body = JSON.parse(JSON.stringify(request.body).replaceAll(home, '<home>')) as {
       messages: Array<{ role: string; content: unknown }>;
@@ -66,10 +78,12 @@ async function conversation(home: string, drive: () => Promise<void>) {
   });
 }
 
-async function viaRun() {
+const flagsFor = (format: ToolFormat) => [...MODEL_FLAGS, '--tool-format', format];
+
+async function viaRun(format: ToolFormat) {
   const home = await freshHome();
-  return conversation(home, async () => {
-    const result = await runBuiltCli(['run', ...MODEL_FLAGS, '--endpoint', server.url, ASK], {
+  return conversation(home, format, async () => {
+    const result = await runBuiltCli(['run', ...flagsFor(format), '--endpoint', server.url, ASK], {
       env: env(home),
       timeoutMs: 60_000,
     });
@@ -77,10 +91,10 @@ async function viaRun() {
   });
 }
 
-async function viaChat() {
+async function viaChat(format: ToolFormat) {
   const home = await freshHome();
-  return conversation(home, async () => {
-    const result = await runBuiltCli(['chat', ...MODEL_FLAGS, '--endpoint', server.url], {
+  return conversation(home, format, async () => {
+    const result = await runBuiltCli(['chat', ...flagsFor(format), '--endpoint', server.url], {
       env: env(home),
       input: `${ASK}\n/exit\n`,
       timeoutMs: 60_000,
@@ -89,12 +103,12 @@ async function viaChat() {
   });
 }
 
-async function viaGateway() {
+async function viaGateway(format: ToolFormat) {
   const home = await freshHome();
-  return conversation(home, async () => {
+  return conversation(home, format, async () => {
     const child: ChildProcess = spawn(
       process.execPath,
-      [builtCli, 'gateway', ...MODEL_FLAGS, '--endpoint', server.url, '--port', '0'],
+      [builtCli, 'gateway', ...flagsFor(format), '--endpoint', server.url, '--port', '0'],
       { env: env(home), stdio: ['ignore', 'pipe', 'pipe'] },
     );
     try {
@@ -131,13 +145,19 @@ async function viaGateway() {
   });
 }
 
-async function viaAssistantApi() {
+async function viaAssistantApi(format: ToolFormat) {
   const home = await freshHome();
-  return conversation(home, async () => {
+  return conversation(home, format, async () => {
     const assistant = await createAssistant({
       dataDir: home,
       appDir: APP_DIR,
-      model: { kind: 'server', protocol: 'openai-compatible', endpoint: server.url, model: 'm' },
+      model: {
+        kind: 'server',
+        protocol: 'openai-compatible',
+        endpoint: server.url,
+        model: 'm',
+        toolFormat: format,
+      },
       secrets: createSecretStore({
         dataDir: home,
         env: { PINCER_KEYCHAIN: 'off' },
@@ -154,12 +174,21 @@ async function viaAssistantApi() {
 }
 
 it('pincer run, pincer chat, the gateway and the assistant API ask the model the same', async () => {
-  const run = await viaRun();
+  const run = await viaRun('native');
   expect(run[0]?.system.join('')).not.toBe('');
   expect(run[0]?.tools).toBeDefined();
   expect(run[0]?.roles).toEqual(['system', 'user']);
   expect(run[1]?.roles).toEqual(['system', 'user', 'assistant', 'tool']);
-  expect(await viaChat()).toEqual(run);
-  expect(await viaGateway()).toEqual(run);
-  expect(await viaAssistantApi()).toEqual(run);
+  expect(await viaChat('native')).toEqual(run);
+  expect(await viaGateway('native')).toEqual(run);
+  expect(await viaAssistantApi('native')).toEqual(run);
+}, 240_000);
+
+it('--tool-format text is honoured the same by all four: no tools field, the tools in the system text', async () => {
+  const run = await viaRun('text');
+  expect(run[0]?.toolFormat).toBe('text');
+  expect(run[0]?.system.join('')).toContain('fs/list');
+  expect(await viaChat('text')).toEqual(run);
+  expect(await viaGateway('text')).toEqual(run);
+  expect(await viaAssistantApi('text')).toEqual(run);
 }, 240_000);

@@ -149,4 +149,15 @@ describe('MCP tools in the registry', () => {
       { type: 'text', text: 'extra ran' },
     ]);
   });
+  it('a server stopped while the agent runs takes its tools away; started again, brings them back', async () => {
+    expect(agent.registry.get('mcp/web/echo')).toBeDefined();
+    await agent.mcp.stopServer('web');
+    expect(agent.registry.get('mcp/web/echo')).toBeUndefined();
+    expect(agent.mcp.status().map((s) => s.name)).not.toContain('web');
+    await agent.mcp.startServer('web', { url: web.url, headers: {} });
+    expect(agent.registry.get('mcp/web/echo')).toBeDefined();
+    expect((await call('mcp/web/echo', { text: 'again' }, 'w2')).result?.content).toEqual([
+      { type: 'text', text: 'echo: again' },
+    ]);
+  });
 });

@@ -219,7 +219,7 @@ describe('terminal dashboard', { timeout: 120_000 }, () => {
     await frameWhere(ui, has('Model:'), 'the first frame');
     await send(ui, 'write a note');
     const asked = await frameWhere(ui, has('Approve?'), 'the approval prompt');
-    expect(asked).toContain('[s] approve for session');
+    expect(asked).toContain('[s] approve every call of this tool for session');
     expect(asked).toMatch(/risk: (safe|guarded|unsafe)/);
     await type(ui, 's');
     await frameWhere(ui, has('Done: the tool said'), 'the first write done');
@@ -259,6 +259,7 @@ describe('terminal dashboard', { timeout: 120_000 }, () => {
           rule: 'default/ask-commands',
           tier: 'unsafe',
           sessionApprovable: true,
+          sessionScope: 'rm …',
           expiresAt: null,
           preview: null,
           risk: { destructive: true, reasons: ['deletes files recursively'] },
@@ -273,7 +274,7 @@ describe('terminal dashboard', { timeout: 120_000 }, () => {
     const frame = ui.lastFrame() ?? '';
     expect(frame).toContain('rm -rf build');
     expect(frame).toContain('risk: unsafe · ⚠ deletes files recursively · why: commands ask first');
-    expect(frame).toContain('[Y] approve  [S] approve for session  [n] deny');
+    expect(frame).toContain('[Y] approve  [S] approve `rm …` for session  [n] deny');
     await type(ui, 'y');
     await type(ui, 's');
     expect(answers).toEqual([]);

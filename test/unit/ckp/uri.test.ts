@@ -26,7 +26,7 @@ describe('claw:// URI grammar (CKP §7)', () => {
     ],
   ])('accepts %s as %s, canonical %s', (text, form, canonical) => {
     const result = parseClawUri(text);
-    expect(result).toMatchObject({ ok: true, uri: { form, canonical } });
+    expect(result).toMatchObject({ ok: true, value: { form, canonical } });
   });
 
   it.each([
@@ -46,7 +46,7 @@ describe('claw:// URI grammar (CKP §7)', () => {
   ])('rejects %s: %s', (text, reason) => {
     const result = parseClawUri(text);
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.reason).toContain(reason);
+    if (!result.ok) expect(result.error).toContain(reason);
   });
 
   it('builds canonical URIs', () => {
@@ -57,10 +57,10 @@ describe('claw:// URI grammar (CKP §7)', () => {
 
 describe('protocol version compatibility (CKP §1.4)', () => {
   it('accepts the same major, flags a newer minor, rejects another major or non-semver', () => {
-    expect(checkProtocolVersion('0.2.0')).toEqual({ ok: true, newerMinor: false });
-    expect(checkProtocolVersion('0.1.7')).toEqual({ ok: true, newerMinor: false });
-    expect(checkProtocolVersion('0.9.0')).toEqual({ ok: true, newerMinor: true });
-    expect(checkProtocolVersion('1.0.0')).toEqual({ ok: false, reason: 'other-major' });
-    expect(checkProtocolVersion('0.2')).toEqual({ ok: false, reason: 'not-semver' });
+    expect(checkProtocolVersion('0.2.0')).toEqual({ ok: true, value: { newerMinor: false } });
+    expect(checkProtocolVersion('0.1.7')).toEqual({ ok: true, value: { newerMinor: false } });
+    expect(checkProtocolVersion('0.9.0')).toEqual({ ok: true, value: { newerMinor: true } });
+    expect(checkProtocolVersion('1.0.0')).toEqual({ ok: false, error: 'other-major' });
+    expect(checkProtocolVersion('0.2')).toEqual({ ok: false, error: 'not-semver' });
   });
 });

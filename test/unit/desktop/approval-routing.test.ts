@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { approvalDialog } from '../../../src/main/core/desktop/approval-dialog.js';
-import { ApprovalRouter } from '../../../src/main/core/desktop/approval-router.js';
+import { ApprovalRouter, windowAttended } from '../../../src/main/core/desktop/approval-router.js';
 import { ApprovalBroker } from '../../../src/main/core/policy/broker.js';
 import type { ApprovalRequest } from '../../../src/main/core/policy/hooks.js';
 import type { RunId, SessionId } from '../../../src/main/core/terms.js';
@@ -22,15 +22,14 @@ function ask(broker: ApprovalBroker, id: string, extra: Partial<ApprovalRequest>
   });
 }
 
-function setup() {
+function setup(ui = new FakeNativeUi()) {
   const broker = new ApprovalBroker();
-  const ui = new FakeNativeUi();
   const window = new FakeWindow();
   const errors: unknown[] = [];
   const router = new ApprovalRouter({
     broker,
     ui,
-    attended: () => window.isVisible() && window.isFocused(),
+    attended: () => windowAttended(window),
     onError: (error) => errors.push(error),
   });
   router.start();
@@ -47,33 +46,73 @@ describe('approval routing (real ApprovalBroker, fake native UI)', () => {
     expect(await answer).toEqual({ approved: true, by: 'ui' });
   });
 
-  it('window hidden: notifies and asks in a native dialog whose answer resolves the broker entry', async () => {
+  it('window hidden: notifies first, and the dialog opens when the notification is clicked', async () => {
     const { broker, ui, window } = setup();
     window.hide();
     const answer = ask(broker, 'a1');
     expect(ui.notices).toEqual([
       { title: 'Pincer needs your approval', body: expect.stringContaining('shell.exec') },
     ]);
+    await Promise.resolve();
+    expect(ui.dialogs).toEqual([]);
+    ui.clickNotice(0);
+    ui.clickNotice(0); // a second click: still one dialog
     const dialog = await ui.dialogShown(1);
+    expect(ui.dialogs).toHaveLength(1);
     expect(dialog.model.buttons).toEqual(['Approve', 'Approve for this session', 'Deny']);
     dialog.press('Approve');
     expect(await answer).toEqual({ approved: true, by: 'dialog' });
     expect(broker.pending()).toEqual([]);
   });
 
-  it('an unfocused (visible) window also routes to the dialog; Approve for this session grants the session', async () => {
-    const { broker, ui, window } = setup();
+  it('a window that merely lost focus keeps approvals in the UI: no notification, no dialog', async () => {
+    const { broker, ui, window, router } = setup();
     window.blur();
     const answer = ask(broker, 'a1');
+    expect(windowAttended(window)).toBe(true);
+    expect(ui.notices).toEqual([]);
+    await Promise.resolve();
+    expect(ui.dialogs).toEqual([]);
+    expect(router.openDialogs()).toEqual([]);
+    expect(broker.resolve('a1', 'approve', 'ui')).toBe('resolved');
+    expect(await answer).toEqual({ approved: true, by: 'ui' });
+  });
+
+  it('a minimized window routes to the notification; Approve for this session grants the session', async () => {
+    const { broker, ui, window } = setup();
+    window.minimize();
+    const answer = ask(broker, 'a1');
+    expect(ui.notices).toHaveLength(1);
+    ui.clickNotice(0);
     (await ui.dialogShown(1)).press('Approve for this session');
     expect(await answer).toMatchObject({ approved: true });
     expect(broker.isApprovedForSession('ses_1' as SessionId, 'shell.exec')).toBe(true);
+  });
+
+  it('a notification clicked after the approval was answered elsewhere opens nothing', async () => {
+    const { broker, ui, window } = setup();
+    window.hide();
+    const answer = ask(broker, 'a1');
+    expect(broker.resolve('a1', 'deny', 'cli')).toBe('resolved');
+    ui.clickNotice(0);
+    await Promise.resolve();
+    expect(ui.dialogs).toEqual([]);
+    expect(await answer).toEqual({ approved: false, by: 'cli' });
+  });
+
+  it('without notifications on the system the dialog opens at once', async () => {
+    const { broker, ui, window } = setup(new FakeNativeUi({ supported: false }));
+    window.hide();
+    const answer = ask(broker, 'a1');
+    (await ui.dialogShown(1)).press('Approve');
+    expect(await answer).toEqual({ approved: true, by: 'dialog' });
   });
 
   it('Deny denies', async () => {
     const { broker, ui, window } = setup();
     window.hide();
     const answer = ask(broker, 'a1');
+    ui.clickNotice(0);
     (await ui.dialogShown(1)).press('Deny');
     expect(await answer).toEqual({ approved: false, by: 'dialog' });
   });
@@ -82,6 +121,7 @@ describe('approval routing (real ApprovalBroker, fake native UI)', () => {
     const { broker, ui, window, errors } = setup();
     window.hide();
     const answer = ask(broker, 'a1');
+    ui.clickNotice(0);
     const dialog = await ui.dialogShown(1);
     expect(broker.resolve('a1', 'deny', 'ui')).toBe('resolved');
     expect(dialog.signal.aborted).toBe(true);
@@ -95,6 +135,7 @@ describe('approval routing (real ApprovalBroker, fake native UI)', () => {
     const { broker, ui, window, router } = setup();
     window.hide();
     const answer = ask(broker, 'a1', { timeoutMs: 30 });
+    ui.clickNotice(0);
     const dialog = await ui.dialogShown(1);
     expect(await answer).toEqual({ approved: false, by: 'timeout', timedOut: true });
     expect(dialog.signal.aborted).toBe(true);
@@ -108,6 +149,7 @@ describe('approval routing (real ApprovalBroker, fake native UI)', () => {
     const first = ask(broker, 'a1');
     const second = ask(broker, 'a2');
     const third = ask(broker, 'a3');
+    for (const index of [0, 1, 2]) ui.clickNotice(index);
     const dialog1 = await ui.dialogShown(1);
     expect(ui.dialogs).toHaveLength(1);
     expect(ui.notices).toHaveLength(3);
@@ -129,6 +171,7 @@ describe('approval routing (real ApprovalBroker, fake native UI)', () => {
     window.hide();
     router.windowLeft();
     router.windowLeft(); // twice: still one notification, one dialog
+    ui.clickNotice(0);
     (await ui.dialogShown(1)).press('Approve');
     expect(await answer).toMatchObject({ approved: true, by: 'dialog' });
     expect(ui.notices).toHaveLength(1);
@@ -139,6 +182,7 @@ describe('approval routing (real ApprovalBroker, fake native UI)', () => {
     window.hide();
     const run = new AbortController();
     const answer = ask(broker, 'a1', { signal: run.signal });
+    ui.clickNotice(0);
     const dialog = await ui.dialogShown(1);
     run.abort();
     expect(await answer).toEqual({ approved: false, by: 'cancelled' });
@@ -150,7 +194,8 @@ describe('approval routing (real ApprovalBroker, fake native UI)', () => {
     const errors: unknown[] = [];
     const router = new ApprovalRouter({
       broker,
-      ui: { notify() {}, ask: () => Promise.reject(new Error('no display')) },
+      // No notifications on this system: the dialog is tried at once.
+      ui: { notify: () => false, ask: () => Promise.reject(new Error('no display')) },
       attended: () => false,
       onError: (error) => errors.push(error),
     });
@@ -188,6 +233,22 @@ describe('approval dialog content', () => {
     expect(model.buttons).toEqual(['Approve', 'Deny']);
     expect(model.verdicts[model.defaultId]).toBe('deny');
     expect(model.verdicts[model.cancelId]).toBe('deny');
+  });
+
+  it('says what a session grant covers: the command prefix, or every call of the tool', () => {
+    const scoped = approvalDialog({
+      ...pending,
+      sessionApprovable: true,
+      sessionScope: { label: 'git status …' },
+    });
+    expect(scoped.buttons).toEqual(['Approve', 'Approve for this session', 'Deny']);
+    expect(scoped.detail).toContain(
+      'Approve for session covers `git status …`; anything else asks again.',
+    );
+    expect(approvalDialog({ ...pending, sessionApprovable: true }).detail).toContain(
+      'covers every fs.write call',
+    );
+    expect(approvalDialog(pending).detail).toContain('This call asks every time.');
   });
 
   it("shows the tool's risk tier when the source knows it", () => {

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentActivity } from '../../../src/main/core/desktop/activity.js';
-import { ApprovalRouter } from '../../../src/main/core/desktop/approval-router.js';
+import { ApprovalRouter, windowAttended } from '../../../src/main/core/desktop/approval-router.js';
 import {
   admittingAssistant,
   shellCoreFromAssistant,
@@ -30,11 +30,12 @@ async function shell() {
   const tracker = new RunEventTracker(activity, core.cancelRun);
   core.onRunEvent((event) => tracker.onEvent(event));
   const window = new FakeWindow();
-  const ui = new FakeNativeUi();
+  // A person who clicks the notification as soon as it appears.
+  const ui = new FakeNativeUi({ clickAtOnce: true });
   const router = new ApprovalRouter({
     broker: core.approvals,
     ui,
-    attended: () => window.isVisible() && window.isFocused(),
+    attended: () => windowAttended(window),
   });
   router.start();
   const icons: string[] = [];

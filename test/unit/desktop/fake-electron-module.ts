@@ -38,8 +38,24 @@ export class BrowserWindow extends EventEmitter {
   focused = false;
   destroyed = false;
   loaded: string | null = null;
-  constructor(readonly options: { webPreferences?: Record<string, unknown> }) {
+  maximized = false;
+  bounds: { x: number; y: number; width: number; height: number };
+  constructor(
+    readonly options: {
+      webPreferences?: Record<string, unknown>;
+      x?: number;
+      y?: number;
+      width?: number;
+      height?: number;
+    },
+  ) {
     super();
+    this.bounds = {
+      x: options.x ?? 100,
+      y: options.y ?? 100,
+      width: options.width ?? 800,
+      height: options.height ?? 600,
+    };
     BrowserWindow.all.push(this);
     app.emit('web-contents-created', preventable(), this.webContents);
   }
@@ -51,6 +67,16 @@ export class BrowserWindow extends EventEmitter {
   isVisible = () => this.visible;
   isFocused = () => this.focused;
   restore() {}
+  maximize() {
+    this.maximized = true;
+  }
+  isMaximized = () => this.maximized;
+  getNormalBounds = () => ({ ...this.bounds });
+  /** What the user's drag does: Electron emits 'moved' once the move ends. */
+  moveTo(x: number, y: number) {
+    this.bounds = { ...this.bounds, x, y };
+    this.emit('moved');
+  }
   show() {
     this.visible = true;
     this.focused = true;
@@ -127,19 +153,32 @@ export class Tray {
   }
 }
 
-export const Menu = { buildFromTemplate: (template: Tray['menu']) => template };
+export const Menu = {
+  application: null as unknown,
+  buildFromTemplate: <T>(template: T) => template,
+  setApplicationMenu(menu: unknown) {
+    Menu.application = menu;
+  },
+};
+export const screen = {
+  getPrimaryDisplay: () => ({ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }),
+  getAllDisplays: () => [{ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }],
+};
 export const nativeImage = {
   createFromPath: (file: string) => ({ path: file, setTemplateImage() {} }),
 };
 
 export class Notification extends EventEmitter {
   static readonly shown: Array<{ title: string; body: string }> = [];
+  /** The notifications shown, to click (`emit('click')`) as a person would. */
+  static readonly instances: Notification[] = [];
   static isSupported = () => true;
   constructor(readonly options: { title: string; body: string }) {
     super();
   }
   show() {
     Notification.shown.push({ title: this.options.title, body: this.options.body });
+    Notification.instances.push(this);
   }
 }
 

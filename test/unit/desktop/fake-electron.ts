@@ -49,6 +49,10 @@ export class FakeWindow implements SummonableWindow {
   blur = () => {
     this.focused = false;
   };
+  minimize = () => {
+    this.minimized = true;
+    this.focused = false;
+  };
 }
 
 export class FakeApp implements SingleInstanceApp {
@@ -78,13 +82,32 @@ export interface OpenDialog {
 
 export class FakeNativeUi implements NativeApprovalUi {
   readonly notices: ApprovalNotice[] = [];
+  /** Click handlers of the notifications shown, in order. */
+  private readonly clicks: Array<() => void> = [];
   readonly dialogs: OpenDialog[] = [];
   /** Dialogs closed by an abort, in order. */
   readonly closedByAbort: string[] = [];
   private waiters: Array<() => void> = [];
 
-  notify(notice: ApprovalNotice): void {
+  /**
+   * `supported: false` is a system without notifications; `clickAtOnce` a person who clicks
+   * each notification as it appears.
+   */
+  constructor(private readonly options: { supported?: boolean; clickAtOnce?: boolean } = {}) {}
+
+  notify(notice: ApprovalNotice, onClick: () => void): boolean {
+    if (this.options.supported === false) return false;
     this.notices.push(notice);
+    this.clicks.push(onClick);
+    if (this.options.clickAtOnce) onClick();
+    return true;
+  }
+
+  /** The person clicks the `index`th notification. */
+  clickNotice(index: number): void {
+    const click = this.clicks[index];
+    if (!click) throw new Error(`no notification ${index} (${this.notices.length} shown)`);
+    click();
   }
 
   ask(model: ApprovalDialogModel, signal: AbortSignal): Promise<number> {

@@ -99,6 +99,19 @@ describe('the Electron glue (stand-in electron module, real assistant)', () => {
     ]);
   });
 
+  it('installs the application menu with Quit, and remembers where the window was moved', async () => {
+    const roles = JSON.stringify(electron.Menu.application);
+    expect(roles).toContain('"role":"quit"');
+    window().moveTo(40, 30);
+    await expect
+      .poll(async () =>
+        JSON.parse(
+          await readFile(path.join(fixture.dataDir, 'desktop.json'), 'utf8').catch(() => '{}'),
+        ),
+      )
+      .toMatchObject({ window: { x: 40, y: 30, width: 1100, height: 760, maximized: false } });
+  });
+
   it('closing the window hides it to the tray; the notice is shown once and remembered', async () => {
     window().close();
     expect(window().destroyed).toBe(false);
@@ -116,8 +129,13 @@ describe('the Electron glue (stand-in electron module, real assistant)', () => {
       .toMatchObject({ closeToTrayNoticeShown: true });
   });
 
-  it('window in the tray: a tool approval becomes a notification and an app-modal message box', async () => {
+  it('window in the tray: a tool approval becomes a notification, and clicking it an app-modal message box', async () => {
     const { runId } = fixture.assistant.send({ text: 'write a note' });
+    await expect
+      .poll(() => electron.Notification.shown.at(-1)?.title)
+      .toBe('Pincer needs your approval');
+    expect(electron.dialog.boxes).toHaveLength(0);
+    electron.Notification.instances.at(-1)?.emit('click');
     await expect.poll(() => electron.dialog.boxes.length).toBe(1);
     const box = electron.dialog.boxes[0];
     expect(box?.parent).toBeNull();

@@ -37,6 +37,7 @@ describe('close to tray', () => {
     const policy = () =>
       new CloseToTray({
         quitting: () => false,
+        trayAvailable: () => true,
         noticeShown: () => store.get().closeToTrayNoticeShown,
         rememberNotice: async () => {
           await store.update({ closeToTrayNoticeShown: true });
@@ -58,6 +59,7 @@ describe('close to tray', () => {
     );
     const secondLaunch = new CloseToTray({
       quitting: () => false,
+      trayAvailable: () => true,
       noticeShown: () => again.get().closeToTrayNoticeShown,
       rememberNotice: async () => {},
     });
@@ -67,16 +69,37 @@ describe('close to tray', () => {
   it('really closes while quitting', () => {
     const policy = new CloseToTray({
       quitting: () => true,
+      trayAvailable: () => true,
       noticeShown: () => false,
       rememberNotice: async () => {},
     });
     expect(policy.onClose()).toEqual({ action: 'close' });
   });
 
+  it('quits instead of hiding where no tray exists to bring the window back; no notice', () => {
+    let tray = false;
+    const remembered: string[] = [];
+    const policy = new CloseToTray({
+      quitting: () => false,
+      trayAvailable: () => tray,
+      noticeShown: () => false,
+      rememberNotice: async () => {
+        remembered.push('notice');
+      },
+    });
+    expect(policy.onClose()).toEqual({ action: 'quit' });
+    expect(remembered).toEqual([]);
+    // Asked at each close: a tray that appears later brings close-to-tray back.
+    tray = true;
+    expect(policy.onClose()).toEqual({ action: 'hide', notice: true });
+    expect(remembered).toEqual(['notice']);
+  });
+
   it('a failed save is reported, and the window still hides', async () => {
     const errors: unknown[] = [];
     const policy = new CloseToTray({
       quitting: () => false,
+      trayAvailable: () => true,
       noticeShown: () => false,
       rememberNotice: () => Promise.reject(new Error('read-only disk')),
       onError: (error) => errors.push(error),

@@ -89,7 +89,11 @@ export function ApprovalPrompt({
           <Text bold>[{approveKey}]</Text> approve{'  '}
           {approval.sessionApprovable ? (
             <>
-              <Text bold>[{sessionKey}]</Text> approve for session{'  '}
+              <Text bold>[{sessionKey}]</Text> approve{' '}
+              {safe(
+                approval.sessionScope ? `\`${approval.sessionScope}\`` : 'every call of this tool',
+              )}{' '}
+              for session{'  '}
             </>
           ) : null}
           <Text bold>[n]</Text> deny{'  '}

@@ -15,6 +15,7 @@ import {
   resourcesDirOf,
   secretNamesOf,
 } from '../ckp/index.js';
+import { PincerError } from '../errors.js';
 import type { ModelCatalog } from '../local/catalog.js';
 import type { ModelLocations, SkippedModel } from '../local/model-manager.js';
 import { localSetup } from '../local/setup.js';
@@ -26,7 +27,6 @@ import { findEmbeddingModel } from '../memory/open.js';
 import { retentionFromManifest } from '../memory/retention.js';
 import { openSessionMemory, type SessionMemory } from '../memory/session.js';
 import { memoryToolAccess, withMemory } from '../memory/tool-access.js';
-import { PolicyEngine } from '../policy/engine.js';
 import {
   type Governance,
   governanceFromManifest,
@@ -48,6 +48,7 @@ import {
 } from '../sandbox/index.js';
 import { createSecretStore, loadKnownSecrets, type SecretStore } from '../secrets/index.js';
 import { type Db, openDatabase, profileDatabasePath } from '../storage/database.js';
+import type { Telemetry } from '../telemetry/index.js';
 import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { AutonomySwitch } from './autonomy.js';
@@ -117,6 +118,8 @@ export interface Agent {
   delegation: Delegation;
   /** The MCP servers the registry's MCP tools come from, and how each is doing. */
   mcp: McpTools;
+  /** Spans and counters for the manifest's Telemetry exporters; absent when none is declared. */
+  telemetry?: Telemetry;
   /** The OS confinement the tools run under, as probed at start-up. */
   sandboxBackend: BackendKind;
   /** Registry facts, then the manifest's declarations: what policy and views know of a tool. */
@@ -227,6 +230,16 @@ async function assemble(
   // Every stored secret is known to the scanner before the first tool runs, not only those read;
   // the vault key cached by reading them is zeroed (the store unlocks again when next used).
   await loadKnownSecrets(secrets, governance.scanner.redactor, secretNamesOf(claw));
+  // Telemetry only when the manifest declares it: the OpenTelemetry SDK is not even loaded
+  // otherwise. It closes after the runtime, so runs cancelled at close still end their spans.
+  const telemetry: Telemetry | undefined = claw.telemetry
+    ? await (await import('../telemetry/index.js')).openTelemetry(claw.telemetry.spec, {
+        screen: (value) => governance.scanner.redactValue(value),
+        secret: async (name) => (await secrets.get(name))?.value,
+        profile: { path: profileDatabasePath(options.dataDir), db },
+      })
+    : undefined;
+  if (telemetry) opened.push(() => telemetry.close());
   secrets.close();
   await mkdir(governance.workspace, { recursive: true });
   const allow = (options.tools ?? DEFAULT_TOOLS)
@@ -255,6 +268,8 @@ async function assemble(
       secrets,
       home: governance.workspace,
       manifestNetwork: sandbox.settings.network.mode === 'allow-all',
+      // A server's sampling request is answered by the agent's model, under its providers' limits.
+      sampler: () => (models.available ? models.access : undefined),
     },
     claw,
     await readMcpServers(options.dataDir),
@@ -299,6 +314,7 @@ async function assemble(
   const listeners = new Set<(event: RunEvent) => void>();
   const publish = (event: RunEvent) => {
     governance.audit.record(event);
+    telemetry?.consume(event);
     for (const listener of listeners) {
       try {
         listener(event);
@@ -397,6 +413,7 @@ async function assemble(
     guards,
     delegation,
     mcp,
+    ...(telemetry ? { telemetry } : {}),
     sandboxBackend: sandbox.backend.kind,
     facts,
     onRunEvent(listener) {
@@ -407,7 +424,8 @@ async function assemble(
       Object.assign(preferences, next);
     },
     async selectModel(choice) {
-      if (runtime.activeRuns > 0) throw new Error('a run is in progress: wait or cancel it first');
+      if (runtime.activeRuns > 0)
+        throw new PincerError('conflict', 'a run is in progress: wait or cancel it first');
       await models.select(choice);
     },
     async close() {

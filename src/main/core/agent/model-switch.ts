@@ -86,6 +86,11 @@ export class ModelSwitch {
     return kindOf(this.choice);
   }
 
+  /** Whether a model call could be served: false only for a local choice with no model on disk. */
+  get available(): boolean {
+    return this.choice.kind !== 'local' || this.localPath !== undefined;
+  }
+
   get loaded(): boolean {
     return this.choice.kind !== 'local' || (this.engine?.loaded ?? false);
   }

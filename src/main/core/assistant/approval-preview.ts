@@ -12,6 +12,7 @@ import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { ApprovalPreview, ApprovalRisk } from '../../../shared/ipc-schemas.js';
 import { toolDisplayName } from '../../../shared/messages.js';
+import { destructiveReasons } from '../policy/command-risk.js';
 import type { SandboxSettings } from '../sandbox/index.js';
 import { readTextInside } from '../workspace-fs/index.js';
 
@@ -19,22 +20,6 @@ import { readTextInside } from '../workspace-fs/index.js';
 const MAX_DIFF_SOURCE_BYTES = 512 * 1024;
 /** Lines of diff shown; the rest is counted. */
 const MAX_DIFF_LINES = 400;
-
-/** Command lines that delete, overwrite or give away more than they look like. */
-const DESTRUCTIVE_COMMANDS: Array<[RegExp, string]> = [
-  [/\brm\s+(-\w*[rR]\w*|--recursive)\b/, 'deletes files recursively (rm -r)'],
-  [/\brm\s+(-\w*f\w*|--force)\b/, 'deletes files without asking (rm -f)'],
-  [/\b(mkfs(\.\w+)?|fdisk|parted|wipefs)\b/, 'formats or repartitions a disk'],
-  [/\bdd\b.*\bof=/, 'writes raw bytes to a file or device (dd of=)'],
-  [/\bshred\b/, 'destroys file contents (shred)'],
-  [/>\s*\/dev\/(sd|nvme|disk|hd)/, 'writes to a disk device'],
-  [/\bchmod\s+(-\w*R\w*\s+)?[0-7]*7{2}\b/, 'opens permissions to everyone'],
-  [/\bgit\s+push\b.*(--force\b|-f\b)/, 'rewrites a remote history (git push --force)'],
-  [/\bgit\s+(reset\s+--hard|clean\s+-\w*[fdx])/, 'discards local changes (git reset/clean)'],
-  [/\b(curl|wget)\b[^|]*\|\s*(ba|z)?sh\b/, 'runs a script straight from the network'],
-  [/\bsudo\b/, 'asks for administrator rights (sudo)'],
-  [/:\(\)\s*\{.*:\|:/, 'a fork bomb'],
-];
 
 export interface PreviewContext {
   workspace: string;
@@ -83,9 +68,7 @@ function commandPreview(input: Record<string, unknown>, context: PreviewContext)
     ? String(input.command)
     : [String(input.command), ...args].map(shellQuote).join(' ');
   const cwd = path.resolve(context.workspace, typeof input.cwd === 'string' ? input.cwd : '.');
-  const reasons = DESTRUCTIVE_COMMANDS.filter(([pattern]) => pattern.test(line)).map(
-    ([, why]) => why,
-  );
+  const reasons = destructiveReasons(line);
   if (!inside(context.workspace, cwd)) reasons.push('runs outside the workspace');
   return {
     preview: {

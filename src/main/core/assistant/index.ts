@@ -51,6 +51,7 @@ import { approvalPreview } from './approval-preview.js';
 import { messageWithAttachments } from './attachments.js';
 import { ModelDownloads } from './downloads.js';
 import { exportConversation } from './export.js';
+import { McpServers } from './mcp-servers.js';
 import { ModelImports } from './model-import.js';
 import { type EndpointSettings, OpenAiEndpoint } from './openai-endpoint.js';
 import { ChatSearch } from './search.js';
@@ -156,7 +157,9 @@ export async function assistantOver(
     reason: pending.reason,
     rule: pending.rule ?? null,
     tier: tierOf(pending.call.name),
-    sessionApprovable: pending.sessionApprovable,
+    // A call whose preview is destructive is asked about every time.
+    sessionApprovable: pending.sessionApprovable && !previews.get(pending.id)?.risk.destructive,
+    sessionScope: governance.scanner.redactValue(pending.sessionScope?.label ?? null),
     expiresAt: pending.expiresAt ?? null,
   });
   const stopRequests = governance.broker.onRequest((pending) => {
@@ -452,6 +455,8 @@ export async function assistantOver(
 
     pendingApprovals: () => governance.broker.pending().map(approvalView),
     resolveApproval(id, verdict, reason) {
+      if (verdict === 'approve-for-session' && previews.get(id)?.risk.destructive)
+        return 'not_session_approvable';
       // `by` reaches the model with a denial ("not approved (ui: reason)"), so the reason does too.
       return governance.broker.resolve(id, verdict, reason ? `ui: ${reason}` : 'ui');
     },
@@ -633,6 +638,7 @@ export async function assistantOver(
     },
 
     openaiEndpoint: endpoint,
+    mcpServers: new McpServers(agent.dataDir, agent.mcp),
 
     modelLabel: () => models.label(),
     scrub,

@@ -22,6 +22,7 @@ import type {
 } from '../../../shared/ipc-schemas.js';
 import { PincerError, type PincerErrorOptions } from '../errors.js';
 import type { ApprovalBroker, Verdict } from '../policy/broker.js';
+import type { McpServers } from './mcp-servers.js';
 import type { OpenAiEndpoint } from './openai-endpoint.js';
 
 export interface SendOptions {
@@ -125,6 +126,8 @@ export interface Assistant {
 
   /** The OpenAI-compatible endpoint over the app's own engine (Settings → Local API). */
   openaiEndpoint: Pick<OpenAiEndpoint, 'view' | 'configure' | 'rotateKey' | 'requestLog'>;
+  /** The user's MCP servers and their connections (Settings → MCP). */
+  mcpServers: Pick<McpServers, 'list' | 'add' | 'setEnabled' | 'remove'>;
 
   /** What answers chat now (for app info and the status bar). */
   modelLabel(): string;

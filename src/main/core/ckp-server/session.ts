@@ -256,6 +256,7 @@ export class CkpSession implements RpcHandler {
               agent,
               { task_id: p.task_id, task: p.task, swarm: p.context.swarm },
               (report) => void this.report(report),
+              (work) => void host.track(work),
             ),
           () => reused(p.context.request_id),
         );

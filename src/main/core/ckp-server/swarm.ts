@@ -33,6 +33,8 @@ export class InProcessSwarm {
     agent: Agent,
     params: { task_id: string; task: { description: string; input?: unknown }; swarm: string },
     reportTo: (report: SwarmReport) => void,
+    /** Counts the task as in-flight work, so `claw.shutdown` drains it like a tool call. */
+    track: (work: Promise<unknown>) => void = () => {},
   ): { acknowledged: boolean } {
     this.checkSwarm(agent, params.swarm);
     if (this.tasks.has(params.task_id)) {
@@ -48,7 +50,7 @@ export class InProcessSwarm {
         : `${params.task.description}\n\nInput:\n${JSON.stringify(params.task.input, null, 2)}`;
     const started = performance.now();
     const handle = agent.runtime.start({ text });
-    void handle.done.then((result) => {
+    const reported = handle.done.then((result) => {
       const report: SwarmReport = {
         task_id: params.task_id,
         status: result.outcome === 'completed' ? 'completed' : 'failed',
@@ -70,6 +72,7 @@ export class InProcessSwarm {
       task.report = report;
       reportTo(report);
     });
+    track(reported);
     return { acknowledged: true };
   }
 

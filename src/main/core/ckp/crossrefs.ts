@@ -37,23 +37,23 @@ export function checkManifestRefs(primitives: AnyPrimitive[], report: RefReport)
     if (ref.startsWith('claw://')) {
       const parsed = parseClawUri(ref);
       if (!parsed.ok) {
-        report('uri.grammar', owner, at, `invalid claw URI "${ref}": ${parsed.reason}`);
+        report('uri.grammar', owner, at, `invalid claw URI "${ref}": ${parsed.error}`);
         return undefined;
       }
-      if (parsed.uri.form === 'registry') {
+      if (parsed.value.form === 'registry') {
         report('uri.registry', owner, at, `"${ref}" needs a CKP registry, and none is configured`);
         return undefined;
       }
-      if (parsed.uri.kind !== kind) {
+      if (parsed.value.kind !== kind) {
         report(
           'uri.kind',
           owner,
           at,
-          `"${ref}" names a ${parsed.uri.kind}, but a ${kind} is expected`,
+          `"${ref}" names a ${parsed.value.kind}, but a ${kind} is expected`,
         );
         return undefined;
       }
-      name = parsed.uri.name;
+      name = parsed.value.name;
     }
     if (known.has(name)) return name;
     if (kind === 'tool' && openMcpBridge) return name;

@@ -174,13 +174,13 @@ function checkProtocol(issues: IssueList, doc: SourceDocument, at: DocPath, valu
       'envelope.protocol-version',
       doc,
       at,
-      result.reason === 'not-semver'
+      result.error === 'not-semver'
         ? `claw "${String(value)}" is not a semver protocol version`
         : `claw "${String(value)}" has another major version than this runtime's 0.2.0 (incompatible)`,
     );
     return false;
   }
-  if (result.newerMinor) {
+  if (result.value.newerMinor) {
     issues.add(
       'envelope.protocol-version',
       doc,
@@ -189,7 +189,7 @@ function checkProtocol(issues: IssueList, doc: SourceDocument, at: DocPath, valu
       'warning',
     );
   }
-  return result.newerMinor;
+  return result.value.newerMinor;
 }
 
 export class ClawLoader {
@@ -508,10 +508,10 @@ export class ClawLoader {
   ): Promise<SourceDocument | undefined> {
     const parsed = parseClawUri(text);
     if (!parsed.ok) {
-      this.issues.add('uri.grammar', this.root, at, `invalid claw URI "${text}": ${parsed.reason}`);
+      this.issues.add('uri.grammar', this.root, at, `invalid claw URI "${text}": ${parsed.error}`);
       return undefined;
     }
-    const { uri } = parsed;
+    const uri = parsed.value;
     if (uri.form === 'registry') {
       this.issues.add(
         'uri.registry',
@@ -786,7 +786,7 @@ export class ClawLoader {
           primitive,
           'path.variable',
           at,
-          `unknown path variable ${result.unknown.join(', ')} (use {identity_name} or {tenant_id})`,
+          `unknown path variable ${result.error.join(', ')} (use {identity_name} or {tenant_id})`,
         );
         return value;
       }

@@ -1,12 +1,14 @@
 /** `{identity_name}` / `{tenant_id}` in path values (§5.6), then `~` and relative resolution. */
 import path from 'node:path';
+import type { Result } from '../../../shared/result.js';
 
 export interface PathVars {
   identity_name: string;
   tenant_id: string;
 }
 
-export type PathResult = { ok: true; value: string } | { ok: false; unknown: string[] };
+/** The substituted path, or the unknown variables it names. */
+export type PathResult = Result<string, string[]>;
 
 /** Substitutes the standard variables; any other `{name}` is an error, never left in place. */
 export function substitutePathVars(template: string, vars: PathVars): PathResult {
@@ -16,7 +18,7 @@ export function substitutePathVars(template: string, vars: PathVars): PathResult
     unknown.push(whole);
     return whole;
   });
-  return unknown.length > 0 ? { ok: false, unknown } : { ok: true, value };
+  return unknown.length > 0 ? { ok: false, error: unknown } : { ok: true, value };
 }
 
 /** `~/x` to the home directory, relative paths against `baseDir`; keeps a trailing slash. */

@@ -508,10 +508,12 @@ export const telemetrySpec = z.strictObject({
     .prefault({}),
   // The 0.0-1.0 range is rule telemetry.sampling (rules.ts), with its own message.
   sampling: z.strictObject({ rate: z.number().default(1) }).prefault({}),
+  // CKP defaults these to false (export); Pincer strips unless the manifest writes `false` itself,
+  // so they stay unset here when not declared.
   redaction: z
     .strictObject({
-      strip_arguments: z.boolean().default(false),
-      strip_results: z.boolean().default(false),
+      strip_arguments: z.boolean().optional(),
+      strip_results: z.boolean().optional(),
     })
     .prefault({}),
 });

@@ -2,6 +2,7 @@
  * The `claw://` URI scheme of CKP §7: canonical local, canonical registry and the manifest-only
  * alias form, parsed with the ABNF grammar and nothing looser.
  */
+import type { Result } from '../../../shared/result.js';
 import { parseSemver } from './version.js';
 
 /** URI-addressable kinds (lower case, as in URIs). `Claw` itself is not addressable. */
@@ -25,7 +26,8 @@ export type ClawUri =
   | { form: 'alias'; kind: UriKind; name: string; canonical: string }
   | { form: 'registry'; namespace: string; name: string; version: string; canonical: string };
 
-export type UriResult = { ok: true; uri: ClawUri } | { ok: false; reason: string };
+/** A parsed URI, or why the text is not one. */
+export type UriResult = Result<ClawUri, string>;
 
 const NAME = /^[A-Za-z0-9-]{1,63}$/;
 const NAMESPACE = /^[A-Za-z0-9.-]{1,63}$/;
@@ -45,7 +47,7 @@ function splitVersion(tail: string): { name: string; version?: string } {
 
 /** Parses any `claw://` URI; the result carries its canonical form. */
 export function parseClawUri(text: string): UriResult {
-  const fail = (reason: string): UriResult => ({ ok: false, reason });
+  const fail = (reason: string): UriResult => ({ ok: false, error: reason });
   if (!text.startsWith('claw://')) return fail('a CKP URI starts with "claw://"');
   const segments = text.slice('claw://'.length).split('/');
 
@@ -58,7 +60,7 @@ export function parseClawUri(text: string): UriResult {
     if (version === undefined) return fail('a registry URI must include "@{version}"');
     const bad = checkVersion(version);
     if (bad) return fail(bad);
-    return { ok: true, uri: { form: 'registry', namespace, name, version, canonical: text } };
+    return { ok: true, value: { form: 'registry', namespace, name, version, canonical: text } };
   }
 
   const local = segments[0] === 'local';
@@ -78,7 +80,7 @@ export function parseClawUri(text: string): UriResult {
     if (version !== undefined) return fail('the alias form claw://{kind}/{name} takes no version');
     return {
       ok: true,
-      uri: { form: 'alias', kind, name, canonical: `claw://local/${kind}/${name}` },
+      value: { form: 'alias', kind, name, canonical: `claw://local/${kind}/${name}` },
     };
   }
   if (version !== undefined) {
@@ -87,7 +89,7 @@ export function parseClawUri(text: string): UriResult {
   }
   return {
     ok: true,
-    uri: { form: 'local', kind, name, ...(version ? { version } : {}), canonical: text },
+    value: { form: 'local', kind, name, ...(version ? { version } : {}), canonical: text },
   };
 }
 

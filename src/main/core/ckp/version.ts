@@ -1,4 +1,5 @@
 /** CKP protocol versioning (§1.4): same major is compatible, another major is rejected. */
+import type { Result } from '../../../shared/result.js';
 
 /** The CKP version this runtime implements. */
 export const CKP_PROTOCOL_VERSION = '0.2.0';
@@ -24,9 +25,8 @@ export function parseSemver(text: string): SemVer | undefined {
   };
 }
 
-export type Compatibility =
-  | { ok: true; newerMinor: boolean }
-  | { ok: false; reason: 'not-semver' | 'other-major' };
+/** Loadable (and whether it is a newer minor than ours), or why not. */
+export type Compatibility = Result<{ newerMinor: boolean }, 'not-semver' | 'other-major'>;
 
 /** Whether a manifest declaring `declared` can be loaded by a runtime implementing `runtime`. */
 export function checkProtocolVersion(
@@ -35,7 +35,7 @@ export function checkProtocolVersion(
 ): Compatibility {
   const ours = parseSemver(runtime);
   const theirs = parseSemver(declared);
-  if (!ours || !theirs) return { ok: false, reason: 'not-semver' };
-  if (ours.major !== theirs.major) return { ok: false, reason: 'other-major' };
-  return { ok: true, newerMinor: theirs.minor > ours.minor };
+  if (!ours || !theirs) return { ok: false, error: 'not-semver' };
+  if (ours.major !== theirs.major) return { ok: false, error: 'other-major' };
+  return { ok: true, value: { newerMinor: theirs.minor > ours.minor } };
 }

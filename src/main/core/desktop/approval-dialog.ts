@@ -4,7 +4,7 @@
  * default button and what closing the dialog means (deny by default).
  */
 import { summarizeArguments } from '../../../shared/abridge.js';
-import type { Verdict } from '../policy/broker.js';
+import { sessionGrantText, type Verdict } from '../policy/broker.js';
 
 /**
  * What the dialog needs from a pending approval: the broker's PendingApproval and the IPC
@@ -18,6 +18,8 @@ export interface RoutedApproval {
   /** The tool's risk tier when known (safe / guarded / unsafe). */
   tier?: string;
   sessionApprovable: boolean;
+  /** What a session grant covers (the view's label, or the broker's scope); absent: every call. */
+  sessionScope?: string | { label: string } | null;
   expiresAt?: string | null;
 }
 
@@ -52,7 +54,11 @@ export function approvalDialog(pending: RoutedApproval, now = new Date()): Appro
     `Risk: ${pending.tier ? `${pending.tier}: ` : ''}${pending.reason}`,
     `Rule: ${pending.rule ?? '(default policy)'}`,
   ];
-  if (!pending.sessionApprovable) lines.push('This tool asks every time.');
+  if (pending.sessionApprovable)
+    lines.push(
+      `Approve for session covers ${sessionGrantText(pending.call.name, typeof pending.sessionScope === 'string' ? pending.sessionScope : pending.sessionScope?.label)}; anything else asks again.`,
+    );
+  else lines.push('This call asks every time.');
   const left = pending.expiresAt ? timeLeft(pending.expiresAt, now) : null;
   if (left) lines.push(`Unanswered, it is denied in ${left}.`);
   return {

@@ -1,7 +1,10 @@
 /**
- * Routes approvals to native surfaces when nobody is looking at the window. The broker stays the
- * single source of truth: the dialog answers the same pending entry as the UI and the CLI, the
- * first answer wins, the rule's timeout still denies, and when someone else answers first the
+ * Routes approvals to native surfaces when nobody can see the window (hidden in the tray or
+ * minimized; merely losing focus is not enough: the card is still on screen). A notification
+ * comes first and the dialog only when the person clicks it, so a modal box never jumps at
+ * someone busy elsewhere; where the system shows no notifications the dialog opens at once.
+ * The broker stays the single source of truth: the dialog answers the same pending entry as the
+ * UI and the CLI, the first answer wins, the rule's timeout still denies, and when someone else answers first the
  * dialog is closed (its answer, if any arrives, is ignored).
  */
 import type { Verdict } from '../policy/broker.js';
@@ -24,7 +27,11 @@ export interface ApprovalSource {
 
 /** The native side (Notification, dialog.showMessageBox), injected by the shell. */
 export interface NativeApprovalUi {
-  notify(notice: ApprovalNotice): void;
+  /**
+   * Shows a notification; `onClick` runs when the person clicks it. Returns false where the
+   * system shows none (the router then opens the dialog at once).
+   */
+  notify(notice: ApprovalNotice, onClick: () => void): boolean;
   /** Shows the dialog; resolves with the index of the button pressed. Closes when `signal` aborts. */
   ask(dialog: ApprovalDialogModel, signal: AbortSignal): Promise<number>;
 }
@@ -32,7 +39,7 @@ export interface NativeApprovalUi {
 export interface ApprovalRouterDeps {
   broker: ApprovalSource;
   ui: NativeApprovalUi;
-  /** True while the window is visible and focused: the UI shows approvals itself. */
+  /** True while the window is on screen (see windowAttended): the UI shows approvals itself. */
   attended: () => boolean;
   /** Who the broker records as answering. */
   by?: string;
@@ -68,7 +75,7 @@ export class ApprovalRouter {
     for (const controller of this.open.values()) controller.abort();
   }
 
-  /** The window was hidden or lost focus: approvals the UI was showing go native too. */
+  /** The window was hidden or minimized: approvals the UI was showing go native too. */
   windowLeft(): void {
     for (const pending of this.deps.broker.pending()) this.route(pending);
   }
@@ -81,7 +88,14 @@ export class ApprovalRouter {
   private route(pending: RoutedApproval): void {
     if (this.routed.has(pending.id)) return;
     this.routed.add(pending.id);
-    this.deps.ui.notify(approvalNotice(pending));
+    const shown = this.deps.ui.notify(approvalNotice(pending), () => this.enqueue(pending));
+    if (!shown) this.enqueue(pending);
+  }
+
+  /** Queues the dialog once, and only while the approval still waits (a late click is a no-op). */
+  private enqueue(pending: RoutedApproval): void {
+    if (!this.stillPending(pending.id) || this.open.has(pending.id)) return;
+    if (this.queue.some((queued) => queued.id === pending.id)) return;
     this.queue.push(pending);
     void this.showNext();
   }
@@ -125,4 +139,16 @@ export class ApprovalRouter {
   private stillPending(id: string): boolean {
     return this.deps.broker.pending().some((pending) => pending.id === id);
   }
+}
+
+/** What `attended` asks of a window. */
+export interface AttendableWindow {
+  isDestroyed(): boolean;
+  isVisible(): boolean;
+  isMinimized(): boolean;
+}
+
+/** Whether the approval card can be seen: the window is shown and not minimized (focus aside). */
+export function windowAttended(window: AttendableWindow | null): boolean {
+  return Boolean(window && !window.isDestroyed() && window.isVisible() && !window.isMinimized());
 }

@@ -1,12 +1,19 @@
 /**
  * Closing the window keeps Pincer running in the tray; the first time, a notification says so
  * (remembered in the desktop settings, so it is shown once per user, not once per launch).
- * While the app is quitting, a close is a real close.
+ * While the app is quitting, a close is a real close. Where no tray could be made (a Linux
+ * desktop without a status area, a tray that failed to start), a hidden window could never be
+ * brought back, so closing it quits instead.
  */
-export type CloseDecision = { action: 'close' } | { action: 'hide'; notice: boolean };
+export type CloseDecision =
+  | { action: 'close' }
+  | { action: 'hide'; notice: boolean }
+  | { action: 'quit' };
 
 export interface CloseToTrayDeps {
   quitting: () => boolean;
+  /** Whether a tray icon exists to bring the window back from. */
+  trayAvailable: () => boolean;
   noticeShown: () => boolean;
   /** Persists that the notice was shown. */
   rememberNotice: () => Promise<void>;
@@ -24,9 +31,13 @@ export class CloseToTray {
 
   constructor(private readonly deps: CloseToTrayDeps) {}
 
-  /** For the window's 'close' event: 'hide' means preventDefault() and hide the window. */
+  /**
+   * For the window's 'close' event: 'hide' means preventDefault() and hide the window; 'quit'
+   * lets it close and quits the app (the quit drain still lets runs finish).
+   */
   onClose(): CloseDecision {
     if (this.deps.quitting()) return { action: 'close' };
+    if (!this.deps.trayAvailable()) return { action: 'quit' };
     const notice = !this.noticedThisRun && !this.deps.noticeShown();
     if (notice) {
       this.noticedThisRun = true;

@@ -1,12 +1,13 @@
 /**
  * The desktop shell's own preferences (close-to-tray notice, start at login, global shortcut,
- * update feed), one small JSON file in the data directory shared with the CLI. A file that does
+ * update feed, the window's size and position), one small JSON file in the data directory shared with the CLI. A file that does
  * not parse is never overwritten: it is set aside next to the original before the first save.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../secrets/atomic.js';
+import { WindowBoundsSchema } from './window-bounds.js';
 
 /** Summons the window from anywhere; CommandOrControl maps to Cmd on macOS, Ctrl elsewhere. */
 export const DEFAULT_GLOBAL_SHORTCUT = 'CommandOrControl+Shift+Space';
@@ -23,6 +24,13 @@ const SettingsSchema = z.object({
     .url({ protocol: /^https$/ })
     .nullable()
     .default(null),
+  /** The window's last size and position. */
+  window: WindowBoundsSchema.nullable().default(null),
+});
+
+/** Reading the file: a malformed window position is dropped, not the whole file with it. */
+const FileSchema = SettingsSchema.extend({
+  window: SettingsSchema.shape.window.catch(null),
 });
 
 export type DesktopSettings = z.infer<typeof SettingsSchema>;
@@ -38,6 +46,7 @@ export class DesktopSettingsStore {
   /** Why the file on disk was not used, if it was not. */
   problem: string | null = null;
   private unreadable = false;
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(readonly file: string) {}
 
@@ -59,7 +68,7 @@ export class DesktopSettingsStore {
     } catch (error) {
       return this.reject(`not JSON (${(error as Error).message})`);
     }
-    const parsed = SettingsSchema.safeParse(raw);
+    const parsed = FileSchema.safeParse(raw);
     if (!parsed.success) {
       const issues = parsed.error.issues
         .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
@@ -70,8 +79,18 @@ export class DesktopSettingsStore {
     return this.get();
   }
 
-  /** Validates the change as a whole; on error nothing changes, in memory or on disk. */
-  async update(patch: Partial<DesktopSettings>): Promise<DesktopSettings> {
+  /**
+   * Validates the change as a whole; on error nothing changes, in memory or on disk. Updates run
+   * one after another, each over the last one's result: two at once (the window's position and
+   * the close notice) would otherwise each write the other's change away.
+   */
+  update(patch: Partial<DesktopSettings>): Promise<DesktopSettings> {
+    const run = this.queue.then(() => this.apply(patch));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async apply(patch: Partial<DesktopSettings>): Promise<DesktopSettings> {
     const next = SettingsSchema.parse({ ...this.current, ...patch });
     if (this.unreadable) {
       await fs.rename(this.file, `${this.file}.unreadable-${Date.now()}`).catch((error) => {

@@ -107,6 +107,11 @@ export function createCoreHandlers({
     'openaiEndpoint.set': (patch) => a.openaiEndpoint.configure(patch),
     'openaiEndpoint.rotateKey': () => a.openaiEndpoint.rotateKey(),
     'openaiEndpoint.log': () => ({ entries: a.openaiEndpoint.requestLog() }),
+
+    'mcp.list': () => a.mcpServers.list(),
+    'mcp.add': (request) => a.mcpServers.add(request),
+    'mcp.setEnabled': ({ name, enabled }) => a.mcpServers.setEnabled(name, enabled),
+    'mcp.remove': ({ name }) => a.mcpServers.remove(name),
   });
 }
 

@@ -131,6 +131,21 @@ export async function removeMcpServer(dataDir: string, name: string): Promise<vo
   await write(dataDir, servers);
 }
 
+/** Turns a server off (kept in the file, not started) or on again. */
+export async function setMcpServerDisabled(
+  dataDir: string,
+  name: string,
+  disabled: boolean,
+): Promise<McpServerEntry> {
+  const servers = await readMcpServers(dataDir);
+  const entry = servers[name];
+  if (!entry) throw new McpConfigError('not_found', `no MCP server named "${name}"`);
+  if (disabled) entry.disabled = true;
+  else delete entry.disabled;
+  await write(dataDir, servers);
+  return entry;
+}
+
 /** Adds every server of a Claude desktop / Cursor file; returns the names added. */
 export async function importMcpServers(dataDir: string, file: string): Promise<string[]> {
   const incoming = parseMcpServers(await readFile(file, 'utf8'), file);

@@ -15,6 +15,11 @@ import {
 import { PINCER_VERSION } from '../product.js';
 import type { ConfinedProcess, ServerSpec } from '../sandbox/sandbox.js';
 import { ToolError, type ToolOutput } from '../tools/types.js';
+import {
+  answerServerRequests,
+  type ClientRequestOptions,
+  clientCapabilities,
+} from './client-requests.js';
 import { ConfinedStdioTransport } from './process-transport.js';
 
 export type McpTarget =
@@ -41,6 +46,8 @@ export interface McpConnectionOptions {
   /** First restart delay, doubled up to `maxBackoffMs` while restarts fail. */
   backoffMs?: number;
   maxBackoffMs?: number;
+  /** What the server may ask of Pincer (sampling, roots); declared at each connect. */
+  requests?: ClientRequestOptions;
 }
 
 const CONNECT_TIMEOUT_MS = 15_000;
@@ -82,7 +89,12 @@ export class McpConnection {
     if (this.current === 'closed') return;
     this.current = 'connecting';
     this.starts++;
-    const client = new Client({ name: 'pincer', version: PINCER_VERSION }, { capabilities: {} });
+    const requests = this.options.requests ?? {};
+    const client = new Client(
+      { name: 'pincer', version: PINCER_VERSION },
+      { capabilities: clientCapabilities(requests) },
+    );
+    answerServerRequests(client, requests, this.options.label);
     let transport: Transport;
     if (this.options.target.kind === 'stdio') {
       const { argv, env, network, readOnly } = this.options.target;

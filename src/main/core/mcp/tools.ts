@@ -13,6 +13,7 @@ import path from 'node:path';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Primitive, ResolvedClaw } from '../ckp/resolved.js';
 import { toolCategory } from '../ckp/resolved.js';
+import type { ModelAccess } from '../models/access.js';
 import type { SecretLookup } from '../models/credentials.js';
 import { DEFAULT_PATH } from '../sandbox/environment.js';
 import type { ConfinedProcess, ServerSpec } from '../sandbox/sandbox.js';
@@ -32,6 +33,8 @@ export interface McpSourceOptions {
   /** How long the first connect of each server may hold the agent's opening. */
   startTimeoutMs?: number;
   backoffMs?: number;
+  /** The model a server's sampling request is answered by, when one is available. */
+  sampler?: () => ModelAccess | undefined;
 }
 
 export interface McpServerStatus {
@@ -81,6 +84,22 @@ export class McpTools {
       starts: connection.startCount,
       ...(connection.lastError ? { error: connection.lastError } : {}),
     }));
+  }
+
+  /** Starts a user server added or enabled while the agent runs, replacing one of that name. */
+  async startServer(name: string, entry: McpServerEntry): Promise<void> {
+    await this.stopServer(name);
+    await this.userServer(name, entry);
+  }
+
+  /** Stops a user server and takes its tools out of the registry. */
+  async stopServer(name: string): Promise<void> {
+    const connection = this.connections.get(name);
+    if (!connection) return;
+    this.connections.delete(name);
+    for (const tool of this.registered.get(name) ?? []) this.options.registry.unregister(tool);
+    this.registered.delete(name);
+    await connection.close();
   }
 
   async close(): Promise<void> {
@@ -136,6 +155,7 @@ export class McpTools {
       spawn: this.options.spawn,
       onTools,
       backoffMs: this.options.backoffMs,
+      requests: { sampler: this.options.sampler, root: this.options.home },
     });
     this.connections.set(label, connection);
     return connection;

@@ -7,6 +7,7 @@
 import { EventEmitter } from 'node:events';
 import type { SessionId } from '../terms.js';
 import type { ApprovalAnswer, ApprovalHook, ApprovalRequest } from './hooks.js';
+import type { SessionScope } from './session-scope.js';
 
 export type Verdict = 'approve' | 'deny' | 'approve-for-session';
 
@@ -16,8 +17,19 @@ export type PendingApproval = Pick<
   'id' | 'runId' | 'sessionId' | 'call' | 'reason' | 'rule'
 > & {
   sessionApprovable: boolean;
+  /** What "approve for session" covers; absent: every call of the tool in the session. */
+  sessionScope?: SessionScope;
   expiresAt?: string;
 };
+
+/** What a session grant covers, as surfaces say it: `git status …`, or every call of the tool. */
+export function sessionGrantText(tool: string, scopeLabel: string | null | undefined): string {
+  return scopeLabel ? `\`${scopeLabel}\`` : `every ${tool} call`;
+}
+
+function grantKey(sessionId: SessionId, tool: string, scope: string | undefined): string {
+  return JSON.stringify([sessionId, tool, scope ?? null]);
+}
 
 export type ResolveResult = 'resolved' | 'unknown' | 'already_resolved' | 'not_session_approvable';
 
@@ -32,7 +44,7 @@ export const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000;
 export class ApprovalBroker implements ApprovalHook {
   private readonly waiting = new Map<string, Waiting>();
   private readonly finished = new Set<string>();
-  /** `session tool` pairs approved for the rest of a session. */
+  /** Session, tool and scope triples approved for the rest of a session. */
   private readonly sessionGrants = new Set<string>();
   private readonly emitter = new EventEmitter();
 
@@ -51,8 +63,9 @@ export class ApprovalBroker implements ApprovalHook {
     return [...this.waiting.values()].map((w) => w.pending);
   }
 
-  isApprovedForSession(sessionId: SessionId, tool: string): boolean {
-    return this.sessionGrants.has(`${sessionId} ${tool}`);
+  /** `scope` is the call's SessionScope key: a grant covers only the same values. */
+  isApprovedForSession(sessionId: SessionId, tool: string, scope?: string): boolean {
+    return this.sessionGrants.has(grantKey(sessionId, tool, scope));
   }
 
   request(approval: ApprovalRequest): Promise<ApprovalAnswer> {
@@ -65,6 +78,7 @@ export class ApprovalBroker implements ApprovalHook {
       reason: approval.reason,
       rule: approval.rule,
       sessionApprovable: approval.sessionApprovable === true,
+      ...(approval.sessionScope ? { sessionScope: approval.sessionScope } : {}),
       expiresAt: new Date(Date.now() + timeoutMs).toISOString(),
     };
     return new Promise<ApprovalAnswer>((resolve) => {
@@ -92,7 +106,8 @@ export class ApprovalBroker implements ApprovalHook {
     if (!waiting) return this.finished.has(id) ? 'already_resolved' : 'unknown';
     if (verdict === 'approve-for-session') {
       if (!waiting.pending.sessionApprovable) return 'not_session_approvable';
-      this.sessionGrants.add(`${waiting.pending.sessionId} ${waiting.pending.call.name}`);
+      const { sessionId, call, sessionScope } = waiting.pending;
+      this.sessionGrants.add(grantKey(sessionId, call.name, sessionScope?.key));
     }
     this.finish(id, { approved: verdict !== 'deny', by });
     return 'resolved';

@@ -6,7 +6,8 @@
  * - supervised: a call with side effects needs a person's approval even where a rule allows it.
  * - autonomous: the rules alone decide.
  * - Unsafe tools ask every time, whatever the level; Guarded ones can be approved once for the
- *   rest of a session ("approve for session").
+ *   rest of a session ("approve for session"), scoped to the arguments the tool declares
+ *   (session-scope.ts: a command prefix for sys/exec). A destructive command never is.
  * - Pincer's guard rules (guards.ts: writes to SOUL.md/USER.md) ask every time, whatever the
  *   level and the manifest's rules, unless a manifest rule denies the call outright.
  */
@@ -15,9 +16,11 @@ import type { ToolCall } from '../../../shared/messages.js';
 import type { EffectivePolicyRule } from '../ckp/resolved.js';
 import type { CapabilityGrant } from '../terms.js';
 import type { ApprovalBroker } from './broker.js';
+import { isDestructiveCall } from './command-risk.js';
 import { guardFor } from './guards.js';
 import type { PolicyContext, PolicyDecision, PolicyHook } from './hooks.js';
 import { firstMatch, type RuleContext, type ToolFacts } from './rules.js';
+import { sessionScopeOf } from './session-scope.js';
 
 export type Autonomy = 'observer' | 'supervised' | 'autonomous';
 
@@ -80,7 +83,9 @@ export class PolicyEngine implements PolicyHook {
       ...(match.commands.length ? { commands: match.commands } : {}),
       expiresWith: context.runId,
     };
-    const sessionApprovable = facts.tier !== 'unsafe';
+    // A prefix grant must not carry a destructive call (`rm x` granted, then `rm x -rf /`).
+    const sessionApprovable = facts.tier !== 'unsafe' && !isDestructiveCall(call.input);
+    const scope = sessionScopeOf(facts.sessionScope, call.input);
     // Where a call writes though its arguments do not say so (memory/note): named in the question.
     const where = facts.writes?.length
       ? ` (writes ${match.paths.map((p) => path.relative(options.context.workspace, p)).join(', ')})`
@@ -88,7 +93,10 @@ export class PolicyEngine implements PolicyHook {
     const ask = (why: string, guarded = false): PolicyDecision => {
       const reason = `${why}${where}`;
       const session = sessionApprovable && !guarded;
-      if (session && options.broker?.isApprovedForSession(context.sessionId, call.name)) {
+      if (
+        session &&
+        options.broker?.isApprovedForSession(context.sessionId, call.name, scope?.key)
+      ) {
         return { action: 'allow', rule: ruleId, reason: 'approved for this session', grant };
       }
       return {
@@ -97,6 +105,7 @@ export class PolicyEngine implements PolicyHook {
         rule: guarded && guard ? `${guard.policy}/${guard.id}` : ruleId,
         grant,
         sessionApprovable: session,
+        ...(session && scope ? { sessionScope: scope } : {}),
         timeoutMs: rule.approval?.timeout_seconds
           ? rule.approval.timeout_seconds * 1000
           : undefined,

@@ -4,6 +4,7 @@
  */
 import type { ToolCall } from '../../../shared/messages.js';
 import type { CapabilityGrant, RunId, SessionId, StepId } from '../terms.js';
+import type { SessionScope } from './session-scope.js';
 
 export type PolicyDecision =
   | { action: 'allow'; rule?: string; reason?: string; grant?: CapabilityGrant }
@@ -19,6 +20,8 @@ export type PolicyDecision =
       grant?: CapabilityGrant;
       /** Whether "approve for this session" may be offered (never for Unsafe tools). */
       sessionApprovable?: boolean;
+      /** What a session grant would cover; absent: every call of the tool. */
+      sessionScope?: SessionScope;
     };
 
 export interface PolicyContext {
@@ -42,6 +45,7 @@ export interface ApprovalRequest {
   timeoutMs?: number;
   defaultIfTimeout?: 'allow' | 'deny';
   sessionApprovable?: boolean;
+  sessionScope?: SessionScope;
   signal: AbortSignal;
 }
 

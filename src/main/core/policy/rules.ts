@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { EffectivePolicyRule } from '../ckp/resolved.js';
 import { localDate } from '../dates.js';
 import { type CommandCall, commandCallOf, commandMatches } from './command-match.js';
+import type { SessionScopeSpec } from './session-scope.js';
 
 export interface ToolFacts {
   name: string;
@@ -20,6 +21,8 @@ export interface ToolFacts {
   labels?: string[];
   /** Files the tool writes whatever its arguments (see ToolSpec.writes). */
   writes?: readonly string[];
+  /** The arguments an "approve for session" is scoped to (see ToolSpec.sessionScope). */
+  sessionScope?: SessionScopeSpec;
 }
 
 export interface RuleContext {

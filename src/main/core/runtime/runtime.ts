@@ -644,6 +644,7 @@ class RunLoop {
       timeoutMs: decision.timeoutMs,
       defaultIfTimeout: decision.defaultIfTimeout,
       sessionApprovable: decision.sessionApprovable,
+      ...(decision.sessionScope ? { sessionScope: decision.sessionScope } : {}),
       signal: this.controller.signal,
     });
     this.emit({

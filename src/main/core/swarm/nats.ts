@@ -30,6 +30,7 @@ import {
   nanos,
   type Subscription,
 } from '@nats-io/transport-node';
+import { traceparent } from '../telemetry/ids.js';
 import {
   type BackendOptions,
   DEFAULT_BACKEND_OPTIONS,
@@ -249,7 +250,8 @@ export class NatsBackend implements SwarmBackend {
     });
     const head = headers();
     head.set(REPLY_HEADER, reply);
-    if (task.traceId) head.set('traceparent', task.traceId);
+    // W3C trace context for NATS-aware tracing; the worker's run joins by task.traceId.
+    if (task.traceId) head.set('traceparent', traceparent(task.traceId));
     // msgID: a publish retried after a lost acknowledgement is not queued twice.
     await this.js.publish(subject.tasks(task.swarm), JSON.stringify(task), {
       headers: head,

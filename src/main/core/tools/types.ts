@@ -5,6 +5,7 @@
  */
 import { categoryOfCkpCode, PincerError } from '../errors.js';
 import type { ToolFacts } from '../policy/rules.js';
+import type { SessionScopeSpec } from '../policy/session-scope.js';
 import { ConfinementError } from '../workspace-fs/errors.js';
 
 export type Tier = 'safe' | 'guarded' | 'unsafe';
@@ -35,6 +36,11 @@ export interface ToolSpec {
    * names them.
    */
   writes?: readonly string[];
+  /**
+   * The arguments that scope an "approve for session" grant (sys/exec: the program and its first
+   * argument). Absent: a session grant covers every call of the tool.
+   */
+  sessionScope?: SessionScopeSpec;
 }
 
 export interface ToolContext {
@@ -129,6 +135,7 @@ export function factsOf(spec: ToolSpec): ToolFacts {
     annotations: { ...spec.annotations },
     tier: spec.tier,
     ...(spec.writes ? { writes: spec.writes } : {}),
+    ...(spec.sessionScope ? { sessionScope: spec.sessionScope } : {}),
   };
 }
 

@@ -177,9 +177,20 @@ export function ApprovalCard({
           <button
             type="button"
             onClick={() => onResolve(approval.id, 'approve-for-session')}
-            title={shortcuts ? APPROVE_SESSION_KEYS : undefined}
+            title={
+              (approval.sessionScope
+                ? `Covers ${approval.sessionScope} for the rest of this session; anything else asks again`
+                : 'Covers every call of this tool for the rest of this session') +
+              (shortcuts ? ` (${APPROVE_SESSION_KEYS})` : '')
+            }
           >
-            Approve for session
+            {approval.sessionScope ? (
+              <>
+                Approve <code>{approval.sessionScope}</code> for session
+              </>
+            ) : (
+              'Approve for session'
+            )}
           </button>
         )}
         <button

@@ -6,6 +6,7 @@ import { AppearanceSection } from './settings/AppearanceSection';
 import { AutonomySection } from './settings/AutonomySection';
 import { BehaviourSection } from './settings/BehaviourSection';
 import { LocalApiSection } from './settings/LocalApiSection';
+import { McpSection } from './settings/McpSection';
 import { ModelsSection } from './settings/ModelsSection';
 import { ProvidersSection } from './settings/ProvidersSection';
 import { SkillsSection } from './settings/SkillsSection';
@@ -18,6 +19,7 @@ export type Section =
   | 'behaviour'
   | 'workspace'
   | 'skills'
+  | 'mcp'
   | 'appearance'
   | 'localApi';
 
@@ -28,6 +30,7 @@ const SECTIONS: Array<[Section, string]> = [
   ['behaviour', 'Model behaviour'],
   ['workspace', 'Workspace'],
   ['skills', 'Skills & memory'],
+  ['mcp', 'MCP servers'],
   ['appearance', 'Appearance & keyboard'],
   ['localApi', 'Local API'],
 ];
@@ -73,6 +76,7 @@ export function SettingsView({
         )}
         {section === 'workspace' && <WorkspaceSection />}
         {section === 'skills' && <SkillsSection />}
+        {section === 'mcp' && <McpSection />}
         {section === 'appearance' && <AppearanceSection settings={settings} onChange={onChange} />}
         {section === 'localApi' && <LocalApiSection />}
       </div>

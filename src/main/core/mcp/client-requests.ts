@@ -1,0 +1,161 @@
+/**
+ * What an MCP server may ask of Pincer as its client: `sampling/createMessage` (a completion
+ * from the agent's model), `roots/list` (the workspace) and `elicitation/create` (input from
+ * the user). Each capability is declared only when Pincer can honour it.
+ *
+ * A sampling request is hostile input from a server: its messages and system prompt are
+ * bounded, only text is passed on, and its maxTokens is capped. The completion goes through
+ * the agent's model access, so a manifest provider's declared limits are reserved and checked
+ * (router) before anything leaves the machine; over them, the server gets the quota error
+ * (CKP -32021) as the JSON-RPC error of its request.
+ */
+import { pathToFileURL } from 'node:url';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  type ClientCapabilities,
+  type CreateMessageRequest,
+  CreateMessageRequestSchema,
+  type CreateMessageResult,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Message } from '../../../shared/messages.js';
+import { categoryOfCkpCode, ckpCodeOf, PincerError } from '../errors.js';
+import type { ModelAccess } from '../models/access.js';
+import { ModelError } from '../models/errors.js';
+
+export interface ClientRequestOptions {
+  /** The model that answers sampling; undefined (no model available): sampling is not offered. */
+  sampler?: () => ModelAccess | undefined;
+  /** The folder offered as the one root (the workspace). */
+  root?: string;
+}
+
+/** Caps on what one sampling request may ask; a server cannot make Pincer spend more. */
+export const SAMPLING_LIMITS = {
+  maxTokens: 1024,
+  messages: 64,
+  /** Characters of all message text, the system prompt and the stop sequences. */
+  chars: 64 * 1024,
+} as const;
+
+export function clientCapabilities(options: ClientRequestOptions): ClientCapabilities {
+  return {
+    ...(options.sampler?.() ? { sampling: {} } : {}),
+    ...(options.root ? { roots: { listChanged: false } } : {}),
+    // Declared so a server asks rather than guesses; answered by declining (no form surface).
+    elicitation: { form: {} },
+  };
+}
+
+/** Installs the handlers for what `clientCapabilities` declared on this client. */
+export function answerServerRequests(
+  client: Client,
+  options: ClientRequestOptions,
+  label: string,
+): void {
+  const capabilities = clientCapabilities(options);
+  if (capabilities.sampling) {
+    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
+      sample(options.sampler?.(), request.params, extra.signal, label),
+    );
+  }
+  const root = options.root;
+  if (root) {
+    client.setRequestHandler(ListRootsRequestSchema, () => ({
+      roots: [{ uri: pathToFileURL(root).href, name: 'workspace' }],
+    }));
+  }
+  // There is no surface to fill in a server's form from inside a tool call: decline, so the
+  // server can go on without the input instead of waiting.
+  client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'decline' as const }));
+}
+
+async function sample(
+  access: ModelAccess | undefined,
+  params: CreateMessageRequest['params'],
+  signal: AbortSignal,
+  label: string,
+): Promise<CreateMessageResult> {
+  if (!access) throw new Refusal(ErrorCode.InvalidRequest, 'no model is available for sampling');
+  if (params.messages.length > SAMPLING_LIMITS.messages) {
+    throw new Refusal(
+      ErrorCode.InvalidParams,
+      `sampling allows at most ${SAMPLING_LIMITS.messages} messages`,
+    );
+  }
+  const stop = params.stopSequences?.slice(0, 4);
+  let chars = (params.systemPrompt?.length ?? 0) + (stop?.join('').length ?? 0);
+  const messages: Message[] = params.messages.map((message) => {
+    const blocks = Array.isArray(message.content) ? message.content : [message.content];
+    const text = blocks.map((block) => {
+      if (block.type !== 'text') {
+        throw new Refusal(ErrorCode.InvalidParams, `sampling takes text only, not ${block.type}`);
+      }
+      return block.text;
+    });
+    chars += text.reduce((sum, part) => sum + part.length, 0);
+    return { role: message.role, content: text.map((part) => ({ type: 'text', text: part })) };
+  });
+  if (chars > SAMPLING_LIMITS.chars) {
+    throw new Refusal(
+      ErrorCode.InvalidParams,
+      `sampling allows at most ${SAMPLING_LIMITS.chars} characters of prompt`,
+    );
+  }
+  const turn = access.turn({
+    ...(params.systemPrompt ? { system: params.systemPrompt } : {}),
+    messages,
+    maxTokens: Math.max(1, Math.min(params.maxTokens, SAMPLING_LIMITS.maxTokens)),
+    ...(params.temperature !== undefined ? { temperature: params.temperature } : {}),
+    ...(stop ? { stop } : {}),
+    signal,
+  });
+  let text = '';
+  let stopReason: string = 'endTurn';
+  try {
+    for await (const event of turn.events) {
+      if (event.type === 'text_delta') text += event.text;
+      else if (event.type === 'finish') stopReason = stopReasonOf(event.stopReason);
+      else if (event.type === 'connection_lost') throw event.error;
+    }
+  } catch (error) {
+    if (error instanceof ModelError) {
+      // The quota error keeps its CKP code so the server (and its tool's caller) can tell it apart.
+      throw new Refusal(ckpCodeOf(error), `sampling for ${label}: ${error.message}`);
+    }
+    throw error;
+  }
+  return { role: 'assistant', content: { type: 'text', text }, model: turn.servedBy(), stopReason };
+}
+
+/**
+ * A JSON-RPC error for the server: the SDK sends `code` and `message` as they are (its own
+ * McpError would put "MCP error N:" in the message a second time on the server's side).
+ */
+class Refusal extends PincerError {
+  override readonly name = 'McpRefusal';
+
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(categoryOfCkpCode(code), message);
+  }
+
+  override get ckpCode(): number {
+    return this.code;
+  }
+}
+
+function stopReasonOf(reason: string): string {
+  switch (reason) {
+    case 'max_tokens':
+      return 'maxTokens';
+    case 'stop_sequence':
+      return 'stopSequence';
+    default:
+      return 'endTurn';
+  }
+}

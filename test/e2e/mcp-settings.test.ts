@@ -1,0 +1,78 @@
+/**
+ * Settings → MCP servers in Chromium through the real gateway: a stdio server added from the
+ * form starts (under the sandbox) and shows its tools; turning it off empties them, on brings
+ * them back; a server that cannot start shows its error; Remove takes it out of the list.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
+import { APP_DIR, type AssistantFixture, scriptedAssistant } from '../support/assistant-harness.js';
+import { chromiumMissingReason, launchChromium } from '../support/browser.js';
+
+const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');
+const server = path.join(APP_DIR, 'test/fixtures/mcp/stdio-server.mjs');
+const skipReason =
+  chromiumMissingReason() ??
+  (existsSync(path.join(rendererDir, 'index.html'))
+    ? null
+    : 'renderer not built: run `npm run build`');
+if (skipReason) console.warn(`[e2e] skipping the MCP settings suite: ${skipReason}`);
+
+describe.skipIf(skipReason !== null)('Settings → MCP servers in the browser', () => {
+  let fixture: AssistantFixture;
+  let gateway: Gateway;
+  let browser: Browser;
+  let page: Page;
+  const row = (name: string) => page.getByRole('listitem', { name: `MCP server ${name}` });
+
+  beforeAll(async () => {
+    fixture = await scriptedAssistant({ delayMs: 1 });
+    gateway = await startAssistantGateway({ assistant: fixture.assistant, rendererDir });
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(gateway.openUrl);
+    await page.getByText('connected · gateway').waitFor();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await gateway?.close();
+    await fixture?.close();
+  });
+
+  it('adds a server, shows its tools, turns it off and on, shows an error, removes one', async () => {
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    await page.getByRole('button', { name: 'MCP servers' }).click();
+    await page.getByText('No MCP servers yet.').waitFor();
+
+    await page.getByRole('textbox', { name: 'Server name' }).fill('local');
+    await page
+      .getByRole('textbox', { name: 'Command or URL' })
+      .fill(`"${process.execPath}" "${server}"`);
+    await page.getByRole('button', { name: 'Add' }).click();
+    await row('local').getByText('mcp/local/echo', { exact: false }).waitFor({ timeout: 30_000 });
+    expect(await row('local').getByRole('status').textContent()).toBe('ready');
+
+    const toggle = row('local').getByRole('checkbox', { name: 'Enable local' });
+    await toggle.click();
+    await expect.poll(() => row('local').getByRole('status').textContent()).toBe('off');
+    expect(await toggle.isChecked()).toBe(false);
+    expect(await row('local').getByText('mcp/local/echo', { exact: false }).count()).toBe(0);
+    await toggle.click();
+    await row('local').getByText('mcp/local/echo', { exact: false }).waitFor({ timeout: 30_000 });
+
+    await page.getByRole('textbox', { name: 'Server name' }).fill('broken');
+    await page
+      .getByRole('textbox', { name: 'Command or URL' })
+      .fill(`"${process.execPath}" /nonexistent/server.mjs`);
+    await page.getByRole('button', { name: 'Add' }).click();
+    await row('broken').waitFor({ timeout: 30_000 });
+    expect(await row('broken').getByRole('status').textContent()).not.toBe('ready');
+    expect(await row('broken').locator('.mcp-error').textContent()).toBeTruthy();
+
+    await row('broken').getByRole('button', { name: 'Remove' }).click();
+    await expect.poll(() => row('broken').count()).toBe(0);
+    expect(await row('local').count()).toBe(1);
+  }, 90_000);
+});

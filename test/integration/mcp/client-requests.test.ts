@@ -1,0 +1,177 @@
+/**
+ * What an MCP server asks of Pincer from inside a tool call, over real stdio: a completion
+ * answered by the manifest's provider (a vendor stub on 127.0.0.1) under that provider's
+ * declared limits, the workspace as its root, and a form that is declined. A client with no
+ * model does not offer sampling at all.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
+import { RpcError, ToolCalls } from '../../../src/main/core/ckp-server/index.js';
+import { SAMPLING_LIMITS } from '../../../src/main/core/mcp/client-requests.js';
+import { McpConnection } from '../../../src/main/core/mcp/connection.js';
+import { createSecretStore } from '../../../src/main/core/secrets/index.js';
+import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
+import { openaiFrames } from '../../fixtures/vendor-streams.js';
+import { repoRoot } from '../../support/cli-run.js';
+import { FAST_SCRYPT } from '../../support/secrets.js';
+
+const server = path.join(repoRoot, 'test/fixtures/mcp/client-requests-server.mjs');
+let dataDir = '';
+let agent: Agent;
+let vendor: VendorServer;
+const calls = new ToolCalls();
+
+function manifest(endpoint: string): string {
+  return `claw: "0.2.0"
+kind: Claw
+metadata: { name: "mcp-asker" }
+spec:
+  identity: { inline: { name: "mcp-asker", personality: "Test.", autonomy: "autonomous" } }
+  providers:
+    - inline:
+        name: "metered"
+        protocol: "openai-compatible"
+        endpoint: "${endpoint}"
+        model: "m"
+        auth: { type: "none" }
+        limits: { tokens_per_request: 1500 }
+  tools:
+${['ask', 'roots', 'form', 'caps']
+  .map(
+    (name) => `    - inline:
+        name: "${name}"
+        mcp_source: { uri: "stdio://${process.execPath} ${server}", tool_name: "${name}" }`,
+  )
+  .join('\n')}
+  sandbox: { inline: { name: "box", level: "process" } }
+  policies:
+    - inline: { name: "p", rules: [{ id: "all", action: "allow", scope: "all" }] }
+`;
+}
+
+async function text(name: string, input: Record<string, unknown>, id: string): Promise<string> {
+  try {
+    const result = await calls.call(agent, name, input, id);
+    return result.content.map((block) => block.text).join('\n');
+  } catch (error) {
+    if (error instanceof RpcError) return `rpc ${error.code}: ${error.message}`;
+    throw error;
+  }
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-mcp-ask-'));
+  vendor = await startVendorServer();
+  const file = path.join(dataDir, 'claw.yaml');
+  await writeFile(file, manifest(vendor.url));
+  agent = await openAgent({
+    dataDir,
+    appDir: repoRoot,
+    manifest: file,
+    model: { kind: 'provider', name: 'metered' },
+    tools: '**',
+    secrets: createSecretStore({
+      dataDir,
+      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test' },
+      scrypt: FAST_SCRYPT,
+    }),
+  });
+});
+
+afterAll(async () => {
+  await agent?.close();
+  await vendor?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('MCP sampling', () => {
+  it('answers sampling/createMessage with the bound provider, maxTokens capped', async () => {
+    vendor.reply({ kind: 'sse', frames: openaiFrames({ text: ['forty', '-two'] }) });
+    const said = await text('ask', { prompt: 'What is six times seven?', maxTokens: 1e6 }, 'a1');
+    expect(said).toBe('model metered/m said: forty-two');
+    const body = vendor.requests.at(-1)?.body as { max_tokens: number; messages: unknown[] };
+    expect(body.max_tokens).toBe(SAMPLING_LIMITS.maxTokens);
+    expect(body.messages).toEqual([
+      { role: 'system', content: 'Answer briefly.' },
+      { role: 'user', content: 'What is six times seven?' },
+    ]);
+  });
+
+  it('refuses with the quota error (-32021) when over the provider limits, sending nothing', async () => {
+    const before = vendor.requests.length;
+    // 1024 output tokens plus ~1000 of prompt is over tokens_per_request 1500.
+    const said = await text('ask', { prompt: 'x'.repeat(4000), maxTokens: 1024 }, 'a2');
+    expect(said).toMatch(/-32021/);
+    expect(said).toMatch(/tokens_per_request limit 1500/);
+    expect(vendor.requests.length).toBe(before);
+  });
+
+  it('refuses a prompt larger than the sampling bound before any model call', async () => {
+    const before = vendor.requests.length;
+    const said = await text(
+      'ask',
+      { prompt: 'y'.repeat(SAMPLING_LIMITS.chars + 1), maxTokens: 10 },
+      'a3',
+    );
+    expect(said).toMatch(/at most \d+ characters/);
+    expect(vendor.requests.length).toBe(before);
+  });
+});
+
+describe('MCP roots and elicitation', () => {
+  it('declares sampling, roots and elicitation when a model is available', async () => {
+    const caps = JSON.parse(await text('caps', {}, 'c1')) as Record<string, unknown>;
+    expect(Object.keys(caps).sort()).toEqual(['elicitation', 'roots', 'sampling']);
+  });
+
+  it('answers roots/list with the workspace as a file:// root', async () => {
+    const roots = JSON.parse(await text('roots', {}, 'r1')) as { uri: string }[];
+    expect(roots).toEqual([
+      { uri: pathToFileURL(agent.governance.workspace).href, name: 'workspace' },
+    ]);
+  });
+
+  it('declines a form (there is no surface to fill it from inside a tool call)', async () => {
+    expect(await text('form', {}, 'f1')).toBe('elicitation: decline');
+  });
+
+  it('offers no sampling when no model is available', async () => {
+    const connection = new McpConnection({
+      label: 'plain',
+      target: {
+        kind: 'stdio',
+        argv: [process.execPath, server],
+        env: {},
+        network: false,
+        readOnly: [],
+      },
+      spawn: (spec) => {
+        const child = spawn(spec.argv[0] as string, spec.argv.slice(1), {
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
+        return { child, stop: async () => void child.kill() };
+      },
+      requests: { sampler: () => undefined },
+    });
+    try {
+      await connection.connect();
+      const out = await connection.call('caps', {}, new AbortController().signal);
+      expect(JSON.parse(out.content as string)).toEqual({ elicitation: { form: {} } });
+      const asked = await connection.call(
+        'ask',
+        { prompt: 'hi', maxTokens: 5 },
+        new AbortController().signal,
+      );
+      expect(asked.isError).toBe(true);
+      // The server's request finds no handler: the capability was never offered.
+      expect(asked.content).toMatch(/Method not found/);
+    } finally {
+      await connection.close();
+    }
+  });
+});
