@@ -353,8 +353,16 @@ export const SettingsSchema = z.strictObject({
   showReasoning: z.boolean(),
   /** Enter sends (Shift+Enter for a new line); otherwise Ctrl/Cmd+Enter sends. */
   enterSends: z.boolean(),
+  /** The user's standing instructions, added to every run's system prompt. */
+  systemPrompt: z.string().max(8000),
+  /** Sampling temperature for the next runs; null keeps the model's default. */
+  temperature: z.number().min(0).max(2).nullable(),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
+
+/** The folder the agent's tools work in; `canOpen` where this surface can show it (the desktop). */
+export const WorkspaceViewSchema = z.object({ path: z.string(), canOpen: z.boolean() });
+export type WorkspaceView = z.infer<typeof WorkspaceViewSchema>;
 
 export const FeatureStatusSchema = z.object({
   available: z.boolean(),

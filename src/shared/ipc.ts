@@ -10,6 +10,7 @@
  * Pure module: no node:, no electron.
  */
 import { z } from 'zod';
+import { AttachmentSchema, MAX_ATTACHMENTS } from './attachments.js';
 import {
   AppInfoSchema,
   type AssistantEvent,
@@ -33,8 +34,10 @@ import {
   SessionHistorySchema,
   SessionSummarySchema,
   SettingsSchema,
+  WorkspaceViewSchema,
 } from './ipc-schemas.js';
 
+export * from './attachments.js';
 export { IpcCallError, type IpcErrorCode, type IpcResult, unwrapResult } from './ipc-result.js';
 export * from './ipc-schemas.js';
 
@@ -113,6 +116,8 @@ export const ipcContract = {
       /** Continue from this earlier message instead of the session's newest one; null starts a
        * new first message (regenerating or editing the first turn makes a sibling of it). */
       fromMessageId: IdSchema.nullable().optional(),
+      /** Text files given as context of this message (content, never instructions). */
+      attachments: z.array(AttachmentSchema).max(MAX_ATTACHMENTS).optional(),
     }),
     response: z.object({ runId: IdSchema, sessionId: IdSchema }),
   },
@@ -257,6 +262,21 @@ export const ipcContract = {
 
   'settings.get': { request: Empty, response: SettingsSchema },
   'settings.set': { request: SettingsSchema.partial(), response: SettingsSchema },
+
+  /** The agent's workspace folder, shown in the UI (the browser shows it to copy). */
+  'workspace.get': { request: Empty, response: WorkspaceViewSchema },
+  /** Shows the workspace, or a file in it (relative path), in the system's file manager. */
+  'workspace.open': {
+    request: z.strictObject({
+      path: z
+        .string()
+        .min(1)
+        .max(4096)
+        .regex(/^[^\p{Cc}]+$/u, 'no control characters')
+        .optional(),
+    }),
+    response: Ok,
+  },
 
   /** The OpenAI-compatible endpoint serving the app's local model to other apps. */
   'openaiEndpoint.get': { request: Empty, response: OpenAiEndpointViewSchema },

@@ -98,6 +98,8 @@ export function conversationScript(delayMs = 40) {
 export interface AssistantFixture {
   assistant: Assistant;
   dataDir: string;
+  /** The scripted model, whose `requests` show what reached it. */
+  provider: ScriptedProvider;
   close(): Promise<void>;
 }
 
@@ -129,6 +131,7 @@ export async function scriptedAssistant(
   return {
     assistant,
     dataDir,
+    provider,
     close: async () => {
       await assistant.close();
       await rm(dataDir, { recursive: true, force: true });

@@ -3,6 +3,8 @@
  * (wrong types, missing fields, extra fields, oversized values), and dispatch enforces it in
  * front of the real assistant's handlers.
  */
+import { realpath, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch, type IpcHandlers } from '../../src/main/core/ipc/dispatch.js';
 import { createCoreHandlers } from '../../src/main/core/ipc/handlers.js';
@@ -50,8 +52,16 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
   },
   'sessions.history': { valid: { sessionId: ID }, invalid: [{ sessionId: 1 }, { id: ID }] },
   'chat.send': {
-    valid: { text: 'hello', sessionId: ID },
+    valid: { text: 'hello', sessionId: ID, attachments: [{ name: 'notes.md', text: '# hi' }] },
     invalid: [
+      { text: 'hi', attachments: [{ name: '../x', text: 'x' }] },
+      { text: 'hi', attachments: [{ name: 'a\nb', text: 'x' }] },
+      { text: 'hi', attachments: [{ name: 'big.txt', text: long(256 * 1024 + 1) }] },
+      {
+        text: 'hi',
+        attachments: Array.from({ length: 9 }, (_, i) => ({ name: `${i}`, text: '' })),
+      },
+      { text: 'hi', attachments: [{ name: 'x.png', text: '', mediaType: 'image/png' }] },
       { text: '' },
       { text: '   ' },
       { text: long(MAX_MESSAGE_CHARS + 1) },
@@ -150,7 +160,19 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
   'settings.get': { valid: {}, invalid: [{ theme: 'dark' }] },
   'settings.set': {
     valid: { theme: 'dark' },
-    invalid: [{ theme: 'pink' }, { enterSends: 'yes' }, { font: 'x' }],
+    invalid: [
+      { theme: 'pink' },
+      { enterSends: 'yes' },
+      { font: 'x' },
+      { temperature: 2.5 },
+      { temperature: '0.3' },
+      { systemPrompt: 'x'.repeat(8001) },
+    ],
+  },
+  'workspace.get': { valid: {}, invalid: [null, { path: '/' }] },
+  'workspace.open': {
+    valid: { path: 'notes/todo.md' },
+    invalid: [{ path: '' }, { path: 'a\nb' }, { path: long(4097) }, { path: 3 }, { dir: 'x' }],
   },
   'openaiEndpoint.get': { valid: {}, invalid: [{ key: 'x' }] },
   'openaiEndpoint.set': {
@@ -236,6 +258,55 @@ describe('dispatch in front of the real assistant', () => {
       ok: false,
       error: { code: 'not_found' },
     });
+  });
+
+  it('names the workspace, and reveals only what is inside it where the surface can', async () => {
+    const view = unwrapResult(await dispatch(handlers, 'workspace.get', {})) as {
+      path: string;
+      canOpen: boolean;
+    };
+    expect(view.canOpen).toBe(false);
+    expect(await stat(view.path).then((s) => s.isDirectory())).toBe(true);
+    expect(await dispatch(handlers, 'workspace.open', {})).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request' },
+    });
+
+    const revealed: Array<{ path: string; isFolder: boolean }> = [];
+    const desktop = createCoreHandlers({
+      assistant: fixture.assistant,
+      electronVersion: '0',
+      reveal: async (target) => {
+        revealed.push(target);
+      },
+    });
+    expect(unwrapResult(await dispatch(desktop, 'workspace.get', {}))).toEqual({
+      path: view.path,
+      canOpen: true,
+    });
+    await writeFile(path.join(view.path, 'made.txt'), 'x');
+    expect(await dispatch(desktop, 'workspace.open', {})).toEqual({
+      ok: true,
+      value: { ok: true },
+    });
+    expect(await dispatch(desktop, 'workspace.open', { path: 'made.txt' })).toMatchObject({
+      ok: true,
+    });
+    expect(revealed).toEqual([
+      { path: await realpath(view.path), isFolder: true },
+      { path: path.join(await realpath(view.path), 'made.txt'), isFolder: false },
+    ]);
+    for (const outside of ['../escape', '/etc/passwd']) {
+      expect(await dispatch(desktop, 'workspace.open', { path: outside })).toMatchObject({
+        ok: false,
+        error: { code: 'invalid_request' },
+      });
+    }
+    expect(await dispatch(desktop, 'workspace.open', { path: 'absent.txt' })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    });
+    expect(revealed).toHaveLength(2);
   });
 
   it('refuses unknown channels, including prototype keys', async () => {

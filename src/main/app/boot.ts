@@ -4,7 +4,7 @@
  * window, approvals, quit). main.ts calls it with the local model; the Electron E2E suite with
  * a scripted one.
  */
-import { app, type BrowserWindow } from 'electron';
+import { app, type BrowserWindow, shell as electronShell } from 'electron';
 import { EVENT_CHANNEL } from '../../shared/ipc.js';
 import { type ModelChoice, openAgent } from '../core/agent/index.js';
 import { assistantOver } from '../core/assistant/index.js';
@@ -62,6 +62,7 @@ export function bootDesktop(options: BootOptions): void {
       createCoreHandlers({
         assistant: admittingAssistant(assistant, activity),
         electronVersion: process.versions.electron,
+        reveal: revealInFileManager,
       }),
     );
     let window: BrowserWindow | null = null;
@@ -92,4 +93,14 @@ export function bootDesktop(options: BootOptions): void {
       );
       app.exit(1);
     });
+}
+
+/**
+ * A folder opens in the file manager; a file is only selected there, never opened: files the
+ * agent wrote are hostile, and opening one could run it.
+ */
+async function revealInFileManager(target: { path: string; isFolder: boolean }): Promise<void> {
+  if (!target.isFolder) return electronShell.showItemInFolder(target.path);
+  const problem = await electronShell.openPath(target.path);
+  if (problem) throw new Error(problem);
 }

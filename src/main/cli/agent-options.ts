@@ -2,6 +2,8 @@
  * The agent flags every command shares (`pincer run`, `chat`, `gateway`, `runs resume`) and
  * their meaning as the root's options. Nothing is opened here but through the root.
  */
+import { realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import {
   type Agent,
@@ -25,6 +27,7 @@ export interface LocalModelOptions {
   threads?: number;
   contextSize?: number;
   maxArgLength?: number;
+  workspace?: string;
 }
 
 export interface ModelChoiceOptions extends LocalModelOptions {
@@ -71,6 +74,10 @@ export function addModelOptions(command: Command): Command {
       integerIn(1, 100_000_000),
     )
     .option(
+      '--workspace <dir>',
+      "an existing folder the agent's tools work in (default: the profile's own, in the data dir)",
+    )
+    .option(
       '--tools <globs>',
       `tools the model may call, comma-separated (default ${DEFAULT_TOOLS}; "" for none)`,
     );
@@ -103,6 +110,10 @@ export function addModelChoiceOptions(command: Command): Command {
 
 /** A usage problem in the options, or undefined when they make sense. */
 export function checkModelChoice(options: ModelChoiceOptions): string | undefined {
+  if (options.workspace !== undefined) {
+    const problem = workspaceProblem(options.workspace);
+    if (problem) return problem;
+  }
   if (options.toolFormat && !['native', 'text'].includes(options.toolFormat))
     return `--tool-format is native or text, not "${options.toolFormat}"`;
   const protocol = PROTOCOL_NAMES[options.protocol];
@@ -113,6 +124,23 @@ export function checkModelChoice(options: ModelChoiceOptions): string | undefine
     return `--model is required with --protocol ${options.protocol}`;
   }
   return undefined;
+}
+
+/** Why a --workspace folder cannot be used: it must exist and be a directory (never created). */
+function workspaceProblem(dir: string): string | undefined {
+  const stat = statSync(dir, { throwIfNoEntry: false });
+  if (!stat) return `--workspace ${dir}: no such directory`;
+  if (!stat.isDirectory()) return `--workspace ${dir}: not a directory`;
+  return undefined;
+}
+
+/** The folder as the sandbox and the policy compare it: absolute, links resolved. */
+function canonical(dir: string): string {
+  try {
+    return realpathSync(path.resolve(dir));
+  } catch {
+    return path.resolve(dir);
+  }
 }
 
 /** The agent the flags describe: the model choice, the local engine's settings, the rest. */
@@ -130,6 +158,7 @@ export function agentOptionsOf(ctx: CliContext, options: AgentFlags): AgentOptio
     },
     tools: options.tools,
     system: options.system,
+    workspace: options.workspace === undefined ? undefined : canonical(options.workspace),
     generation: { maxTokens: options.maxTokens, temperature: options.temperature },
     onModelSkipped: ({ problem }) =>
       ctx.stderr.write(`pincer: skipping a model that cannot be used: ${problem}\n`),

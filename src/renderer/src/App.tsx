@@ -25,7 +25,13 @@ import { BridgeProvider, useBridge, useCoreEvents } from './lib/bridge-context';
 import { typingIn, withMod } from './lib/keys';
 import { applyTheme } from './lib/theme';
 
-const DEFAULT_SETTINGS: Settings = { theme: 'system', showReasoning: true, enterSends: true };
+const DEFAULT_SETTINGS: Settings = {
+  theme: 'system',
+  showReasoning: true,
+  enterSends: true,
+  systemPrompt: '',
+  temperature: null,
+};
 const NO_STATS: ChatStats = {
   model: null,
   inputTokens: 0,

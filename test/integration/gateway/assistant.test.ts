@@ -189,6 +189,8 @@ describe('sessions', () => {
       theme: 'system',
       showReasoning: true,
       enterSends: true,
+      systemPrompt: '',
+      temperature: null,
     });
     assistant.updateSettings({ theme: 'dark' });
     expect(assistant.settings().theme).toBe('dark');

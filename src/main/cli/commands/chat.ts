@@ -65,6 +65,7 @@ async function banner(agent: Agent, sessionId: string | undefined): Promise<stri
     : agent.models.label();
   return (
     `Pincer chat · model ${what} · session ${sessionId ?? '(new)'}\n` +
+    `Workspace ${agent.governance.workspace}\n` +
     'Ctrl+C stops a reply; /help lists commands; Ctrl+D or /exit quits.\n'
   );
 }

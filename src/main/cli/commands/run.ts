@@ -207,6 +207,9 @@ async function driveRun(
     const opened = await openCliAgent(ctx, options);
     close = opened.close;
     const { runtime, store } = opened.agent;
+    // Said when chosen, so a typo'd but existing folder shows; the default stays quiet for scripts.
+    if (options.workspace !== undefined)
+      ctx.stderr.write(`${command}: workspace ${opened.agent.governance.workspace}\n`);
     const handle = await launch(runtime, controller.signal);
     if ('error' in handle) {
       ctx.stderr.write(`${command}: ${handle.error}\n`);

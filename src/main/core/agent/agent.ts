@@ -82,6 +82,8 @@ export interface AgentOptions {
   /** Tool name globs, comma-separated (default DEFAULT_TOOLS; "" for none). */
   tools?: string;
   system?: string;
+  /** The folder tools work in (an existing directory the user chose); else the profile's own. */
+  workspace?: string;
   generation?: { maxTokens?: number; temperature?: number };
   guards?: Partial<Guards>;
   /** Overrides the shipped model catalog (tests point it at a local file server). */
@@ -126,8 +128,23 @@ export interface Agent {
   onRunEvent(listener: (event: RunEvent) => void): () => void;
   /** Switches model or provider for the next run; refused while a run is in progress. */
   selectModel(choice: ModelChoice): Promise<void>;
+  /** The user's standing instructions and temperature, applied from the next model call. */
+  setPreferences(next: AgentPreferences): void;
   /** Releases everything in reverse order of opening. Runs still going are cancelled first. */
   close(): Promise<void>;
+}
+
+export interface AgentPreferences {
+  /** Added after the identity and memory context; empty adds nothing. */
+  systemPrompt: string;
+  /** null keeps the launch's (or the provider's) default. */
+  temperature: number | null;
+}
+
+/** The user's own instructions follow the agent's context, marked as theirs. */
+function withStandingPrompt(system: string, preferences: AgentPreferences): string {
+  const prompt = preferences.systemPrompt.trim();
+  return prompt ? `${system}\n\n# The user's standing instructions\n${prompt}` : system;
 }
 
 /** Something the root opened, and how to release it. */
@@ -207,6 +224,7 @@ async function assemble(
   const governed = governanceFromManifest(claw, {
     dataDir: options.dataDir,
     facts: (name) => registry.facts(name),
+    workspace: options.workspace,
   });
   const governance = { ...governed, audit: new AuditLog(db, governed.scanner) };
   // Every stored secret is known to the scanner before the first tool runs, not only those read;
@@ -305,6 +323,7 @@ async function assemble(
       }
     }
   };
+  const preferences: AgentPreferences = { systemPrompt: '', temperature: null };
   const runtime = new AgentRuntime({
     store,
     model: models.access,
@@ -317,9 +336,12 @@ async function assemble(
     approvals: governance.broker,
     redact: (value) => governance.scanner.redactValue(value),
     caps: governance.caps,
-    system: (request) => memory.system(request),
+    system: async (request) => withStandingPrompt(await memory.system(request), preferences),
     history: memory.history,
-    generation: options.generation,
+    generation: () => ({
+      ...options.generation,
+      ...(preferences.temperature !== null ? { temperature: preferences.temperature } : {}),
+    }),
     guards: options.guards,
     onEvent: publish,
   });
@@ -397,6 +419,9 @@ async function assemble(
     onRunEvent(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    setPreferences(next) {
+      Object.assign(preferences, next);
     },
     async selectModel(choice) {
       if (runtime.activeRuns > 0)

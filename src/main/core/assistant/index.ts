@@ -7,6 +7,7 @@
  * No secret value and no file path the user did not choose (a model is named by its file name).
  */
 
+import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import type {
   AssistantEvent,
@@ -17,6 +18,7 @@ import type {
   RiskTier,
   RunEventView,
   SecretsView,
+  Settings,
   StepView,
 } from '../../../shared/ipc-schemas.js';
 import { AssistantEventSchema } from '../../../shared/ipc-schemas.js';
@@ -44,7 +46,9 @@ import { settingsFromManifest } from '../sandbox/index.js';
 import { secretRedactor } from '../secrets/index.js';
 import type { MessageId, RunId, SessionId } from '../terms.js';
 import { directCallContext, readTypedInput } from '../toolcall/index.js';
+import { ConfinementError, confine } from '../workspace-fs/index.js';
 import { approvalPreview } from './approval-preview.js';
+import { messageWithAttachments } from './attachments.js';
 import { ModelDownloads } from './downloads.js';
 import { exportConversation } from './export.js';
 import { McpServers } from './mcp-servers.js';
@@ -102,6 +106,9 @@ export async function assistantOver(
   };
 
   const book = new SessionBook(store, (id) => runtime.isSessionBusy(id));
+  const applyPreferences = ({ systemPrompt, temperature }: Settings) =>
+    agent.setPreferences({ systemPrompt, temperature });
+  applyPreferences(book.settings());
   const connections = new ConnectionBook(store.db);
   const search = new ChatSearch(store.db, () => book.deletedIds());
   const versions = new MessageVersions(store.db);
@@ -378,11 +385,13 @@ export async function assistantOver(
       };
     },
 
-    send({ sessionId, text, fromMessageId }) {
+    send({ sessionId, text: typedText, fromMessageId, attachments }) {
       const isNew = !sessionId;
       if (sessionId) requireSession(sessionId);
-      // `@fs/list{path="."}` typed in the chat runs the tools directly, still under policy.
-      const typed = readTypedInput(text);
+      // `@fs/list{path="."}` typed in the chat runs the tools directly, still under policy; an
+      // attached file's content is never read as a tool call.
+      const typed = readTypedInput(typedText);
+      const text = messageWithAttachments(typedText, attachments ?? []);
       if (typed.kind === 'invalid') {
         const { line, column, detail } = typed.error;
         throw new InvalidRequest(`tool call, line ${line}, column ${column}: ${detail}`);
@@ -592,8 +601,19 @@ export async function assistantOver(
     },
 
     settings: () => book.settings(),
+    workspace: () => governance.workspace,
+    async workspaceTarget(relative) {
+      // Tool cards name files relative to the workspace; a path out of it (.., a link) is refused.
+      const target = await confine(governance.workspace, relative ?? '.').catch((error) => {
+        throw error instanceof ConfinementError ? new InvalidRequest(error.message) : error;
+      });
+      const found = await stat(target).catch(() => undefined);
+      if (!found) throw new NotFound(`"${relative ?? '.'}" is not in the workspace`);
+      return { path: target, isFolder: found.isDirectory() };
+    },
     updateSettings(patch) {
       const next = book.saveSettings(patch);
+      applyPreferences(next);
       emit({ topic: 'settings.changed', settings: next });
       return next;
     },

@@ -46,6 +46,8 @@ export const DEFAULT_SETTINGS: Settings = {
   theme: 'system',
   showReasoning: true,
   enterSends: true,
+  systemPrompt: '',
+  temperature: null,
 };
 
 export class SessionNotFoundError extends PincerError {

@@ -1,5 +1,6 @@
 /** What the assistant is given and what it offers: the surface both transports build on. */
 
+import type { Attachment } from '../../../shared/attachments.js';
 import type {
   AppInfo,
   AssistantEvent,
@@ -28,6 +29,8 @@ export interface SendOptions {
   sessionId?: string;
   text: string;
   fromMessageId?: string | null;
+  /** Text files that become context of this message (see attachments.ts). */
+  attachments?: Attachment[];
 }
 
 export interface ProviderRequest {
@@ -109,6 +112,10 @@ export interface Assistant {
   setAutonomy(level: Autonomy): PoliciesView;
 
   settings(): Settings;
+  /** The folder the agent's tools work in. */
+  workspace(): string;
+  /** A path inside the workspace (relative, as tool cards show it), confined like a tool's. */
+  workspaceTarget(relative?: string): Promise<{ path: string; isFolder: boolean }>;
   updateSettings(patch: Partial<Settings>): Settings;
 
   skills(): Array<{ name: string; description: string; enabled: boolean; trust: string }>;

@@ -1,5 +1,5 @@
 import type { AppInfo } from '../../../shared/ipc.js';
-import type { Assistant } from '../assistant/index.js';
+import { type Assistant, InvalidRequest } from '../assistant/index.js';
 import { PINCER_VERSION, PRODUCT_NAME } from '../product.js';
 import type { IpcHandlers } from './dispatch.js';
 
@@ -7,12 +7,15 @@ export interface CoreHandlerOptions {
   assistant: Assistant;
   /** Electron's version when the desktop shell hosts the core; null when headless. */
   electronVersion: string | null;
+  /** Shows a folder or file in the system's file manager (the desktop); absent when headless. */
+  reveal?: (target: { path: string; isFolder: boolean }) => Promise<void>;
 }
 
 /** The core side of the contract, identical whichever transport carries the call. */
 export function createCoreHandlers({
   assistant: a,
   electronVersion,
+  reveal,
 }: CoreHandlerOptions): IpcHandlers {
   const info: AppInfo = {
     name: PRODUCT_NAME,
@@ -94,6 +97,12 @@ export function createCoreHandlers({
     'settings.get': () => a.settings(),
     'settings.set': (patch) => a.updateSettings(patch),
 
+    'workspace.get': () => ({ path: a.workspace(), canOpen: reveal !== undefined }),
+    'workspace.open': async ({ path }) => {
+      if (!reveal) throw new InvalidRequest('this window cannot open folders: copy the path');
+      await reveal(await a.workspaceTarget(path));
+      return { ok: true as const };
+    },
     'openaiEndpoint.get': () => a.openaiEndpoint.view(),
     'openaiEndpoint.set': (patch) => a.openaiEndpoint.configure(patch),
     'openaiEndpoint.rotateKey': () => a.openaiEndpoint.rotateKey(),

@@ -24,6 +24,8 @@ export interface GovernanceOptions {
   dataDir: string;
   /** Facts of the tools the registry (#5) knows; manifest tools are described from the manifest. */
   facts?: (name: string) => ToolFacts | undefined;
+  /** The folder the agent works in, when the user chose one (else one per identity in the data dir). */
+  workspace?: string;
 }
 
 /** Manifest-declared tools: category from the `category` label, tier from the annotations. */
@@ -58,7 +60,8 @@ export function governanceFromManifest(claw: ResolvedClaw, options: GovernanceOp
     maxBytes: claw.sandbox?.spec.resource_limits?.max_output_bytes,
   });
   const broker = new ApprovalBroker();
-  const workspace = path.join(options.dataDir, 'workspace', claw.identity.name);
+  const workspace =
+    options.workspace ?? path.join(options.dataDir, 'workspace', claw.identity.name);
   const declared = manifestToolFacts(claw);
   const limits = claw.policies.map((p) => p.spec.rate_limits ?? {});
   const strictest = (values: Array<number | undefined>) => {

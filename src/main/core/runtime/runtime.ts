@@ -53,6 +53,11 @@ import { Lanes } from './lanes.js';
 import { advance, isFinal, type RunState, type RunTransition } from './state.js';
 import { originOf, type RunRow, type RunStore } from './store.js';
 
+export interface GenerationOptions {
+  maxTokens?: number;
+  temperature?: number;
+}
+
 export interface RuntimeDeps {
   store: RunStore;
   model: ModelAccess;
@@ -66,7 +71,8 @@ export interface RuntimeDeps {
   guards?: Partial<Guards>;
   maxConcurrentRuns?: number;
   /** Applied to every model call of every run. */
-  generation?: { maxTokens?: number; temperature?: number };
+  /** Read at each model call when a function (the user's settings change between runs). */
+  generation?: GenerationOptions | (() => GenerationOptions);
   /** Scrubs secrets from every event before anyone sees it (#7's scanner). */
   redact?: <T>(value: T) => T;
   /** What the model sees of the history (compaction), and a background step after replies. */
@@ -367,7 +373,9 @@ class RunLoop {
           this.history.map((entry) => entry.message),
         tools: this.tools.definitions(),
         conversationId: this.run.sessionId,
-        ...this.deps.generation,
+        ...(typeof this.deps.generation === 'function'
+          ? this.deps.generation()
+          : this.deps.generation),
         ...(first && requireTool ? { toolChoice: 'required' as const } : {}),
       };
       this.go('call_model');

@@ -5,6 +5,7 @@
 import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { errorText } from '../../../shared/format';
 import type {
+  Attachment,
   ChatMessage,
   PendingApprovalView,
   RunEventView,
@@ -159,7 +160,11 @@ export function ChatView({
    * Sends `text`. `from` continues from an earlier message (a regenerated or edited turn: null
    * for the first one); by default the turn follows the version in view.
    */
-  async function send(text: string, from?: string | null): Promise<boolean> {
+  async function send(
+    text: string,
+    from?: string | null,
+    attachments: Attachment[] = [],
+  ): Promise<boolean> {
     sending.current = true;
     early.current = [];
     setError(null);
@@ -168,13 +173,14 @@ export function ChatView({
     setLive(startLiveRun('pending', text));
     const after = from !== undefined ? from : history?.messages.at(-1)?.id;
     try {
+      const request = sessionId
+        ? after !== undefined
+          ? { sessionId, text, fromMessageId: after }
+          : { sessionId, text }
+        : { text };
       const started = await bridge.invoke(
         'chat.send',
-        sessionId
-          ? after !== undefined
-            ? { sessionId, text, fromMessageId: after }
-            : { sessionId, text }
-          : { text },
+        attachments.length > 0 ? { ...request, attachments } : request,
       );
       const mine = early.current.filter((event) => event.run_id === started.runId);
       early.current = [];
@@ -477,7 +483,7 @@ export function ChatView({
         disabled={!!disabledReason}
         disabledReason={disabledReason ?? undefined}
         enterSends={settings.enterSends}
-        onSend={send}
+        onSend={(text, attachments) => send(text, undefined, attachments)}
         onCancel={cancel}
         toolbar={toolbar}
       />

@@ -1,5 +1,10 @@
-/** The message box: Enter sends (or Ctrl+Enter, per settings), Escape stops a running reply. */
+/**
+ * The message box: Enter sends (or Ctrl+Enter, per settings), Escape stops a running reply.
+ * Text files attach by the button, by dropping them on the box or by pasting them.
+ */
 import {
+  type ClipboardEvent,
+  type DragEvent,
   type FormEvent,
   type KeyboardEvent,
   type ReactNode,
@@ -7,6 +12,8 @@ import {
   useRef,
   useState,
 } from 'react';
+import type { Attachment } from '../../../shared/ipc';
+import { addAttachments } from '../lib/attach';
 
 export function Composer({
   busy,
@@ -22,13 +29,34 @@ export function Composer({
   busy: boolean;
   disabled: boolean;
   enterSends: boolean;
-  onSend: (text: string) => Promise<boolean>;
+  onSend: (text: string, attachments: Attachment[]) => Promise<boolean>;
   onCancel: () => void;
   /** Shown under the message box (the model picker). */
   toolbar?: ReactNode;
 }) {
   const [draft, setDraft] = useState('');
+  const [files, setFiles] = useState<Attachment[]>([]);
+  const [refused, setRefused] = useState<string[]>([]);
   const box = useRef<HTMLTextAreaElement>(null);
+  const picker = useRef<HTMLInputElement>(null);
+
+  async function attach(picked: readonly File[]) {
+    if (picked.length === 0 || disabled) return;
+    const result = await addAttachments(files, picked);
+    setFiles(result.attachments);
+    setRefused(result.refused);
+  }
+  function onDrop(event: DragEvent<HTMLFormElement>) {
+    if (event.dataTransfer.files.length === 0) return;
+    event.preventDefault();
+    void attach([...event.dataTransfer.files]);
+  }
+  function onPaste(event: ClipboardEvent<HTMLTextAreaElement>) {
+    // Pasted text stays text; only pasted files become attachments.
+    if (event.clipboardData.files.length === 0) return;
+    event.preventDefault();
+    void attach([...event.clipboardData.files]);
+  }
 
   // Keyboard first: a new or opened conversation is ready to type into.
   useEffect(() => {
@@ -47,9 +75,15 @@ export function Composer({
     event?.preventDefault();
     const text = draft.trim();
     if (!text || busy || disabled) return;
+    const sent = files;
     setDraft('');
-    // A refused send gives the words back rather than losing them.
-    if (!(await onSend(text))) setDraft(text);
+    setFiles([]);
+    setRefused([]);
+    // A refused send gives the words and files back rather than losing them.
+    if (!(await onSend(text, sent))) {
+      setDraft(text);
+      setFiles(sent);
+    }
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
@@ -67,7 +101,12 @@ export function Composer({
   }
 
   return (
-    <form className="composer" onSubmit={submit}>
+    <form
+      className="composer"
+      onSubmit={submit}
+      onDragOver={(event) => event.preventDefault()}
+      onDrop={onDrop}
+    >
       <div className="composer-row">
         <textarea
           ref={box}
@@ -85,6 +124,7 @@ export function Composer({
           }
           onChange={(event) => setDraft(event.target.value)}
           onKeyDown={onKeyDown}
+          onPaste={onPaste}
         />
         {/* Without the core a Stop could reach nothing: the disabled Send says so instead. */}
         {busy && !disabled ? (
@@ -95,6 +135,51 @@ export function Composer({
           <button type="submit" className="primary" disabled={disabled || !draft.trim()}>
             Send
           </button>
+        )}
+      </div>
+      {/* Below the message row: the box and Send stay first in tab order. */}
+      <div className="composer-files">
+        <input
+          ref={picker}
+          type="file"
+          multiple
+          hidden
+          aria-label="Files to attach"
+          onChange={(event) => {
+            void attach([...(event.target.files ?? [])]);
+            event.target.value = '';
+          }}
+        />
+        <button
+          type="button"
+          disabled={disabled}
+          title="Attach text files"
+          onClick={() => picker.current?.click()}
+        >
+          Attach
+        </button>
+        {(files.length > 0 || refused.length > 0) && (
+          <div className="composer-attachments">
+            <ul aria-label="Attached files">
+              {files.map((file) => (
+                <li key={file.name} className="attachment-chip">
+                  <span>{file.name}</span>
+                  <button
+                    type="button"
+                    aria-label={`Remove ${file.name}`}
+                    onClick={() => setFiles(files.filter((f) => f.name !== file.name))}
+                  >
+                    ×
+                  </button>
+                </li>
+              ))}
+            </ul>
+            {refused.map((line) => (
+              <p key={line} className="error-banner" role="alert">
+                {line}
+              </p>
+            ))}
+          </div>
         )}
       </div>
       {toolbar && <div className="composer-toolbar">{toolbar}</div>}

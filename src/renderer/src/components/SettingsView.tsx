@@ -4,16 +4,20 @@ import { useState } from 'react';
 import type { Settings } from '../../../shared/ipc';
 import { AppearanceSection } from './settings/AppearanceSection';
 import { AutonomySection } from './settings/AutonomySection';
+import { BehaviourSection } from './settings/BehaviourSection';
 import { LocalApiSection } from './settings/LocalApiSection';
 import { McpSection } from './settings/McpSection';
 import { ModelsSection } from './settings/ModelsSection';
 import { ProvidersSection } from './settings/ProvidersSection';
 import { SkillsSection } from './settings/SkillsSection';
+import { WorkspaceSection } from './settings/WorkspaceSection';
 
 export type Section =
   | 'models'
   | 'providers'
   | 'autonomy'
+  | 'behaviour'
+  | 'workspace'
   | 'skills'
   | 'mcp'
   | 'appearance'
@@ -23,6 +27,8 @@ const SECTIONS: Array<[Section, string]> = [
   ['models', 'Models'],
   ['providers', 'Providers & keys'],
   ['autonomy', 'Autonomy & policies'],
+  ['behaviour', 'Model behaviour'],
+  ['workspace', 'Workspace'],
   ['skills', 'Skills & memory'],
   ['mcp', 'MCP servers'],
   ['appearance', 'Appearance & keyboard'],
@@ -60,6 +66,15 @@ export function SettingsView({
         {section === 'models' && <ModelsSection />}
         {section === 'providers' && <ProvidersSection />}
         {section === 'autonomy' && <AutonomySection />}
+        {section === 'behaviour' && (
+          // Saved values (loaded late, or changed elsewhere) replace the draft.
+          <BehaviourSection
+            key={`${settings.systemPrompt}\u0000${settings.temperature}`}
+            settings={settings}
+            onChange={onChange}
+          />
+        )}
+        {section === 'workspace' && <WorkspaceSection />}
         {section === 'skills' && <SkillsSection />}
         {section === 'mcp' && <McpSection />}
         {section === 'appearance' && <AppearanceSection settings={settings} onChange={onChange} />}

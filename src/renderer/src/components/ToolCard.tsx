@@ -3,6 +3,7 @@ import type { ReactNode } from 'react';
 import { formatDuration, prettyJson } from '../../../shared/format';
 import type { RiskTier, ToolCallView } from '../../../shared/ipc';
 import { ToolIcon } from './Icons';
+import { WrittenFiles } from './WrittenFiles';
 
 export type ToolCardData = Omit<ToolCallView, 'tier'> & { tier?: RiskTier };
 
@@ -64,6 +65,7 @@ export function ToolCard({ call, children }: { call: ToolCardData; children?: Re
         </p>
       )}
       {children}
+      <WrittenFiles call={call} />
       <details open={open}>
         <summary>Arguments</summary>
         <pre className="json">{prettyJson(call.input)}</pre>
