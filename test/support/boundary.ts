@@ -69,6 +69,23 @@ export function moduleOf(rel: string): string | undefined {
   return surface?.[1];
 }
 
+/**
+ * The one file other modules import a folder module through (its index), or undefined for a
+ * single-file module and for the surfaces, which nothing imports.
+ */
+function publicEntryOf(module: string, resolved: string): string | undefined {
+  const folder = `src/main/core/${module}/`;
+  return resolved.startsWith(folder) ? `${folder}index.js` : undefined;
+}
+
+/**
+ * A dynamic `import()` may name a module's inner file: it is a deliberate lazy edge (a command
+ * or an engine loaded on first use), and a barrel would load the whole module up front.
+ */
+function isLazy(text: string, pos: number): boolean {
+  return /\bimport\s*\(\s*['"`]?$/.test(text.slice(Math.max(0, pos - 30), pos));
+}
+
 const layerOf = (module: string) => LAYERS.findIndex((layer) => layer.includes(module));
 
 /** One cycle through `graph` (module -> modules it imports), or undefined when acyclic. */
@@ -109,7 +126,7 @@ export async function findBoundaryViolations(root: string): Promise<BoundaryViol
     const rel = path.relative(root, file).split(path.sep).join('/');
     const text = await readFile(file, 'utf8');
     const { importedFiles } = ts.preProcessFile(text, true, true);
-    for (const { fileName: specifier } of importedFiles) {
+    for (const { fileName: specifier, pos } of importedFiles) {
       const resolved = specifier.startsWith('.')
         ? path
             .relative(root, path.resolve(path.dirname(file), specifier))
@@ -121,6 +138,14 @@ export async function findBoundaryViolations(root: string): Promise<BoundaryViol
       if (from && to && from !== to) {
         if (!modules.has(from)) modules.set(from, new Set());
         modules.get(from)?.add(to);
+        const entry = publicEntryOf(to, resolved ?? '');
+        if (entry && resolved !== entry && !isLazy(text, pos)) {
+          violations.push({
+            file: rel,
+            specifier,
+            rule: `module ${to} is imported through ${entry.replace(/\.js$/, '.ts')}`,
+          });
+        }
         const [above, below] = [layerOf(from), layerOf(to)];
         if (above < 0 || below < 0) {
           const unknown = above < 0 ? from : to;

@@ -59,21 +59,44 @@ describe('house rules: module boundaries', () => {
     it('flags a module importing a higher layer, and a cycle within one layer', async () => {
       const root = await tree({
         // policy (layer 1) reaching up into memory (layer 2)
-        'src/main/core/policy/rules.ts':
-          "import { d } from '../memory/threads.js';\nexport { d };\n",
+        'src/main/core/policy/rules.ts': "import { d } from '../memory/index.js';\nexport { d };\n",
+        'src/main/core/memory/index.ts': "export { d } from './threads.js';\n",
         'src/main/core/memory/threads.ts': 'export const d = 1;\n',
         // tools -> sandbox -> tools, both layer 1
-        'src/main/core/tools/net.ts': "import { a } from '../sandbox/address.js';\nexport { a };\n",
-        'src/main/core/sandbox/address.ts': "export { t as a } from '../tools/types.js';\n",
+        'src/main/core/tools/net.ts': "import { a } from '../sandbox/index.js';\nexport { a };\n",
+        'src/main/core/sandbox/index.ts': "export { t as a } from '../tools/index.js';\n",
+        'src/main/core/tools/index.ts': "export { t } from './types.js';\n",
         'src/main/core/tools/types.ts': 'export const t = 1;\n',
         // an unplaced module is named, not ignored
-        'src/main/core/extra/x.ts': "export { d } from '../memory/threads.js';\n",
+        'src/main/core/extra/x.ts': "export { d } from '../memory/index.js';\n",
       });
       const rules = (await findBoundaryViolations(root)).map((v) => v.rule).sort();
       expect(rules).toEqual([
         'import cycle: sandbox -> tools -> sandbox',
         'layer order: policy (layer 1) imports memory (layer 2)',
         'module extra has no layer',
+      ]);
+    });
+
+    it('flags a module reached past its index, except by a lazy import()', async () => {
+      const root = await tree({
+        'src/main/core/memory/index.ts': "export { d } from './threads.js';\n",
+        'src/main/core/memory/threads.ts': 'export const d = 1;\n',
+        'src/main/core/dates.ts': 'export const today = 1;\n',
+        'src/main/core/agent/static.ts':
+          "import { d } from '../memory/threads.js';\nexport { d };\n",
+        'src/main/core/agent/reexport.ts': "export { d } from '../memory/threads.js';\n",
+        'src/main/core/agent/ok.ts': [
+          "import { d } from '../memory/index.js';",
+          "import { today } from '../dates.js';",
+          "export const lazy = () => import('../memory/threads.js');",
+          'export { d, today };',
+        ].join('\n'),
+      });
+      const found = await findBoundaryViolations(root);
+      expect(found.map((v) => `${v.file}: ${v.rule}`).sort()).toEqual([
+        'src/main/core/agent/reexport.ts: module memory is imported through src/main/core/memory/index.ts',
+        'src/main/core/agent/static.ts: module memory is imported through src/main/core/memory/index.ts',
       ]);
     });
 

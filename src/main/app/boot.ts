@@ -8,11 +8,14 @@ import { app, type BrowserWindow, shell as electronShell } from 'electron';
 import { EVENT_CHANNEL } from '../../shared/ipc.js';
 import { type ModelChoice, openAgent } from '../core/agent/index.js';
 import { assistantOver } from '../core/assistant/index.js';
-import { AgentActivity } from '../core/desktop/activity.js';
-import { admittingAssistant, shellCoreFromAssistant } from '../core/desktop/assistant-core.js';
-import { startBackgroundChannels } from '../core/desktop/background.js';
-import { claimSingleInstance } from '../core/desktop/window-control.js';
-import { createCoreHandlers } from '../core/ipc/handlers.js';
+import {
+  AgentActivity,
+  admittingAssistant,
+  claimSingleInstance,
+  shellCoreFromAssistant,
+  startBackgroundChannels,
+} from '../core/desktop/index.js';
+import { createCoreHandlers } from '../core/ipc/index.js';
 import { resolveDataDir } from '../core/paths.js';
 import { createSecretStore } from '../core/secrets/index.js';
 import { registerIpc } from './ipc.js';

@@ -1,7 +1,7 @@
 import { ipcMain } from 'electron';
 import { channelNames } from '../../shared/ipc.js';
-import type { IpcHandlers } from '../core/ipc/dispatch.js';
-import { dispatch } from '../core/ipc/dispatch.js';
+import type { IpcHandlers } from '../core/ipc/index.js';
+import { dispatch } from '../core/ipc/index.js';
 import { isTrustedRendererUrl } from './renderer-origin.js';
 
 /** Wires every channel of the contract to the core, refusing calls from any other frame. */

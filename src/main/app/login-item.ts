@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { app } from 'electron';
-import { autostartFile, loginItemSettings, setLinuxAutostart } from '../core/desktop/login-item.js';
+import { autostartFile, loginItemSettings, setLinuxAutostart } from '../core/desktop/index.js';
 
 /** Start at login: the OS login item on macOS/Windows, an XDG autostart entry on Linux. */
 export async function applyStartAtLogin(enabled: boolean): Promise<void> {

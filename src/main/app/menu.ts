@@ -1,5 +1,5 @@
 import { app, Menu } from 'electron';
-import { appMenuTemplate } from '../core/desktop/app-menu.js';
+import { appMenuTemplate } from '../core/desktop/index.js';
 
 /** The application menu; its content (no Reload/DevTools when packaged) is app-menu.ts's. */
 export function installAppMenu(): void {

@@ -1,7 +1,11 @@
 import { type BrowserWindow, dialog, Notification, shell } from 'electron';
-import type { ApprovalNotice } from '../core/desktop/approval-dialog.js';
-import { type NativeApprovalUi, windowAttended } from '../core/desktop/approval-router.js';
-import { externalLinkPrompt, openExternalSafely } from '../core/desktop/web-guard.js';
+import type { ApprovalNotice } from '../core/desktop/index.js';
+import {
+  externalLinkPrompt,
+  type NativeApprovalUi,
+  openExternalSafely,
+  windowAttended,
+} from '../core/desktop/index.js';
 import { appResource } from './app-paths.js';
 
 /** OS notifications; false where the system shows none. */

@@ -6,7 +6,7 @@ import {
   APP_SCHEME_PRIVILEGES,
   isAppUrl,
   serveRendererRequest,
-} from '../core/desktop/renderer-files.js';
+} from '../core/desktop/index.js';
 
 /** electron-vite sets this in development; packaged builds serve the built renderer folder. */
 const devServerUrl = process.env.ELECTRON_RENDERER_URL;

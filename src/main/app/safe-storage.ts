@@ -1,5 +1,5 @@
 import { safeStorage } from 'electron';
-import type { StringEncryptor } from '../core/secrets/types.js';
+import type { StringEncryptor } from '../core/secrets/index.js';
 
 /** Set to 1 to accept Linux's "basic_text" safeStorage backend (a hardcoded key: obfuscation only). */
 export const ALLOW_BASIC_TEXT_ENV = 'PINCER_ALLOW_BASIC_TEXT';

@@ -1,6 +1,6 @@
 import { app, session } from 'electron';
 import { RENDERER_CSP } from '../../shared/csp.js';
-import { decidePermission, guardWebContents } from '../core/desktop/web-guard.js';
+import { decidePermission, guardWebContents } from '../core/desktop/index.js';
 import { isTrustedRendererUrl } from './renderer-origin.js';
 
 /**

@@ -4,17 +4,24 @@
  * tested module in src/main/core/desktop; this file hands them Electron's objects.
  */
 import { app, type BrowserWindow, globalShortcut, screen } from 'electron';
-import { AgentActivity } from '../core/desktop/activity.js';
-import { ApprovalRouter, windowAttended } from '../core/desktop/approval-router.js';
-import type { ShellCoreParts } from '../core/desktop/assistant-core.js';
-import { CLOSE_TO_TRAY_NOTICE, CloseToTray } from '../core/desktop/close-to-tray.js';
-import { QuitCoordinator } from '../core/desktop/quit.js';
-import { RunEventTracker } from '../core/desktop/run-events.js';
-import { DesktopSettingsStore, desktopSettingsPath } from '../core/desktop/settings.js';
-import { registerSummonShortcut } from '../core/desktop/shortcut.js';
-import { TrayController } from '../core/desktop/tray-controller.js';
-import { initialBounds, MAIN_WINDOW_SIZING } from '../core/desktop/window-bounds.js';
-import { startsHidden, summonWindow } from '../core/desktop/window-control.js';
+import type { ShellCoreParts } from '../core/desktop/index.js';
+import {
+  AgentActivity,
+  ApprovalRouter,
+  CLOSE_TO_TRAY_NOTICE,
+  CloseToTray,
+  DesktopSettingsStore,
+  desktopSettingsPath,
+  initialBounds,
+  MAIN_WINDOW_SIZING,
+  QuitCoordinator,
+  RunEventTracker,
+  registerSummonShortcut,
+  startsHidden,
+  summonWindow,
+  TrayController,
+  windowAttended,
+} from '../core/desktop/index.js';
 import { applyStartAtLogin, openedAtLogin } from './login-item.js';
 import { installAppMenu } from './menu.js';
 import { nativeApprovalUi, notify } from './native-ui.js';

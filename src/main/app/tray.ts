@@ -1,5 +1,5 @@
 import { Menu, type MenuItemConstructorOptions, nativeImage, Tray } from 'electron';
-import type { TrayView } from '../core/desktop/tray-controller.js';
+import type { TrayView } from '../core/desktop/index.js';
 import { appResource } from './app-paths.js';
 
 /** The Electron Tray as the controller's view; all decisions are in TrayController. */

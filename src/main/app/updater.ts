@@ -1,6 +1,6 @@
 import { app } from 'electron';
 import electronUpdater from 'electron-updater';
-import { planUpdates } from '../core/desktop/updates.js';
+import { planUpdates } from '../core/desktop/index.js';
 
 /**
  * electron-updater, off unless a feed is configured (settings or PINCER_UPDATE_FEED) in a

@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { BrowserWindow } from 'electron';
-import { HARDENED_WEB_PREFERENCES } from '../core/desktop/web-guard.js';
 import {
   boundsToSave,
+  HARDENED_WEB_PREFERENCES,
   type InitialBounds,
   MAIN_WINDOW_SIZING,
   type WindowBounds,
-} from '../core/desktop/window-bounds.js';
+} from '../core/desktop/index.js';
 import { rendererUrl } from './renderer-origin.js';
 
 export interface MainWindowEvents {

@@ -12,8 +12,8 @@ import {
   type ModelChoice,
   openAgent,
 } from '../core/agent/index.js';
-import { describeContext } from '../core/memory/context.js';
-import { ADAPTERS, type HttpProtocol } from '../core/models/http-provider.js';
+import { describeContext } from '../core/memory/index.js';
+import { ADAPTERS, type HttpProtocol } from '../core/models/index.js';
 import type { CliContext } from './context.js';
 import { integerIn, numberIn } from './options.js';
 import { terminalApprovals } from './terminal-approvals.js';

@@ -4,7 +4,7 @@
  * else typed at the prompt is a message.
  */
 import type { Agent, ModelOptions } from '../core/agent/index.js';
-import { SessionBook } from '../core/assistant/sessions.js';
+import { SessionBook } from '../core/assistant/index.js';
 import type { SessionId } from '../core/terms.js';
 import type { CliContext } from './context.js';
 

@@ -1,4 +1,4 @@
-import { isDamagedDatabase, profileDatabasePath } from '../core/storage/database.js';
+import { isDamagedDatabase, profileDatabasePath } from '../core/storage/index.js';
 import type { CliContext } from './context.js';
 
 /**

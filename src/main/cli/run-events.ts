@@ -1,4 +1,4 @@
-import type { RunEvent } from '../core/runtime/events.js';
+import type { RunEvent } from '../core/runtime/index.js';
 import type { CliContext } from './context.js';
 import { writeControl } from './terminal-text.js';
 

@@ -1,11 +1,11 @@
 import { createInterface, type Interface } from 'node:readline';
 import { summarizeArguments } from '../../shared/abridge.js';
+import type { ContentScanner } from '../core/policy/index.js';
 import {
   type ApprovalBroker,
   type PendingApproval,
   sessionGrantText,
-} from '../core/policy/broker.js';
-import type { ContentScanner } from '../core/policy/scanner.js';
+} from '../core/policy/index.js';
 import type { CliContext } from './context.js';
 
 const ANSWERS: Record<string, 'approve' | 'deny' | 'approve-for-session'> = {

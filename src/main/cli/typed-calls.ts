@@ -3,8 +3,7 @@
  * here, run by the runtime under the same policy, approvals and audit as a model's calls.
  */
 import { MAX_MESSAGE_CHARS } from '../../shared/ipc.js';
-import type { AgentRuntime, RunHandle, StartOptions } from '../core/runtime/runtime.js';
-import type { RunStore } from '../core/runtime/store.js';
+import type { AgentRuntime, RunHandle, RunStore, StartOptions } from '../core/runtime/index.js';
 import { createSecretStore, secretRedactor } from '../core/secrets/index.js';
 import type { RunId } from '../core/terms.js';
 import { directCallContext, readTypedInput } from '../core/toolcall/index.js';

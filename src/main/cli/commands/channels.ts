@@ -4,10 +4,10 @@
  * reads it on the sender's next message).
  */
 import type { Command } from 'commander';
-import { ChannelRecords } from '../../core/channels/records.js';
+import { ChannelRecords } from '../../core/channels/index.js';
 import { loadActiveClaw, resourcesDirOf } from '../../core/ckp/index.js';
 import { lockHolder } from '../../core/daemon/index.js';
-import { openDatabase, profileDatabasePath } from '../../core/storage/database.js';
+import { openDatabase, profileDatabasePath } from '../../core/storage/index.js';
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
 import { describeChannels, readStatus } from './daemon.js';

@@ -1,8 +1,8 @@
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { type Agent, ModelOptions } from '../../core/agent/index.js';
-import { ConnectionBook } from '../../core/models/connections.js';
-import type { RunHandle } from '../../core/runtime/runtime.js';
+import { ConnectionBook } from '../../core/models/index.js';
+import type { RunHandle } from '../../core/runtime/index.js';
 import type { SessionId } from '../../core/terms.js';
 import {
   addModelChoiceOptions,

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { type Assistant, createAssistant } from '../../core/assistant/index.js';
-import { startAssistantGateway } from '../../core/gateway/server.js';
+import { startAssistantGateway } from '../../core/gateway/index.js';
 import {
   addModelChoiceOptions,
   addModelOptions,

@@ -12,8 +12,8 @@ import {
   McpConfigError,
   readMcpServers,
   removeMcpServer,
-} from '../../core/mcp/config.js';
-import { serveMcp } from '../../core/mcp-server/server.js';
+} from '../../core/mcp/index.js';
+import { serveMcp } from '../../core/mcp-server/index.js';
 import { agentOptionsOf, modelChoiceOf } from '../agent-options.js';
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';

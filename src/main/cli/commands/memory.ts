@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
-import { MemoryError } from '../../core/memory/errors.js';
-import { parseScope, scopeKey } from '../../core/memory/facts.js';
 import {
   findEmbeddingModel,
+  formatHit,
+  MemoryError,
   type OpenedMemory,
   openProfileMemory,
-} from '../../core/memory/open.js';
-import { formatHit } from '../../core/memory/tool-access.js';
+  parseScope,
+  scopeKey,
+} from '../../core/memory/index.js';
 import { type CliContext, ExitCode } from '../context.js';
 import { describeError } from '../errors.js';
 import { integerIn } from '../options.js';

@@ -1,14 +1,15 @@
 import type { Command } from 'commander';
-import { findEntry } from '../../core/local/catalog.js';
-import { errorMessage, isLocalEngineError } from '../../core/local/errors.js';
 import {
+  errorMessage,
+  findEntry,
+  isLocalEngineError,
   listInstalled,
+  localSetup,
   modelPath,
   type PullProgress,
   pullModel,
   removeModel,
-} from '../../core/local/model-manager.js';
-import { localSetup } from '../../core/local/setup.js';
+} from '../../core/local/index.js';
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
 import { writeControl } from '../terminal-text.js';

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { textOf } from '../../../shared/messages.js';
 import { openAgentRecords } from '../../core/agent/index.js';
-import type { AgentRuntime, RunHandle } from '../../core/runtime/runtime.js';
-import type { RunRow, RunStore } from '../../core/runtime/store.js';
+import type { AgentRuntime, RunHandle, RunRow, RunStore } from '../../core/runtime/index.js';
 import type { MessageId, RunId, SessionId } from '../../core/terms.js';
 import {
   addModelChoiceOptions,

@@ -5,10 +5,8 @@
  */
 import type { Command } from 'commander';
 import { openLocalEngine } from '../../core/agent/index.js';
-import { errorMessage } from '../../core/local/errors.js';
-import { modelPath } from '../../core/local/model-manager.js';
-import { localSetup } from '../../core/local/setup.js';
-import { findEmbeddingModel } from '../../core/memory/open.js';
+import { errorMessage, localSetup, modelPath } from '../../core/local/index.js';
+import { findEmbeddingModel } from '../../core/memory/index.js';
 import {
   DEFAULT_PORT,
   generateApiKey,

@@ -1,9 +1,14 @@
 import type { Command } from 'commander';
-import { LocalEmbedder } from '../../core/local/embeddings.js';
-import { findEmbeddingModel, openMemoryDatabase } from '../../core/memory/open.js';
-import { SkillError } from '../../core/skills/errors.js';
-import { parseTrust, type Skill, SkillRegistry, TRUST_LEVELS } from '../../core/skills/registry.js';
-import { profileDatabasePath } from '../../core/storage/database.js';
+import { LocalEmbedder } from '../../core/local/index.js';
+import { findEmbeddingModel, openMemoryDatabase } from '../../core/memory/index.js';
+import {
+  parseTrust,
+  type Skill,
+  SkillError,
+  SkillRegistry,
+  TRUST_LEVELS,
+} from '../../core/skills/index.js';
+import { profileDatabasePath } from '../../core/storage/index.js';
 import { type CliContext, ExitCode } from '../context.js';
 import { describeError } from '../errors.js';
 import type { SetExitCode } from '../program.js';

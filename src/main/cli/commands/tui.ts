@@ -6,8 +6,8 @@
  */
 import type { Command } from 'commander';
 import type { Assistant } from '../../core/assistant/index.js';
-import { lockHolder } from '../../core/daemon/instance-lock.js';
-import { createCoreHandlers } from '../../core/ipc/handlers.js';
+import { lockHolder } from '../../core/daemon/index.js';
+import { createCoreHandlers } from '../../core/ipc/index.js';
 import {
   addModelChoiceOptions,
   addModelOptions,

@@ -17,7 +17,7 @@ import {
 } from '../../../shared/ipc.js';
 import type { ClientFrame, ServerFrame } from '../../../shared/wire.js';
 import { PincerError } from '../../core/errors.js';
-import { dispatch, type IpcHandlers } from '../../core/ipc/dispatch.js';
+import { dispatch, type IpcHandlers } from '../../core/ipc/index.js';
 
 export type LinkState = 'in-process' | 'connected' | 'disconnected';
 

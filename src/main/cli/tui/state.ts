@@ -11,8 +11,7 @@ import type {
 } from '../../../shared/ipc.js';
 import { applyRunEvent, type LiveRun, startLiveRun } from '../../../shared/live-run.js';
 import { toolDisplayName } from '../../../shared/messages.js';
-import { formatInvoke } from '../../core/toolcall/print.js';
-import { fromNativeCall } from '../../core/toolcall/to-json.js';
+import { formatInvoke, fromNativeCall } from '../../core/toolcall/index.js';
 
 export interface LiveEntry {
   sessionId: string;

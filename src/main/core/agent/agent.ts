@@ -16,29 +16,35 @@ import {
   secretNamesOf,
 } from '../ckp/index.js';
 import { PincerError } from '../errors.js';
-import type { ModelCatalog } from '../local/catalog.js';
-import type { ModelLocations, SkippedModel } from '../local/model-manager.js';
-import { localSetup } from '../local/setup.js';
-import { readMcpServers } from '../mcp/config.js';
-import { McpTools } from '../mcp/tools.js';
-import type { BuiltContext } from '../memory/context.js';
-import { memoryNote } from '../memory/note-tool.js';
-import { findEmbeddingModel } from '../memory/open.js';
-import { retentionFromManifest } from '../memory/retention.js';
-import { openSessionMemory, type SessionMemory } from '../memory/session.js';
-import { memoryToolAccess, withMemory } from '../memory/tool-access.js';
+import type { ModelCatalog, ModelLocations, SkippedModel } from '../local/index.js';
+import { localSetup } from '../local/index.js';
+import { McpTools, readMcpServers } from '../mcp/index.js';
+import type { BuiltContext } from '../memory/index.js';
+import {
+  findEmbeddingModel,
+  memoryNote,
+  memoryToolAccess,
+  openSessionMemory,
+  retentionFromManifest,
+  type SessionMemory,
+  withMemory,
+} from '../memory/index.js';
+import type { ToolFacts } from '../policy/index.js';
 import {
   type Governance,
   governanceFromManifest,
   manifestToolFacts,
-} from '../policy/from-manifest.js';
-import { originGuarded } from '../policy/origin-guard.js';
-import type { ToolFacts } from '../policy/rules.js';
-import { AuditLog } from '../runtime/audit.js';
-import type { RunEvent } from '../runtime/events.js';
-import { DEFAULT_GUARDS, type Guards } from '../runtime/guards.js';
-import { AgentRuntime } from '../runtime/runtime.js';
-import { originOf, RunStore } from '../runtime/store.js';
+  originGuarded,
+} from '../policy/index.js';
+import type { RunEvent } from '../runtime/index.js';
+import {
+  AgentRuntime,
+  AuditLog,
+  DEFAULT_GUARDS,
+  type Guards,
+  originOf,
+  RunStore,
+} from '../runtime/index.js';
 import {
   type BackendInfo,
   type BackendKind,
@@ -47,10 +53,9 @@ import {
   settingsFromManifest,
 } from '../sandbox/index.js';
 import { createSecretStore, loadKnownSecrets, type SecretStore } from '../secrets/index.js';
-import { type Db, openDatabase, profileDatabasePath } from '../storage/database.js';
+import { type Db, openDatabase, profileDatabasePath } from '../storage/index.js';
 import type { Telemetry } from '../telemetry/index.js';
-import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
-import { ToolRegistry } from '../tools/registry.js';
+import { BUILTIN_TOOLS, ToolRegistry } from '../tools/index.js';
 import { AutonomySwitch } from './autonomy.js';
 import {
   type ChildSpec,

@@ -4,7 +4,7 @@
  * this process; the manifest keeps its level.
  */
 import type { Autonomy } from '../../../shared/ipc-schemas.js';
-import type { PolicyHook } from '../policy/hooks.js';
+import type { PolicyHook } from '../policy/index.js';
 
 export class AutonomySwitch implements PolicyHook {
   private current: Autonomy;

@@ -16,16 +16,14 @@
  * - cancelling the parent aborts the tool call, which cancels the child's run.
  */
 import path from 'node:path';
-import type { MemoryToolAccess } from '../memory/tool-access.js';
-import type { ModelAccess } from '../models/access.js';
-import type { PolicyHook } from '../policy/hooks.js';
-import { patternMatches } from '../policy/rules.js';
-import type { Guards } from '../runtime/guards.js';
-import type { AgentRuntime } from '../runtime/runtime.js';
-import type { RunStore } from '../runtime/store.js';
+import type { MemoryToolAccess } from '../memory/index.js';
+import type { ModelAccess } from '../models/index.js';
+import type { PolicyHook } from '../policy/index.js';
+import { patternMatches } from '../policy/index.js';
+import type { AgentRuntime, Guards, RunStore } from '../runtime/index.js';
 import { newId, type RunId, type SessionId } from '../terms.js';
-import type { ToolRegistry } from '../tools/registry.js';
-import { type Tool, ToolError } from '../tools/types.js';
+import type { ToolRegistry } from '../tools/index.js';
+import { type Tool, ToolError } from '../tools/index.js';
 
 export const DELEGATE_TOOL = 'agents/delegate';
 

@@ -7,6 +7,7 @@ export {
   openAgent,
 } from './agent.js';
 export { AutonomySwitch } from './autonomy.js';
+export { clampBudget } from './delegation.js';
 export { openLocalEngine } from './local-engine.js';
 export {
   kindOf,

@@ -3,9 +3,8 @@
  * (`pincer serve --openai`). Found the way the agent finds it; undefined, with how to get a
  * model, when there is none.
  */
-import type { LocalEngine } from '../local/engine.js';
-import { noModelHelp, resolveChatModel, type SkippedModel } from '../local/model-manager.js';
-import { localSetup } from '../local/setup.js';
+import type { LocalEngine } from '../local/index.js';
+import { localSetup, noModelHelp, resolveChatModel, type SkippedModel } from '../local/index.js';
 import type { LocalModelSettings } from './model-choice.js';
 
 export async function openLocalEngine(

@@ -5,8 +5,7 @@
  * decides the rest (engine, tool format, grammar, tokenizer) from it.
  */
 
-import type { ModelAccess } from '../models/access.js';
-import type { HttpProtocol } from '../models/http-provider.js';
+import type { HttpProtocol, ModelAccess } from '../models/index.js';
 
 /** native: the protocol's own tool calls; text: `@ns/tool{...}` lines (the local engine under a grammar). */
 export type ToolFormat = 'native' | 'text';

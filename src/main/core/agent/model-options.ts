@@ -7,9 +7,8 @@
  * Ids: `local:FILE`, `provider:NAME`, `connection:NAME:MODEL` (a model may contain ':'), `launch`.
  */
 import { isLocalEngineProvider } from '../ckp/index.js';
-import { listInstalled } from '../local/model-manager.js';
-import { CONNECTION_PROTOCOL, type ConnectionBook } from '../models/connections.js';
-import { ModelError } from '../models/errors.js';
+import { listInstalled } from '../local/index.js';
+import { CONNECTION_PROTOCOL, type ConnectionBook, ModelError } from '../models/index.js';
 import type { Agent } from './agent.js';
 import type { ModelChoice } from './model-choice.js';
 

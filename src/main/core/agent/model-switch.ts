@@ -7,26 +7,30 @@
  */
 import path from 'node:path';
 import type { ResolvedClaw } from '../ckp/index.js';
-import type { ModelCatalog } from '../local/catalog.js';
-import type { LoadedModelInfo, LocalEngine } from '../local/engine.js';
-import { FairGate, type TurnSource } from '../local/fair-gate.js';
+import type { LoadedModelInfo, LocalEngine, ModelCatalog } from '../local/index.js';
 import {
+  FairGate,
+  LocalModelProvider,
   type ModelLocations,
   noModelHelp,
   resolveChatModel,
   type SkippedModel,
-} from '../local/model-manager.js';
-import { LocalModelProvider } from '../local/provider.js';
-import { type ModelAccess, viaProvider, viaRouter } from '../models/access.js';
-import { BUILTIN_MODELS } from '../models/catalog.js';
-import type { SecretLookup } from '../models/credentials.js';
-import { ModelError } from '../models/errors.js';
-import { routerFromManifest } from '../models/from-manifest.js';
-import { HttpProvider } from '../models/http-provider.js';
-import { type ProviderId, providerId } from '../models/ids.js';
-import { withTextToolCalls } from '../models/text-tools.js';
-import type { ModelProvider } from '../models/types.js';
-import type { GrammarBounds } from '../tools/local-grammar.js';
+  type TurnSource,
+} from '../local/index.js';
+import type { ModelProvider, SecretLookup } from '../models/index.js';
+import {
+  BUILTIN_MODELS,
+  HttpProvider,
+  type ModelAccess,
+  ModelError,
+  type ProviderId,
+  providerId,
+  routerFromManifest,
+  viaProvider,
+  viaRouter,
+  withTextToolCalls,
+} from '../models/index.js';
+import type { GrammarBounds } from '../tools/index.js';
 import {
   kindOf,
   type LocalModelSettings,

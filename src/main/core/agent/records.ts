@@ -4,10 +4,9 @@
  * model, sandbox or memory is opened.
  */
 
-import { ContentScanner } from '../policy/scanner.js';
-import { AuditLog } from '../runtime/audit.js';
-import { RunStore } from '../runtime/store.js';
-import { openDatabase, profileDatabasePath } from '../storage/database.js';
+import { ContentScanner } from '../policy/index.js';
+import { AuditLog, RunStore } from '../runtime/index.js';
+import { openDatabase, profileDatabasePath } from '../storage/index.js';
 
 export interface AgentRecords {
   store: RunStore;

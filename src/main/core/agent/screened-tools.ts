@@ -1,5 +1,5 @@
-import type { ContentScanner, Findings } from '../policy/scanner.js';
-import type { ToolHost, ToolOutcome } from '../tools/host.js';
+import type { ContentScanner, Findings } from '../policy/index.js';
+import type { ToolHost, ToolOutcome } from '../tools/index.js';
 
 /**
  * Wraps a tool host so every outcome passes the scanner before anyone sees it: secrets

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { ApprovalPreview, ApprovalRisk } from '../../../shared/ipc-schemas.js';
 import { toolDisplayName } from '../../../shared/messages.js';
-import { destructiveReasons } from '../policy/command-risk.js';
+import { destructiveReasons } from '../policy/index.js';
 import type { SandboxSettings } from '../sandbox/index.js';
 import { readTextInside } from '../workspace-fs/index.js';
 

@@ -4,8 +4,8 @@
  * sees it. Errors are scrubbed of local paths before they leave.
  */
 import type { PullState } from '../../../shared/ipc-schemas.js';
-import type { ModelCatalog } from '../local/catalog.js';
-import { pullModel } from '../local/model-manager.js';
+import type { ModelCatalog } from '../local/index.js';
+import { pullModel } from '../local/index.js';
 import { NotFound } from './types.js';
 
 export interface DownloadListeners {

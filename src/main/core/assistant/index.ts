@@ -30,18 +30,18 @@ import {
   openAgent,
 } from '../agent/index.js';
 import { policyRules, providerChain } from '../ckp/index.js';
-import { listInstalled } from '../local/model-manager.js';
-import { BUILTIN_MODELS } from '../models/catalog.js';
+import { listInstalled } from '../local/index.js';
 import {
+  BUILTIN_MODELS,
   CONNECTION_ENDPOINT,
   CONNECTION_PROTOCOL,
   type Connection,
   ConnectionBook,
   connectionKeyName,
-} from '../models/connections.js';
-import { listServerModels } from '../models/list-models.js';
-import type { PendingApproval } from '../policy/broker.js';
-import type { RunEvent } from '../runtime/events.js';
+  listServerModels,
+} from '../models/index.js';
+import type { PendingApproval } from '../policy/index.js';
+import type { RunEvent } from '../runtime/index.js';
 import { settingsFromManifest } from '../sandbox/index.js';
 import { secretRedactor } from '../secrets/index.js';
 import type { MessageId, RunId, SessionId } from '../terms.js';
@@ -654,3 +654,4 @@ export async function assistantOver(
   };
   return assistant;
 }
+export { SessionBook } from './sessions.js';

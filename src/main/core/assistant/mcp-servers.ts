@@ -5,6 +5,7 @@
  * the next launch agree with what the UI showed. Env and header values never leave here.
  */
 import type { McpServerView } from '../../../shared/ipc-schemas.js';
+import type { McpTools } from '../mcp/index.js';
 import {
   addMcpServer,
   isStdioEntry,
@@ -12,8 +13,7 @@ import {
   readMcpServers,
   removeMcpServer,
   setMcpServerDisabled,
-} from '../mcp/config.js';
-import type { McpTools } from '../mcp/tools.js';
+} from '../mcp/index.js';
 import { InvalidRequest } from './types.js';
 
 export interface McpServerRequest {

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { type FileHandle, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { inspectModelFile } from '../local/gguf-check.js';
+import { inspectModelFile } from '../local/index.js';
 import { InvalidRequest, NotFound } from './types.js';
 
 /** A name we write in the models folder: a plain file name ending in .gguf. */

@@ -9,9 +9,9 @@ import { access } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { OpenAiEndpointView, OpenAiRequestLogEntry } from '../../../shared/ipc-schemas.js';
-import type { ModelSwitch } from '../agent/model-switch.js';
-import type { ModelCatalog } from '../local/catalog.js';
-import { errorMessage } from '../local/errors.js';
+import type { ModelSwitch } from '../agent/index.js';
+import type { ModelCatalog } from '../local/index.js';
+import { errorMessage } from '../local/index.js';
 import {
   DEFAULT_PORT,
   generateApiKey,

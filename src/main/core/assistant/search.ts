@@ -5,8 +5,8 @@
  * has its words erased from the index by the same update; hidden sessions are filtered out.
  */
 import type { SearchHit } from '../../../shared/ipc-schemas.js';
-import type { Db } from '../storage/database.js';
-import { type Migration, migrate } from '../storage/migrations.js';
+import type { Db } from '../storage/index.js';
+import { type Migration, migrate } from '../storage/index.js';
 
 /** The text of a message's content (a JSON array of blocks), as SQL over one row. */
 const TEXT_OF = (row: string) =>

@@ -10,9 +10,9 @@
 
 import type { SessionSummary, Settings } from '../../../shared/ipc-schemas.js';
 import { PincerError } from '../errors.js';
-import type { RunStore } from '../runtime/store.js';
-import type { Db } from '../storage/database.js';
-import { type Migration, migrate } from '../storage/migrations.js';
+import type { RunStore } from '../runtime/index.js';
+import type { Db } from '../storage/index.js';
+import { type Migration, migrate } from '../storage/index.js';
 import type { MessageId, SessionId } from '../terms.js';
 
 const MIGRATIONS: readonly Migration[] = [

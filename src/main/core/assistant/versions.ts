@@ -2,7 +2,7 @@
  * Versions on the message tree: a regenerated reply or an edited question is a new message
  * beside the old one (same parent). Read-only queries over the run store's messages.
  */
-import type { Db } from '../storage/database.js';
+import type { Db } from '../storage/index.js';
 import { NotFound } from './types.js';
 
 export class MessageVersions {

@@ -12,8 +12,8 @@ import type {
   ToolCallView,
 } from '../../../shared/ipc-schemas.js';
 import { type ContentBlock, toolDisplayName } from '../../../shared/messages.js';
-import type { AuditRow } from '../runtime/audit.js';
-import { originOf, type RunRow, type StoredMessage, type ToolCallRow } from '../runtime/store.js';
+import type { AuditRow } from '../runtime/index.js';
+import { originOf, type RunRow, type StoredMessage, type ToolCallRow } from '../runtime/index.js';
 
 /** Tool output the UI shows inline; the full result stays in the store. */
 export const MAX_OUTPUT_CHARS = 16_000;

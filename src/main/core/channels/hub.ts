@@ -6,8 +6,8 @@
  * policy/origin-guard). While paused (the tray), new work is held, shown, and started on resume.
  */
 import type { Agent } from '../agent/index.js';
-import type { RunHandle, RunResult } from '../runtime/runtime.js';
-import { originOf } from '../runtime/store.js';
+import type { RunHandle, RunResult } from '../runtime/index.js';
+import { originOf } from '../runtime/index.js';
 import type { RunId, RunOrigin, SessionId } from '../terms.js';
 import type { AccessDecision, ChannelAccess } from './access.js';
 import type { ChannelLimits } from './limits.js';

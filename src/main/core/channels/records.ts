@@ -5,9 +5,9 @@
  * sender's next message.
  */
 import { randomInt } from 'node:crypto';
-import type { RunStore } from '../runtime/store.js';
-import type { Db } from '../storage/database.js';
-import { type Migration, migrate } from '../storage/migrations.js';
+import type { RunStore } from '../runtime/index.js';
+import type { Db } from '../storage/index.js';
+import { type Migration, migrate } from '../storage/index.js';
 import type { SessionId } from '../terms.js';
 
 const MIGRATIONS: readonly Migration[] = [

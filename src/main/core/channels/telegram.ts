@@ -12,9 +12,9 @@
  * gets a sentence saying so).
  */
 import { Bot, GrammyError, InlineKeyboard } from 'grammy';
-import type { PendingApproval } from '../policy/broker.js';
-import type { RunHandle } from '../runtime/runtime.js';
-import { originOf } from '../runtime/store.js';
+import type { PendingApproval } from '../policy/index.js';
+import type { RunHandle } from '../runtime/index.js';
+import { originOf } from '../runtime/index.js';
 import type { RunId } from '../terms.js';
 import { ChannelAccess } from './access.js';
 import type { ChannelHub } from './hub.js';

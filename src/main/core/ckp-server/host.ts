@@ -7,7 +7,7 @@
  */
 import type { Result } from '../../../shared/result.js';
 import type { Agent } from '../agent/index.js';
-import type { ResolvedClaw } from '../ckp/resolved.js';
+import type { ResolvedClaw } from '../ckp/index.js';
 
 export type LifecycleState = 'INIT' | 'STARTING' | 'READY' | 'STOPPING' | 'STOPPED' | 'ERROR';
 

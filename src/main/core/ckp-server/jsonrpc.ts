@@ -5,7 +5,7 @@
  * specification says; what a method means is the handler's business.
  */
 
-import { CKP_ERRORS } from '../ckp/codes.js';
+import { CKP_ERRORS } from '../ckp/index.js';
 import { categoryOfCkpCode, ckpCodeOf, PincerError } from '../errors.js';
 
 export type JsonRpcId = string | number | null;

@@ -6,10 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Agent } from '../agent/index.js';
-import { CKP_ERRORS } from '../ckp/codes.js';
-import type { MemoryStore as MemoryStoreSpec } from '../ckp/schemas.js';
-import { type FactScope, GLOBAL } from '../memory/facts.js';
-import { durationMs } from '../memory/retention.js';
+import type { MemoryStore as MemoryStoreSpec } from '../ckp/index.js';
+import { CKP_ERRORS } from '../ckp/index.js';
+import { durationMs, type FactScope, GLOBAL } from '../memory/index.js';
 import { RpcError } from './jsonrpc.js';
 import type { memoryQueryParams, memoryStoreParams } from './params.js';
 

@@ -4,7 +4,7 @@
  * optional ones). A mismatch is -32602 with the issues as data.
  */
 import { z } from 'zod';
-import { CKP_ERRORS } from '../ckp/codes.js';
+import { CKP_ERRORS } from '../ckp/index.js';
 import { RpcError } from './jsonrpc.js';
 
 const requestContext = z.looseObject({ request_id: z.string().min(1) });

@@ -5,9 +5,13 @@
  * only speaks for one peer.
  */
 import type { Agent } from '../agent/index.js';
-import { CKP_ERRORS } from '../ckp/codes.js';
-import type { ConformanceLevel } from '../ckp/conformance.js';
-import { CKP_PROTOCOL_VERSION, checkProtocolVersion, parseSemver } from '../ckp/version.js';
+import type { ConformanceLevel } from '../ckp/index.js';
+import {
+  CKP_ERRORS,
+  CKP_PROTOCOL_VERSION,
+  checkProtocolVersion,
+  parseSemver,
+} from '../ckp/index.js';
 import { ckpCodeOf } from '../errors.js';
 import type { CkpHost } from './host.js';
 import {

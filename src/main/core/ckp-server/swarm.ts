@@ -8,8 +8,7 @@
 
 import { textOf as messageText } from '../../../shared/messages.js';
 import type { Agent } from '../agent/index.js';
-import { CKP_ERRORS } from '../ckp/codes.js';
-import { refName } from '../ckp/resolved.js';
+import { CKP_ERRORS, refName } from '../ckp/index.js';
 import { RpcError } from './jsonrpc.js';
 
 export interface SwarmReport {

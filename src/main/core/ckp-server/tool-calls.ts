@@ -5,8 +5,8 @@
  * runtime gave it; nothing here looks at which tool it was.
  */
 import type { Agent } from '../agent/index.js';
-import { CKP_ERRORS } from '../ckp/codes.js';
-import type { RunEvent } from '../runtime/events.js';
+import { CKP_ERRORS } from '../ckp/index.js';
+import type { RunEvent } from '../runtime/index.js';
 import type { RunId } from '../terms.js';
 import { RpcError } from './jsonrpc.js';
 

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { type RawData, WebSocketServer } from 'ws';
-import { CKP_ERRORS } from '../ckp/codes.js';
+import { CKP_ERRORS } from '../ckp/index.js';
 import { errorResponse } from './jsonrpc.js';
 import { CkpSession, type CkpSessionOptions } from './session.js';
 

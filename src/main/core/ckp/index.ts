@@ -1,4 +1,6 @@
 /** The CKP manifest layer: what other modules import. */
+
+export { CKP_ERRORS, isCkpErrorCode } from './codes.js';
 export * from './conformance.js';
 export * from './default-manifest.js';
 export * from './issues.js';
@@ -6,7 +8,7 @@ export { type CheckResult, checkClaw, type LoadOptions, loadClaw } from './loade
 export * from './render.js';
 export * from './resolved.js';
 export type * from './schemas.js';
-export { MANIFEST_SLOTS, PRIMITIVE_KINDS } from './schemas.js';
+export { MANIFEST_SLOTS, PRIMITIVE_KINDS, SPEC_SCHEMAS } from './schemas.js';
 export * from './uri.js';
 export * from './version.js';
 export * from './write-back.js';

@@ -8,10 +8,9 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Agent, type AgentOptions, openAgent } from '../agent/index.js';
-import { type ChannelSet, openChannels } from '../channels/from-manifest.js';
-import { ChannelHub } from '../channels/hub.js';
-import type { ChannelStatus } from '../channels/types.js';
-import type { RunHandle } from '../runtime/runtime.js';
+import type { ChannelStatus } from '../channels/index.js';
+import { ChannelHub, type ChannelSet, openChannels } from '../channels/index.js';
+import type { RunHandle } from '../runtime/index.js';
 import { acquireInstanceLock } from './instance-lock.js';
 import { RotatingLog } from './rotating-log.js';
 

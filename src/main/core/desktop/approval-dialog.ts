@@ -4,7 +4,7 @@
  * default button and what closing the dialog means (deny by default).
  */
 import { summarizeArguments } from '../../../shared/abridge.js';
-import { sessionGrantText, type Verdict } from '../policy/broker.js';
+import { sessionGrantText, type Verdict } from '../policy/index.js';
 
 /**
  * What the dialog needs from a pending approval: the broker's PendingApproval and the IPC

@@ -7,7 +7,7 @@
  * UI and the CLI, the first answer wins, the rule's timeout still denies, and when someone else answers first the
  * dialog is closed (its answer, if any arrives, is ignored).
  */
-import type { Verdict } from '../policy/broker.js';
+import type { Verdict } from '../policy/index.js';
 import {
   type ApprovalDialogModel,
   type ApprovalNotice,

@@ -5,9 +5,8 @@
  * the same channels twice; when a daemon already holds it, the app leaves the channels to it.
  */
 import type { Agent } from '../agent/index.js';
-import { type ChannelSet, openChannels } from '../channels/from-manifest.js';
-import { ChannelHub, type HeldWork } from '../channels/hub.js';
-import { acquireInstanceLock, InstanceLockedError } from '../daemon/instance-lock.js';
+import { ChannelHub, type ChannelSet, type HeldWork, openChannels } from '../channels/index.js';
+import { acquireInstanceLock, InstanceLockedError } from '../daemon/index.js';
 import type { AgentActivity } from './activity.js';
 
 export interface BackgroundChannels {

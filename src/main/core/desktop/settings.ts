@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from '../secrets/atomic.js';
+import { writeFileAtomic } from '../secrets/index.js';
 import { WindowBoundsSchema } from './window-bounds.js';
 
 /** Summons the window from anywhere; CommandOrControl maps to Cmd on macOS, Ctrl elsewhere. */

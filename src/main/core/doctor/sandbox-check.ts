@@ -8,13 +8,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { detectBackend } from '../sandbox/backend.js';
-import type { WorkerEntry } from '../sandbox/pool.js';
-import { createSandbox, type Sandbox } from '../sandbox/sandbox.js';
-import { sandboxSettings } from '../sandbox/settings.js';
-import { sysExec } from '../tools/builtins/exec.js';
-import { fsRead } from '../tools/builtins/fs.js';
-import { runTool } from '../tools/execute.js';
+import type { WorkerEntry } from '../sandbox/index.js';
+import { createSandbox, detectBackend, type Sandbox, sandboxSettings } from '../sandbox/index.js';
+import { fsRead, runTool, sysExec } from '../tools/index.js';
 import type { DoctorCheck } from './checks.js';
 
 export interface SandboxCheckOptions {

@@ -21,8 +21,7 @@ import {
 } from '../../../shared/wire.js';
 import type { Assistant } from '../assistant/index.js';
 import { PincerError } from '../errors.js';
-import { dispatch, type IpcHandlers } from '../ipc/dispatch.js';
-import { createCoreHandlers } from '../ipc/handlers.js';
+import { createCoreHandlers, dispatch, type IpcHandlers } from '../ipc/index.js';
 import { serveStatic } from './static-files.js';
 
 export interface GatewayOptions {

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import { RENDERER_CSP } from '../../../shared/csp.js';
-import { mimeTypeOf, resolveRendererPath } from '../desktop/renderer-files.js';
+import { mimeTypeOf, resolveRendererPath } from '../desktop/index.js';
 
 const securityHeaders = {
   'content-security-policy': RENDERER_CSP,

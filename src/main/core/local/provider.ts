@@ -4,11 +4,16 @@
  * grammar already guarantees their JSON), so they arrive as complete tool-call events.
  */
 import type { Message, StopReason } from '../../../shared/messages.js';
-import { StreamAssembler } from '../models/assembler.js';
-import { ModelError, type ModelErrorCode } from '../models/errors.js';
-import { type ProviderId, providerId } from '../models/ids.js';
-import { toWireNames, withCanonicalNames } from '../models/tool-names.js';
-import type { ModelEvent, ModelProvider, ModelRequest } from '../models/types.js';
+import type { ModelEvent, ModelProvider, ModelRequest } from '../models/index.js';
+import {
+  ModelError,
+  type ModelErrorCode,
+  type ProviderId,
+  providerId,
+  StreamAssembler,
+  toWireNames,
+  withCanonicalNames,
+} from '../models/index.js';
 import type { LocalEngine } from './engine.js';
 import { LocalEngineError, type LocalErrorCode } from './errors.js';
 import type { GenerateRequest, LocalMessage, LocalStopReason, SamplingOptions } from './types.js';

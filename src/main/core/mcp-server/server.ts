@@ -17,7 +17,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Agent } from '../agent/index.js';
 import { RpcError, ToolCalls } from '../ckp-server/index.js';
-import { wireToolName } from '../models/tool-names.js';
+import { wireToolName } from '../models/index.js';
 import { PINCER_VERSION } from '../product.js';
 
 export interface McpServeOptions {

@@ -22,8 +22,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Message } from '../../../shared/messages.js';
 import { categoryOfCkpCode, ckpCodeOf, PincerError } from '../errors.js';
-import type { ModelAccess } from '../models/access.js';
-import { ModelError } from '../models/errors.js';
+import type { ModelAccess } from '../models/index.js';
+import { ModelError } from '../models/index.js';
 
 export interface ClientRequestOptions {
   /** The model that answers sampling; undefined (no model available): sampling is not offered. */

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { type ErrorCategory, PincerError } from '../errors.js';
-import { writeFileAtomic } from '../secrets/atomic.js';
+import { writeFileAtomic } from '../secrets/index.js';
 
 const SERVER_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 

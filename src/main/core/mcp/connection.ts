@@ -13,8 +13,8 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { PINCER_VERSION } from '../product.js';
-import type { ConfinedProcess, ServerSpec } from '../sandbox/sandbox.js';
-import { ToolError, type ToolOutput } from '../tools/types.js';
+import type { ConfinedProcess, ServerSpec } from '../sandbox/index.js';
+import { ToolError, type ToolOutput } from '../tools/index.js';
 import {
   answerServerRequests,
   type ClientRequestOptions,

@@ -7,7 +7,7 @@
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { ConfinedProcess } from '../sandbox/sandbox.js';
+import type { ConfinedProcess } from '../sandbox/index.js';
 
 const STDERR_KEPT = 4096;
 

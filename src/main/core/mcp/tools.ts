@@ -11,14 +11,13 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import type { Primitive, ResolvedClaw } from '../ckp/resolved.js';
-import { toolCategory } from '../ckp/resolved.js';
-import type { ModelAccess } from '../models/access.js';
-import type { SecretLookup } from '../models/credentials.js';
-import { DEFAULT_PATH } from '../sandbox/environment.js';
-import type { ConfinedProcess, ServerSpec } from '../sandbox/sandbox.js';
-import type { ToolRegistry } from '../tools/registry.js';
-import { type Tool, ToolError } from '../tools/types.js';
+import type { Primitive, ResolvedClaw } from '../ckp/index.js';
+import { toolCategory } from '../ckp/index.js';
+import type { ModelAccess, SecretLookup } from '../models/index.js';
+import type { ConfinedProcess, ServerSpec } from '../sandbox/index.js';
+import { DEFAULT_PATH } from '../sandbox/index.js';
+import type { ToolRegistry } from '../tools/index.js';
+import { type Tool, ToolError } from '../tools/index.js';
 import { isStdioEntry, type McpServerEntry } from './config.js';
 import { McpConnection, type McpTarget } from './connection.js';
 

@@ -7,12 +7,12 @@
  * summarized messages stay in the runs store, and `view` shows where the summary stands in.
  */
 import { type Message, textOf, userText } from '../../../shared/messages.js';
-import type { ModelAccess } from '../models/access.js';
-import type { HistoryEntry, HistoryShaper } from '../runtime/hooks.js';
-import type { Db } from '../storage/database.js';
+import type { ModelAccess } from '../models/index.js';
+import type { HistoryEntry, HistoryShaper } from '../runtime/index.js';
+import type { Db } from '../storage/index.js';
 import { estimateTokens } from './context.js';
 
-export type { HistoryEntry } from '../runtime/hooks.js';
+export type { HistoryEntry } from '../runtime/index.js';
 
 export interface Summary {
   sessionId: string;

@@ -13,8 +13,8 @@
 import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { ContentScanner } from '../policy/scanner.js';
-import { renderSkill, type SkillRegistry } from '../skills/registry.js';
+import { ContentScanner } from '../policy/index.js';
+import { renderSkill, type SkillRegistry } from '../skills/index.js';
 import { readTextInside } from '../workspace-fs/index.js';
 import { GLOBAL } from './facts.js';
 import type { MemoryStore, SearchHit } from './store.js';

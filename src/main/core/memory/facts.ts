@@ -1,5 +1,5 @@
 /** Key-value facts (CKP `key-value` store), scoped global, per identity or per channel. */
-import type { Db } from '../storage/database.js';
+import type { Db } from '../storage/index.js';
 import { MemoryError } from './errors.js';
 
 export type FactScope =

@@ -1,7 +1,7 @@
 /** memory/note: the agent appends to today's daily thread, the raw material of seed 002's propagation. */
 
 import path from 'node:path';
-import { type Tool, ToolError } from '../tools/types.js';
+import { type Tool, ToolError } from '../tools/index.js';
 import { confine, shown } from '../workspace-fs/index.js';
 import { DAILY_DIR } from './threads.js';
 

@@ -4,11 +4,8 @@
  */
 import { access } from 'node:fs/promises';
 import path from 'node:path';
-import { findEntry } from '../local/catalog.js';
-import { LocalEmbedder } from '../local/embeddings.js';
-import { resolveChatModel } from '../local/model-manager.js';
-import { localSetup } from '../local/setup.js';
-import { type Db, openDatabase, profileDatabasePath, StorageError } from '../storage/database.js';
+import { findEntry, LocalEmbedder, localSetup, resolveChatModel } from '../local/index.js';
+import { type Db, openDatabase, profileDatabasePath, StorageError } from '../storage/index.js';
 import { MemoryError } from './errors.js';
 import { MemoryStore, type MemoryStoreOptions } from './store.js';
 

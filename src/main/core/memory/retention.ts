@@ -1,5 +1,5 @@
 /** CKP Memory retention (`max_age: "90d"`, `max_entries`) as the store applies it. */
-import type { ResolvedClaw } from '../ckp/resolved.js';
+import type { ResolvedClaw } from '../ckp/index.js';
 import type { Retention } from './store.js';
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;

@@ -4,7 +4,7 @@
  * embedder is known, in a sqlite-vec table of sign bits (for the fast first pass). The vector
  * table depends on the embedder's width, so it is created at run time, not here.
  */
-import type { Migration } from '../storage/migrations.js';
+import type { Migration } from '../storage/index.js';
 
 export const MEMORY_MIGRATIONS: readonly Migration[] = [
   {

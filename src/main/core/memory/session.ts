@@ -3,13 +3,13 @@
  * database, the context builder behind the runtime's `system` hook, and the executor wrapper
  * that hands memory to the memory tools.
  */
-import { lazyLocalEmbedder } from '../local/embeddings.js';
-import type { ModelAccess } from '../models/access.js';
-import type { HistoryShaper } from '../runtime/hooks.js';
-import { SkillRegistry } from '../skills/registry.js';
-import type { Db } from '../storage/database.js';
-import type { ToolExecutor } from '../tools/types.js';
-import { inProcessExecutor } from '../tools/types.js';
+import { lazyLocalEmbedder } from '../local/index.js';
+import type { ModelAccess } from '../models/index.js';
+import type { HistoryShaper } from '../runtime/index.js';
+import { SkillRegistry } from '../skills/index.js';
+import type { Db } from '../storage/index.js';
+import type { ToolExecutor } from '../tools/index.js';
+import { inProcessExecutor } from '../tools/index.js';
 import { Compactor, compactingHistory, summarizeWith } from './compaction.js';
 import {
   type BuiltContext,

@@ -8,9 +8,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Embedder } from '../models/embedder.js';
-import type { Db } from '../storage/database.js';
-import { migrate } from '../storage/migrations.js';
+import type { Embedder } from '../models/index.js';
+import type { Db } from '../storage/index.js';
+import { migrate } from '../storage/index.js';
 import { ConfinementError, readInside } from '../workspace-fs/index.js';
 import {
   type Chunk,

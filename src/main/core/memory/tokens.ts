@@ -3,9 +3,12 @@
  * weights, a few MB of memory), so the context builder measures sections in the units the
  * model's window is counted in.
  */
-import { NATIVE_LOAD_DEADLINE_MS, withDeadline } from '../local/deadline.js';
-import { inspectModelFile } from '../local/gguf-check.js';
-import { loadRuntime } from '../local/runtime.js';
+import {
+  inspectModelFile,
+  loadRuntime,
+  NATIVE_LOAD_DEADLINE_MS,
+  withDeadline,
+} from '../local/index.js';
 
 export interface TokenCounter {
   count(text: string): number;

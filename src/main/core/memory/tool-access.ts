@@ -9,7 +9,7 @@ import type {
   ToolContext,
   ToolExecutor,
   ToolOutput,
-} from '../tools/types.js';
+} from '../tools/index.js';
 import type { MemoryStore, SearchHit } from './store.js';
 import { appendDailyNote } from './threads.js';
 

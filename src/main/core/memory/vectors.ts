@@ -5,7 +5,7 @@
  * exact float KNN over 100k x 384 took ~100 ms, the bit pass ~13 ms for 40 candidates, with
  * recall@10 around 95% on clustered vectors (bench/memory.bench.ts).
  */
-import type { Db } from '../storage/database.js';
+import type { Db } from '../storage/index.js';
 
 export const EXACT_SCAN_MAX = 2000;
 const VEC_TABLE = 'memory_vec';

@@ -4,8 +4,8 @@
  * the server listed when it was last asked. Kept in the profile database under its own
  * migration namespace.
  */
-import type { Db } from '../storage/database.js';
-import { type Migration, migrate } from '../storage/migrations.js';
+import type { Db } from '../storage/index.js';
+import { type Migration, migrate } from '../storage/index.js';
 import type { HttpProtocol } from './http-provider.js';
 
 /** What a person picks in "Add provider"; each maps onto one wire protocol. */

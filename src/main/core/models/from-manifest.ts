@@ -8,7 +8,7 @@
  * generativelanguage host speaks Gemini. An OpenAI endpoint whose path ends in `/responses`
  * selects the Responses API.
  */
-import { type Primitive, type ResolvedClaw, refName } from '../ckp/resolved.js';
+import { type Primitive, type ResolvedClaw, refName } from '../ckp/index.js';
 import { BUILTIN_MODELS, defineModel } from './catalog.js';
 import type { SecretLookup } from './credentials.js';
 import { ModelError } from './errors.js';

@@ -2,8 +2,8 @@
  * Daily token counters kept in the profile database, so `tokens_per_day` survives a restart
  * (an in-memory counter would hand out a fresh day's budget on every launch).
  */
-import type { Db } from '../storage/database.js';
-import { type Migration, migrate } from '../storage/migrations.js';
+import type { Db } from '../storage/index.js';
+import { type Migration, migrate } from '../storage/index.js';
 import type { ProviderId } from './ids.js';
 import type { UsageStore } from './limits.js';
 

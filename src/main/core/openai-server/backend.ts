@@ -9,7 +9,7 @@ import type {
   GenerateResult,
   LocalMessage,
   LocalToolDef,
-} from '../local/types.js';
+} from '../local/index.js';
 
 export type { GenerateResult, LocalMessage, LocalToolDef };
 

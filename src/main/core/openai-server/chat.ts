@@ -1,5 +1,5 @@
 /** POST /v1/chat/completions: OpenAI chat messages in, a completion or chunk stream out. */
-import type { LocalMessage, LocalToolCall } from '../local/types.js';
+import type { LocalMessage, LocalToolCall } from '../local/index.js';
 import type { ChatGeneration, GenerateResult } from './backend.js';
 import { invalidParam } from './errors.js';
 import {

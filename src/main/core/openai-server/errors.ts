@@ -3,7 +3,7 @@
  * of OpenAI's error object, so every client library maps it to its own error class.
  */
 import { categoryOfHttpStatus, type ErrorCategory, httpStatusOf, PincerError } from '../errors.js';
-import { isLocalEngineError } from '../local/errors.js';
+import { isLocalEngineError } from '../local/index.js';
 
 export type ApiErrorType =
   | 'invalid_request_error'

@@ -1,6 +1,6 @@
 /** Mapping shared by the chat and Responses routes: tools, JSON formats, stop reasons, usage. */
 import { randomBytes } from 'node:crypto';
-import type { LocalStopReason, LocalToolDef, LocalUsage } from '../local/types.js';
+import type { LocalStopReason, LocalToolDef, LocalUsage } from '../local/index.js';
 import { invalidParam } from './errors.js';
 
 /** The tools the model may call and how, with a named choice narrowed to that one tool. */

@@ -5,10 +5,8 @@
  * whole history each turn evaluates only the new tokens.
  */
 import path from 'node:path';
-import { LocalEmbedder } from '../local/embeddings.js';
-import type { LocalEngine } from '../local/engine.js';
-import { inspectModelFile } from '../local/gguf-check.js';
-import type { GenerateResult, LocalMessage } from '../local/types.js';
+import type { GenerateResult, LocalEngine, LocalMessage } from '../local/index.js';
+import { inspectModelFile, LocalEmbedder } from '../local/index.js';
 import type {
   ChatGeneration,
   CompletionGeneration,

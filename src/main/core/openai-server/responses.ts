@@ -2,7 +2,7 @@
  * POST /v1/responses: the Responses API for text and function tools, whole or as its typed
  * event stream. Stateless: `previous_response_id` is refused, the client sends the input whole.
  */
-import type { LocalMessage, LocalToolCall } from '../local/types.js';
+import type { LocalMessage, LocalToolCall } from '../local/index.js';
 import type { ChatGeneration, GenerateResult } from './backend.js';
 import { outcomeOf } from './chat.js';
 import { invalidParam, toApiError } from './errors.js';

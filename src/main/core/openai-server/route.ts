@@ -1,7 +1,7 @@
 /** The shape every POST route has: validate, prepare (more 400s), then run in the model's lane. */
 import type { ServerResponse } from 'node:http';
 import type { z } from 'zod';
-import type { LocalUsage } from '../local/types.js';
+import type { LocalUsage } from '../local/index.js';
 import type { ModelBackend } from './backend.js';
 
 export interface RunContext {

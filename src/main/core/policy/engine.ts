@@ -13,7 +13,7 @@
  */
 import path from 'node:path';
 import type { ToolCall } from '../../../shared/messages.js';
-import type { EffectivePolicyRule } from '../ckp/resolved.js';
+import type { EffectivePolicyRule } from '../ckp/index.js';
 import type { CapabilityGrant } from '../terms.js';
 import type { ApprovalBroker } from './broker.js';
 import { isDestructiveCall } from './command-risk.js';

@@ -5,7 +5,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { autonomyOf, policyRules, type ResolvedClaw, toolCategory } from '../ckp/resolved.js';
+import { autonomyOf, policyRules, type ResolvedClaw, toolCategory } from '../ckp/index.js';
 import { ApprovalBroker } from './broker.js';
 import { PolicyEngine } from './engine.js';
 import type { ToolFacts } from './rules.js';

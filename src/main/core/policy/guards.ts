@@ -7,7 +7,7 @@
  * They match on real paths (every link on the way resolved), so a link or `..` spelling of a
  * guarded file is the same file.
  */
-import type { EffectivePolicyRule } from '../ckp/resolved.js';
+import type { EffectivePolicyRule } from '../ckp/index.js';
 import { realPathOf } from '../workspace-fs/index.js';
 import { firstMatch, type RuleContext, type ToolFacts } from './rules.js';
 

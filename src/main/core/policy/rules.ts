@@ -7,7 +7,7 @@
  * /regex/), `hosts` (host globs every URL argument must match) and `labels`.
  */
 import path from 'node:path';
-import type { EffectivePolicyRule } from '../ckp/resolved.js';
+import type { EffectivePolicyRule } from '../ckp/index.js';
 import { localDate } from '../dates.js';
 import { type CommandCall, commandCallOf, commandMatches } from './command-match.js';
 import type { SessionScopeSpec } from './session-scope.js';

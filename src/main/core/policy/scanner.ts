@@ -4,7 +4,7 @@
  * instruct the model is flagged (prompt injection). The same redaction runs over events and the
  * audit log, so a secret that slipped into a tool's output is nowhere downstream.
  */
-import { type SecretRedactor, secretRedactor } from '../secrets/redact.js';
+import { type SecretRedactor, secretRedactor } from '../secrets/index.js';
 
 interface SecretPattern {
   id: string;

@@ -5,9 +5,9 @@
  * the app can only append.
  */
 
-import type { ContentScanner } from '../policy/scanner.js';
-import type { Db } from '../storage/database.js';
-import { type Migration, migrate } from '../storage/migrations.js';
+import type { ContentScanner } from '../policy/index.js';
+import type { Db } from '../storage/index.js';
+import { type Migration, migrate } from '../storage/index.js';
 import type { RunEvent } from './events.js';
 
 const MIGRATIONS: readonly Migration[] = [

@@ -15,10 +15,9 @@ import {
   userText,
 } from '../../../shared/messages.js';
 import { categoryOfCkpCode, PincerError } from '../errors.js';
-import type { ModelAccess } from '../models/access.js';
-import { isModelError } from '../models/errors.js';
-import type { ModelEvent } from '../models/types.js';
-import type { ApprovalHook, PolicyHook } from '../policy/hooks.js';
+import type { ModelAccess, ModelEvent } from '../models/index.js';
+import { isModelError } from '../models/index.js';
+import type { ApprovalHook, PolicyHook } from '../policy/index.js';
 import {
   type CapabilityGrant,
   type MessageId,
@@ -38,7 +37,7 @@ import {
   resolveCall,
   type ToolCallProgram,
 } from '../toolcall/index.js';
-import type { ToolHost, ToolOutcome } from '../tools/host.js';
+import type { ToolHost, ToolOutcome } from '../tools/index.js';
 import {
   eventGrant,
   eventOrigin,

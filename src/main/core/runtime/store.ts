@@ -7,8 +7,8 @@
 
 import type Database from 'better-sqlite3';
 import type { Message, Usage } from '../../../shared/messages.js';
-import type { Db } from '../storage/database.js';
-import { type Migration, migrate } from '../storage/migrations.js';
+import type { Db } from '../storage/index.js';
+import { type Migration, migrate } from '../storage/index.js';
 import {
   type MessageId,
   newId,

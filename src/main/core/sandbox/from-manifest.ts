@@ -3,7 +3,7 @@
  * apply: level process, no network for code, the workspace read-write, keys and Pincer's data
  * dir denied. `cpu_shares` has no per-process equivalent here and is not enforced.
  */
-import type { Primitive, ResolvedClaw } from '../ckp/resolved.js';
+import type { Primitive, ResolvedClaw } from '../ckp/index.js';
 import type { SandboxSettings, SettingsInput } from './settings.js';
 import { sandboxSettings } from './settings.js';
 

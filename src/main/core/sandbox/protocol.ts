@@ -1,6 +1,6 @@
 /** Messages between the worker pool and a worker process (NDJSON over the channel, channel.ts). */
 import { z } from 'zod';
-import type { FilesystemScope, NetworkScope, Tool, ToolOutput } from '../tools/types.js';
+import type { FilesystemScope, NetworkScope, Tool, ToolOutput } from '../tools/index.js';
 
 /** A ToolContext without what cannot cross a process boundary (the signal, the runner). */
 export interface WireContext {

@@ -5,7 +5,7 @@
  */
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import type { Tool, ToolContext, ToolExecutor, ToolOutput } from '../tools/types.js';
+import type { Tool, ToolContext, ToolExecutor, ToolOutput } from '../tools/index.js';
 import { assertLevel, type BackendInfo, detectBackend } from './backend.js';
 import { confinedCommandRunner } from './command.js';
 import { commandCheck } from './command-policy.js';

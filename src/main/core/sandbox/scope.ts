@@ -1,5 +1,5 @@
 /** The parts of the sandbox settings that JS tools enforce themselves (paths, hosts). */
-import type { FilesystemScope, NetworkScope } from '../tools/types.js';
+import type { FilesystemScope, NetworkScope } from '../tools/index.js';
 import type { SandboxSettings } from './settings.js';
 
 export function filesystemScope(settings: SandboxSettings): FilesystemScope {

@@ -4,7 +4,7 @@
  * src/main/app) -> passphrase vault (AES-256-GCM, scrypt) -> environment variables.
  */
 import path from 'node:path';
-import { CONVENTIONAL_ENV } from '../models/credentials.js';
+import { CONVENTIONAL_ENV } from '../models/index.js';
 import { EnvBackend } from './env.js';
 import { KeychainBackend, type KeychainOptions } from './keychain.js';
 import { SecretStore } from './store.js';
@@ -108,3 +108,4 @@ export function passphraseVault(
     },
   });
 }
+export { writeFileAtomic } from './atomic.js';

@@ -1,4 +1,4 @@
-import type { SecretLookup } from '../models/credentials.js';
+import type { SecretLookup } from '../models/index.js';
 import { type SecretRedactor, secretRedactor } from './redact.js';
 import type { Availability, BackendId, SecretBackend } from './types.js';
 import { assertValidSecretName, SecretsError } from './types.js';

@@ -5,8 +5,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { refName } from '../ckp/resolved.js';
-import { SPEC_SCHEMAS } from '../ckp/schemas.js';
+import { refName, SPEC_SCHEMAS } from '../ckp/index.js';
 import { SkillError } from './errors.js';
 
 export interface SkillPermissions {

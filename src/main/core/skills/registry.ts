@@ -7,9 +7,9 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Embedder } from '../models/embedder.js';
-import type { Db } from '../storage/database.js';
-import { type Migration, migrate } from '../storage/migrations.js';
+import type { Embedder } from '../models/index.js';
+import type { Db } from '../storage/index.js';
+import { type Migration, migrate } from '../storage/index.js';
 import { ConfinementError, readInside } from '../workspace-fs/index.js';
 import { SkillError } from './errors.js';
 import { parseSkill, type SkillDoc, type SkillPermissions } from './parse.js';

@@ -5,7 +5,7 @@
  * dead-lettered, and the swarm-wide token, cost and time limits hold across every member: past
  * one, the operation is stopped on every member and nothing more is sent.
  */
-import type { SwarmSpec } from '../ckp/schemas.js';
+import type { SwarmSpec } from '../ckp/index.js';
 import { newId } from '../terms.js';
 import { type Aggregate, aggregate, type Leader, type Strategy } from './aggregate.js';
 import { CircuitBreaker } from './breaker.js';

@@ -4,8 +4,8 @@
  * outside its own policy. As a leader it judges the workers' answers with a run of its own.
  */
 
-import { clampBudget } from '../agent/delegation.js';
 import type { Agent } from '../agent/index.js';
+import { clampBudget } from '../agent/index.js';
 import type { TraceId } from '../terms.js';
 import type { Leader } from './aggregate.js';
 import type { TaskHandler } from './types.js';

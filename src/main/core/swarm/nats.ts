@@ -30,7 +30,7 @@ import {
   nanos,
   type Subscription,
 } from '@nats-io/transport-node';
-import { traceparent } from '../telemetry/ids.js';
+import { traceparent } from '../telemetry/index.js';
 import {
   type BackendOptions,
   DEFAULT_BACKEND_OPTIONS,

@@ -3,7 +3,7 @@
  * backend's credentials are secret names, resolved here through the secret store (keychain,
  * vault, environment); their values go into the connection and nowhere else.
  */
-import type { Primitive } from '../ckp/resolved.js';
+import type { Primitive } from '../ckp/index.js';
 import type { SecretStore } from '../secrets/index.js';
 import { type SwarmSettings, swarmSettings } from './coordinator.js';
 import { InProcessBackend } from './in-process.js';

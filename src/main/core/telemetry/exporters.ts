@@ -9,9 +9,9 @@ import path from 'node:path';
 import type { Attributes } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { TelemetrySpec } from '../ckp/schemas.js';
+import type { TelemetrySpec } from '../ckp/index.js';
 import { PincerError } from '../errors.js';
-import { type Db, openDatabase } from '../storage/database.js';
+import { type Db, openDatabase } from '../storage/index.js';
 import type { TelemetryMetrics } from './metrics.js';
 
 /** ExportResultCode of @opentelemetry/core, which is not a direct dependency. */

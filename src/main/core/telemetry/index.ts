@@ -4,8 +4,8 @@
  * id. Opened by the agent root only when the manifest has a Telemetry primitive.
  */
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import type { TelemetrySpec } from '../ckp/schemas.js';
-import type { RunEvent } from '../runtime/events.js';
+import type { TelemetrySpec } from '../ckp/index.js';
+import type { RunEvent } from '../runtime/index.js';
 import { createExporter, type ProfileDb } from './exporters.js';
 import { type MetricsSnapshot, TelemetryMetrics } from './metrics.js';
 import { DerivedIds, RunSpans, type TelemetrySettings } from './spans.js';

@@ -17,7 +17,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { IdGenerator } from '@opentelemetry/sdk-trace-base';
-import type { RunEvent } from '../runtime/events.js';
+import type { RunEvent } from '../runtime/index.js';
 import { otelSpanId, otelTraceId, runSpanId, sampled } from './ids.js';
 import type { TelemetryMetrics } from './metrics.js';
 

@@ -6,7 +6,7 @@
  * every failure is a result the model can read.
  */
 import type { ToolCall, ToolResultBlock } from '../../../shared/messages.js';
-import { CKP_ERRORS } from '../ckp/codes.js';
+import { CKP_ERRORS } from '../ckp/index.js';
 import type { ToolRegistry } from './registry.js';
 import {
   inProcessExecutor,

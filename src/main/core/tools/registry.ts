@@ -8,12 +8,11 @@
  * tools would share a wire name.
  */
 import type { ToolCall, ToolDef } from '../../../shared/messages.js';
-import { CKP_ERRORS } from '../ckp/codes.js';
-import type { Primitive, ResolvedClaw } from '../ckp/resolved.js';
-import { toolCategory } from '../ckp/resolved.js';
-import { WIRE_TOOL_NAME, wireToolName } from '../models/tool-names.js';
-import type { ToolFacts } from '../policy/rules.js';
-import { patternMatches } from '../policy/rules.js';
+import type { Primitive, ResolvedClaw } from '../ckp/index.js';
+import { CKP_ERRORS, toolCategory } from '../ckp/index.js';
+import { WIRE_TOOL_NAME, wireToolName } from '../models/index.js';
+import type { ToolFacts } from '../policy/index.js';
+import { patternMatches } from '../policy/index.js';
 import { type CheckedCall, capOutput, runTool } from './execute.js';
 import type { ToolHost, ToolOutcome, ToolRunContext } from './host.js';
 import { type GrammarBounds, grammarSchema } from './local-grammar.js';

@@ -4,9 +4,8 @@
  * and a timeout and output cap for execution.
  */
 import { categoryOfCkpCode, PincerError } from '../errors.js';
-import type { ToolFacts } from '../policy/rules.js';
-import type { SessionScopeSpec } from '../policy/session-scope.js';
-import { ConfinementError } from '../workspace-fs/errors.js';
+import type { SessionScopeSpec, ToolFacts } from '../policy/index.js';
+import { ConfinementError } from '../workspace-fs/index.js';
 
 export type Tier = 'safe' | 'guarded' | 'unsafe';
 export type ToolSource = 'builtin' | 'manifest' | 'mcp';

@@ -11,9 +11,13 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
-import { CKP_ERRORS } from '../../ckp/codes.js';
-import { isPrivateAddress } from '../../network/address.js';
-import { grantCoversAddress, grantMatchesHost, parseHostGrant } from '../../network/host-grant.js';
+import { CKP_ERRORS } from '../../ckp/index.js';
+import {
+  grantCoversAddress,
+  grantMatchesHost,
+  isPrivateAddress,
+  parseHostGrant,
+} from '../../network/index.js';
 import { type NetworkScope, type Tool, type ToolContext, ToolError } from '../types.js';
 
 export { isPrivateAddress };

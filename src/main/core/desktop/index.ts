@@ -1,0 +1,37 @@
+/** The desktop module's public surface: what other modules import. */
+export { AgentActivity } from './activity.js';
+export { appMenuTemplate } from './app-menu.js';
+export type { ApprovalNotice } from './approval-dialog.js';
+export type { NativeApprovalUi } from './approval-router.js';
+export { ApprovalRouter, windowAttended } from './approval-router.js';
+export type { ShellCoreParts } from './assistant-core.js';
+export { admittingAssistant, shellCoreFromAssistant } from './assistant-core.js';
+export { startBackgroundChannels } from './background.js';
+export { CLOSE_TO_TRAY_NOTICE, CloseToTray } from './close-to-tray.js';
+export { autostartFile, loginItemSettings, setLinuxAutostart } from './login-item.js';
+export { QuitCoordinator } from './quit.js';
+export {
+  APP_ENTRY_URL,
+  APP_SCHEME,
+  APP_SCHEME_PRIVILEGES,
+  isAppUrl,
+  mimeTypeOf,
+  resolveRendererPath,
+  serveRendererRequest,
+} from './renderer-files.js';
+export { RunEventTracker } from './run-events.js';
+export { DesktopSettingsStore, desktopSettingsPath } from './settings.js';
+export { registerSummonShortcut } from './shortcut.js';
+export type { TrayView } from './tray-controller.js';
+export { TrayController } from './tray-controller.js';
+export { planUpdates } from './updates.js';
+export {
+  decidePermission,
+  externalLinkPrompt,
+  guardWebContents,
+  HARDENED_WEB_PREFERENCES,
+  openExternalSafely,
+} from './web-guard.js';
+export type { InitialBounds, WindowBounds } from './window-bounds.js';
+export { boundsToSave, initialBounds, MAIN_WINDOW_SIZING } from './window-bounds.js';
+export { claimSingleInstance, startsHidden, summonWindow } from './window-control.js';

@@ -1,0 +1,3 @@
+/** The network module's public surface: what other modules import. */
+export { isPrivateAddress } from './address.js';
+export { grantCoversAddress, grantMatchesHost, parseHostGrant } from './host-grant.js';

@@ -1,0 +1,21 @@
+/** The tools module's public surface: what other modules import. */
+export { sysExec } from './builtins/exec.js';
+export { fsRead } from './builtins/fs.js';
+export { BUILTIN_TOOLS } from './builtins/index.js';
+export { checkHop, pinnedLookup } from './builtins/net.js';
+export { runTool } from './execute.js';
+export type { ToolHost, ToolOutcome } from './host.js';
+export type { GrammarBounds } from './local-grammar.js';
+export { ToolRegistry } from './registry.js';
+export type {
+  CommandRequest,
+  CommandRunner,
+  FilesystemScope,
+  MemoryToolAccess,
+  NetworkScope,
+  Tool,
+  ToolContext,
+  ToolExecutor,
+  ToolOutput,
+} from './types.js';
+export { inProcessExecutor, isToolError, ToolError } from './types.js';
