@@ -1,5 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * `expect.poll` waits for a condition; its default of one second raced the clock on a loaded
+ * machine (a sandboxed tool approved in the UI takes seconds to start its worker there).
+ */
+const POLL = { timeout: 30_000, interval: 50 };
+
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
@@ -17,6 +23,7 @@ export default defineConfig({
           // minutes, and a hook that generates a model file more than vitest's default 10 s.
           testTimeout: 180_000,
           hookTimeout: 180_000,
+          expect: { poll: POLL },
         },
       },
       {
@@ -25,6 +32,7 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          expect: { poll: POLL },
           // One browser at a time on a 2-core machine.
           fileParallelism: false,
         },

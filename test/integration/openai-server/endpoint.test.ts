@@ -173,11 +173,16 @@ describe('POST /v1/chat/completions', () => {
     expect(chunks[0]?.choices[0]?.delta.role).toBe('assistant');
     const text = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
     expect(text.length).toBeGreaterThan(0);
+    // One finish reason, on the last choice chunk: `length` at exactly the limit, or `stop`
+    // before it when the random-weights model happens to end its turn.
     const finishes = chunks.flatMap((c) => c.choices.map((choice) => choice.finish_reason));
-    expect(finishes.filter(Boolean)).toEqual(['length']);
+    const reasons = finishes.filter(Boolean);
+    expect(reasons).toHaveLength(1);
+    expect(['length', 'stop']).toContain(reasons[0]);
     const last = chunks.at(-1);
     expect(last?.choices).toEqual([]);
-    expect(last?.usage?.completion_tokens).toBe(8);
+    if (reasons[0] === 'length') expect(last?.usage?.completion_tokens).toBe(8);
+    else expect(last?.usage?.completion_tokens).toBeLessThanOrEqual(8);
     expect(last?.usage?.prompt_tokens_details?.cached_tokens).toBeGreaterThanOrEqual(0);
   });
 
