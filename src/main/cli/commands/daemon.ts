@@ -21,7 +21,7 @@ import {
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
 
-type DaemonOptions = ModelChoiceOptions & { drain: number };
+type DaemonOptions = ModelChoiceOptions & { drain: number; attach: boolean };
 
 export function registerDaemon(program: Command, ctx: CliContext, setExit: SetExitCode) {
   const daemon = addModelChoiceOptions(
@@ -34,7 +34,8 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
           'on stop, how long runs in flight may finish before they are cancelled',
           (v) => Number.parseInt(v, 10),
           30,
-        ),
+        )
+        .option('--no-attach', 'serve no gateway for `pincer tui` to attach to'),
     ),
   ).action(async (options: DaemonOptions) => {
     const problem = checkModelChoice(options);
@@ -48,6 +49,7 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
       running = await startDaemon({
         agent: agentOptionsOf(ctx, options),
         drainMs: options.drain * 1000,
+        attach: options.attach,
         echo: (line) => ctx.stdout.write(`${line}\n`),
       });
     } catch (error) {

@@ -4,12 +4,17 @@
  * and `pincer daemon status` read. Runs a killed daemon left unfinished continue at start-up
  * (completed side effects are not repeated). Stopping drains: channels stop taking work, runs in
  * flight get `drainMs` to finish, then are cancelled (and stay resumable).
+ *
+ * It also serves the UI's IPC contract on 127.0.0.1 (per-launch token, named in gateway.json) so
+ * `pincer tui` attaches to this agent instead of being refused by the instance lock.
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Agent, type AgentOptions, openAgent } from '../agent/index.js';
+import { type Assistant, assistantOver } from '../assistant/index.js';
 import type { ChannelStatus } from '../channels/index.js';
 import { ChannelHub, type ChannelSet, openChannels } from '../channels/index.js';
+import { type AttachPoint, serveAttachPoint } from '../gateway/index.js';
 import type { RunHandle } from '../runtime/index.js';
 import { acquireInstanceLock } from './instance-lock.js';
 import { RotatingLog } from './rotating-log.js';
@@ -31,6 +36,8 @@ export interface Daemon {
   hub: ChannelHub;
   channels: ChannelSet;
   log: RotatingLog;
+  /** Where a dashboard attaches; undefined with `attach: false`. */
+  attach?: AttachPoint;
   status(): DaemonStatus;
   /** Drains and releases everything; resolves once done. */
   stop(): Promise<{ drained: boolean }>;
@@ -45,6 +52,8 @@ export async function startDaemon(options: {
   drainMs?: number;
   /** Also told every log line (the terminal, when run in the foreground). */
   echo?: (line: string) => void;
+  /** Serve the attach gateway (default true). */
+  attach?: boolean;
 }): Promise<Daemon> {
   const dataDir = options.agent.dataDir;
   const release = acquireInstanceLock(dataDir);
@@ -76,6 +85,24 @@ export async function startDaemon(options: {
   await channels.start();
   const resumed = await channels.resumeInterrupted();
   if (resumed) say(`resumed ${resumed} interrupted run(s)`);
+  let assistant: Assistant | undefined;
+  let attach: AttachPoint | undefined;
+  if (options.attach !== false) {
+    try {
+      // The assistant over this same agent: a dashboard sees and drives the daemon's runs.
+      assistant = await assistantOver(agent, options.agent.model);
+      attach = await serveAttachPoint({
+        assistant,
+        dataDir,
+        rendererDir: path.join(options.agent.appDir, 'out', 'renderer'),
+        onError: (error) => say(`attach gateway: ${error.message}`),
+      });
+      say(`attach gateway on 127.0.0.1:${attach.gateway.port} (token in gateway.json)`);
+    } catch (error) {
+      // Channels serve without it; only `pincer tui` beside this daemon is refused.
+      say(`attach gateway not served: ${(error as Error).message}`);
+    }
+  }
 
   const status = (): DaemonStatus => ({
     pid: process.pid,
@@ -116,10 +143,12 @@ export async function startDaemon(options: {
     hub,
     channels,
     log,
+    attach,
     status,
     stop() {
       stopping ??= (async () => {
         say('stopping: channels take no new work');
+        await attach?.close();
         await channels.stop();
         const inFlight = [...live].map((handle) => handle.done.catch(() => undefined));
         let deadline: NodeJS.Timeout | undefined;
@@ -133,7 +162,9 @@ export async function startDaemon(options: {
         if (!drained) say(`drain time over: cancelling ${live.size} run(s); they stay resumable`);
         clearInterval(timer);
         writeStatus();
-        await agent.close();
+        // The assistant's close closes the agent (and what the assistant opened beside it).
+        if (assistant) await assistant.close();
+        else await agent.close();
         release();
         say('stopped');
         return { drained };

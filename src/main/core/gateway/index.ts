@@ -1,2 +1,9 @@
 /** The gateway module's public surface: what other modules import. */
-export { startAssistantGateway } from './server.js';
+export { type AttachPoint, serveAttachPoint } from './attach.js';
+export {
+  type GatewayFile,
+  gatewayFilePath,
+  readGatewayFile,
+  writeGatewayFile,
+} from './gateway-file.js';
+export { type Gateway, startAssistantGateway } from './server.js';

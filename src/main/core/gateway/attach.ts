@@ -1,0 +1,53 @@
+/**
+ * The attach point of an agent that already holds a data directory (the daemon, the desktop app):
+ * the IPC contract's WebSocket on 127.0.0.1 with a fresh per-launch token, named in
+ * `gateway.json` so `pincer tui` on the same data directory attaches instead of refusing. The
+ * token lives only in that user-only file and in memory; it is never logged.
+ */
+import type { Assistant } from '../assistant/index.js';
+import { writeGatewayFile } from './gateway-file.js';
+import { type Gateway, startAssistantGateway } from './server.js';
+
+export interface AttachPoint {
+  gateway: Gateway;
+  /** Removes gateway.json (if still ours), then stops the gateway. */
+  close(): Promise<void>;
+}
+
+export async function serveAttachPoint(options: {
+  assistant: Assistant;
+  dataDir: string;
+  /** The built renderer, if any; a missing one only makes the browser UI answer 404. */
+  rendererDir: string;
+  onError?: (error: Error) => void;
+}): Promise<AttachPoint> {
+  const gateway = await startAssistantGateway({
+    assistant: options.assistant,
+    rendererDir: options.rendererDir,
+    port: 0,
+    onError: options.onError,
+  });
+  let removeFile: () => void;
+  try {
+    removeFile = writeGatewayFile(options.dataDir, {
+      pid: process.pid,
+      port: gateway.port,
+      token: gateway.token,
+    });
+  } catch (error) {
+    await gateway.close();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    gateway,
+    close() {
+      closing ??= (async () => {
+        // The file first: a dashboard starting now must not find a gateway that is going away.
+        removeFile();
+        await gateway.close();
+      })();
+      return closing;
+    },
+  };
+}
