@@ -58,10 +58,14 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
       return;
     }
     ctx.stdout.write(`Pincer daemon ready (pid ${process.pid}); log: ${running.log.file}\n`);
+    // Served until a signal even with no channel or gateway holding the event loop open (Node
+    // would otherwise end the process, exit 13, with this wait unsettled).
+    const keepAlive = setInterval(() => undefined, 1 << 30);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
+    clearInterval(keepAlive);
     const { drained } = await running.stop();
     if (!drained) setExit(ExitCode.failed);
   });
