@@ -4,6 +4,7 @@
  * status` reads the status file the running daemon keeps.
  */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import {
   type DaemonStatus,
@@ -11,6 +12,7 @@ import {
   startDaemon,
   statusFileOf,
 } from '../../core/daemon/index.js';
+import { serveAgentAttachPoint } from '../../core/gateway/index.js';
 import {
   addModelChoiceOptions,
   addModelOptions,
@@ -44,12 +46,21 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
       setExit(ExitCode.usage);
       return;
     }
-    let running: Awaited<ReturnType<typeof startDaemon>>;
+    let running: Awaited<ReturnType<typeof startDaemon>> | undefined;
+    const agentOptions = agentOptionsOf(ctx, options);
     try {
       running = await startDaemon({
-        agent: agentOptionsOf(ctx, options),
+        agent: agentOptions,
         drainMs: options.drain * 1000,
-        attach: options.attach,
+        attach: options.attach
+          ? (agent) =>
+              serveAgentAttachPoint(agent, {
+                model: agentOptions.model,
+                dataDir: agentOptions.dataDir,
+                rendererDir: path.join(agentOptions.appDir, 'out', 'renderer'),
+                onError: (error) => running?.log.write(`attach gateway: ${error.message}`),
+              })
+          : undefined,
         echo: (line) => ctx.stdout.write(`${line}\n`),
       });
     } catch (error) {

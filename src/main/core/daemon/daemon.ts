@@ -5,16 +5,16 @@
  * (completed side effects are not repeated). Stopping drains: channels stop taking work, runs in
  * flight get `drainMs` to finish, then are cancelled (and stay resumable).
  *
- * It also serves the UI's IPC contract on 127.0.0.1 (per-launch token, named in gateway.json) so
- * `pincer tui` attaches to this agent instead of being refused by the instance lock.
+ * With `attach` (the CLI passes the gateway's attach point) it also serves the UI's IPC contract on
+ * 127.0.0.1, named in gateway.json, so `pincer tui` attaches to this agent instead of being
+ * refused by the instance lock. Passed in, not imported: the gateway builds on the desktop
+ * module, which builds on this one.
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Agent, type AgentOptions, openAgent } from '../agent/index.js';
-import { type Assistant, assistantOver } from '../assistant/index.js';
 import type { ChannelStatus } from '../channels/index.js';
 import { ChannelHub, type ChannelSet, openChannels } from '../channels/index.js';
-import { type AttachPoint, serveAttachPoint } from '../gateway/index.js';
 import type { RunHandle } from '../runtime/index.js';
 import { acquireInstanceLock } from './instance-lock.js';
 import { RotatingLog } from './rotating-log.js';
@@ -31,13 +31,22 @@ export interface DaemonStatus {
   pendingPairings: Array<{ channel: string; userId: string; code: string; expiresAt: string }>;
 }
 
+/** A way in for other surfaces over the daemon's agent (the attach gateway). */
+export interface DaemonAttach {
+  gateway: { port: number };
+  /** Stops taking connections: the first step of stopping. */
+  close(): Promise<void>;
+  /** Releases what it opened over the agent, the agent included: the last step. */
+  closeWithAgent(): Promise<void>;
+}
+
 export interface Daemon {
   agent: Agent;
   hub: ChannelHub;
   channels: ChannelSet;
   log: RotatingLog;
-  /** Where a dashboard attaches; undefined with `attach: false`. */
-  attach?: AttachPoint;
+  /** Where a dashboard attaches, if served. */
+  attach?: DaemonAttach;
   status(): DaemonStatus;
   /** Drains and releases everything; resolves once done. */
   stop(): Promise<{ drained: boolean }>;
@@ -52,8 +61,8 @@ export async function startDaemon(options: {
   drainMs?: number;
   /** Also told every log line (the terminal, when run in the foreground). */
   echo?: (line: string) => void;
-  /** Serve the attach gateway (default true). */
-  attach?: boolean;
+  /** Serves the attach point over the agent once channels run; a failure only logs. */
+  attach?: (agent: Agent) => Promise<DaemonAttach>;
 }): Promise<Daemon> {
   const dataDir = options.agent.dataDir;
   const release = acquireInstanceLock(dataDir);
@@ -85,18 +94,10 @@ export async function startDaemon(options: {
   await channels.start();
   const resumed = await channels.resumeInterrupted();
   if (resumed) say(`resumed ${resumed} interrupted run(s)`);
-  let assistant: Assistant | undefined;
-  let attach: AttachPoint | undefined;
-  if (options.attach !== false) {
+  let attach: DaemonAttach | undefined;
+  if (options.attach) {
     try {
-      // The assistant over this same agent: a dashboard sees and drives the daemon's runs.
-      assistant = await assistantOver(agent, options.agent.model);
-      attach = await serveAttachPoint({
-        assistant,
-        dataDir,
-        rendererDir: path.join(options.agent.appDir, 'out', 'renderer'),
-        onError: (error) => say(`attach gateway: ${error.message}`),
-      });
+      attach = await options.attach(agent);
       say(`attach gateway on 127.0.0.1:${attach.gateway.port} (token in gateway.json)`);
     } catch (error) {
       // Channels serve without it; only `pincer tui` beside this daemon is refused.
@@ -162,8 +163,7 @@ export async function startDaemon(options: {
         if (!drained) say(`drain time over: cancelling ${live.size} run(s); they stay resumable`);
         clearInterval(timer);
         writeStatus();
-        // The assistant's close closes the agent (and what the assistant opened beside it).
-        if (assistant) await assistant.close();
+        if (attach) await attach.closeWithAgent();
         else await agent.close();
         release();
         say('stopped');

@@ -4,7 +4,8 @@
  * `gateway.json` so `pincer tui` on the same data directory attaches instead of refusing. The
  * token lives only in that user-only file and in memory; it is never logged.
  */
-import type { Assistant } from '../assistant/index.js';
+import type { Agent, ModelChoice } from '../agent/index.js';
+import { type Assistant, assistantOver } from '../assistant/index.js';
 import { writeGatewayFile } from './gateway-file.js';
 import { type Gateway, startAssistantGateway } from './server.js';
 
@@ -48,6 +49,39 @@ export async function serveAttachPoint(options: {
         await gateway.close();
       })();
       return closing;
+    },
+  };
+}
+
+/** The attach point over an agent that has no assistant yet (the daemon's). */
+export interface AgentAttachPoint extends AttachPoint {
+  /** Releases the assistant made over the agent, and with it the agent: the owner's last step. */
+  closeWithAgent(): Promise<void>;
+}
+
+export async function serveAgentAttachPoint(
+  agent: Agent,
+  options: {
+    model: ModelChoice;
+    dataDir: string;
+    rendererDir: string;
+    onError?: (error: Error) => void;
+  },
+): Promise<AgentAttachPoint> {
+  // A dashboard sees and drives this same agent's sessions and runs.
+  const assistant = await assistantOver(agent, options.model);
+  let point: AttachPoint;
+  try {
+    point = await serveAttachPoint({ ...options, assistant });
+  } catch (error) {
+    await assistant.close();
+    throw error;
+  }
+  return {
+    ...point,
+    async closeWithAgent() {
+      await point.close();
+      await assistant.close();
     },
   };
 }

@@ -1,5 +1,10 @@
 /** The gateway module's public surface: what other modules import. */
-export { type AttachPoint, serveAttachPoint } from './attach.js';
+export {
+  type AgentAttachPoint,
+  type AttachPoint,
+  serveAgentAttachPoint,
+  serveAttachPoint,
+} from './attach.js';
 export {
   type GatewayFile,
   gatewayFilePath,
