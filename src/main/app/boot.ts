@@ -70,16 +70,19 @@ export function bootDesktop(options: BootOptions): void {
         reveal: revealInFileManager,
       }),
     );
-    // `pincer tui` on this data directory attaches here (gateway.json) instead of being refused.
-    const attach = await serveAttachPoint({
-      assistant: admitting,
-      dataDir,
-      rendererDir: builtRendererDir,
-      onError: (error) => console.warn(`[pincer] attach gateway: ${error.message}`),
-    }).catch((error: unknown) => {
-      console.warn(`[pincer] attach gateway not served: ${String(error)}`);
-      return undefined;
-    });
+    // `pincer tui` on this data directory attaches here (gateway.json) instead of being refused;
+    // beside a daemon (it holds the lock and names its own gateway) the app serves none.
+    const attach = background.channels
+      ? await serveAttachPoint({
+          assistant: admitting,
+          dataDir,
+          rendererDir: builtRendererDir,
+          onError: (error) => console.warn(`[pincer] attach gateway: ${error.message}`),
+        }).catch((error: unknown) => {
+          console.warn(`[pincer] attach gateway not served: ${String(error)}`);
+          return undefined;
+        })
+      : undefined;
     let window: BrowserWindow | null = null;
     assistant.subscribe((event) => {
       if (window && !window.isDestroyed()) window.webContents.send(EVENT_CHANNEL, event);
