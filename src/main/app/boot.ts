@@ -15,12 +15,13 @@ import {
   shellCoreFromAssistant,
   startBackgroundChannels,
 } from '../core/desktop/index.js';
+import { serveAttachPoint } from '../core/gateway/index.js';
 import { createCoreHandlers } from '../core/ipc/index.js';
 import { resolveDataDir } from '../core/paths.js';
 import { createSecretStore } from '../core/secrets/index.js';
 import { registerIpc } from './ipc.js';
 import { openLinkWithConfirmation } from './native-ui.js';
-import { registerRendererScheme, serveBuiltRenderer } from './renderer-origin.js';
+import { builtRendererDir, registerRendererScheme, serveBuiltRenderer } from './renderer-origin.js';
 import { safeStorageEncryptor } from './safe-storage.js';
 import { installSecurityPolicies } from './security.js';
 import { type DesktopShell, startDesktopShell } from './shell.js';
@@ -61,13 +62,27 @@ export function bootDesktop(options: BootOptions): void {
     const background = await startBackgroundChannels(agent, activity, (line) =>
       console.info(`[pincer] ${line}`),
     );
+    const admitting = admittingAssistant(assistant, activity);
     registerIpc(
       createCoreHandlers({
-        assistant: admittingAssistant(assistant, activity),
+        assistant: admitting,
         electronVersion: process.versions.electron,
         reveal: revealInFileManager,
       }),
     );
+    // `pincer tui` on this data directory attaches here (gateway.json) instead of being refused;
+    // beside a daemon (it holds the lock and names its own gateway) the app serves none.
+    const attach = background.channels
+      ? await serveAttachPoint({
+          assistant: admitting,
+          dataDir,
+          rendererDir: builtRendererDir,
+          onError: (error) => console.warn(`[pincer] attach gateway: ${error.message}`),
+        }).catch((error: unknown) => {
+          console.warn(`[pincer] attach gateway not served: ${String(error)}`);
+          return undefined;
+        })
+      : undefined;
     let window: BrowserWindow | null = null;
     assistant.subscribe((event) => {
       if (window && !window.isDestroyed()) window.webContents.send(EVENT_CHANNEL, event);
@@ -77,6 +92,7 @@ export function bootDesktop(options: BootOptions): void {
       core: {
         ...shellCoreFromAssistant(assistant),
         close: async () => {
+          await attach?.close();
           await background.stop();
           await assistant.close();
         },

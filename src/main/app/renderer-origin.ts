@@ -10,7 +10,7 @@ import {
 
 /** electron-vite sets this in development; packaged builds serve the built renderer folder. */
 const devServerUrl = process.env.ELECTRON_RENDERER_URL;
-const builtRenderer = path.join(import.meta.dirname, '../renderer');
+export const builtRendererDir = path.join(import.meta.dirname, '../renderer');
 
 /** The page the main window loads: the dev server, or the built renderer on app://pincer/. */
 export function rendererUrl(): string {
@@ -31,7 +31,7 @@ export function registerRendererScheme(): void {
 }
 
 /** After ready: answers app://pincer/ from the built renderer folder (nothing in development). */
-export function serveBuiltRenderer(root = builtRenderer): void {
+export function serveBuiltRenderer(root = builtRendererDir): void {
   if (devServerUrl) return;
   protocol.handle(APP_SCHEME, (request) =>
     serveRendererRequest(root, { url: request.url, method: request.method }),

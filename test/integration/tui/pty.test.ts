@@ -10,8 +10,8 @@ import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { spawn } from '@lydell/node-pty';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeGatewayFile } from '../../../src/main/cli/gateway-file.js';
 import { lockFileOf } from '../../../src/main/core/daemon/instance-lock.js';
+import { writeGatewayFile } from '../../../src/main/core/gateway/index.js';
 import { type Gateway, startAssistantGateway } from '../../../src/main/core/gateway/server.js';
 import {
   APP_DIR,

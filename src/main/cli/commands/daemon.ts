@@ -4,6 +4,7 @@
  * status` reads the status file the running daemon keeps.
  */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import {
   type DaemonStatus,
@@ -11,6 +12,7 @@ import {
   startDaemon,
   statusFileOf,
 } from '../../core/daemon/index.js';
+import { serveAgentAttachPoint } from '../../core/gateway/index.js';
 import {
   addModelChoiceOptions,
   addModelOptions,
@@ -21,7 +23,7 @@ import {
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
 
-type DaemonOptions = ModelChoiceOptions & { drain: number };
+type DaemonOptions = ModelChoiceOptions & { drain: number; attach: boolean };
 
 export function registerDaemon(program: Command, ctx: CliContext, setExit: SetExitCode) {
   const daemon = addModelChoiceOptions(
@@ -34,7 +36,8 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
           'on stop, how long runs in flight may finish before they are cancelled',
           (v) => Number.parseInt(v, 10),
           30,
-        ),
+        )
+        .option('--no-attach', 'serve no gateway for `pincer tui` to attach to'),
     ),
   ).action(async (options: DaemonOptions) => {
     const problem = checkModelChoice(options);
@@ -43,11 +46,21 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
       setExit(ExitCode.usage);
       return;
     }
-    let running: Awaited<ReturnType<typeof startDaemon>>;
+    let running: Awaited<ReturnType<typeof startDaemon>> | undefined;
+    const agentOptions = agentOptionsOf(ctx, options);
     try {
       running = await startDaemon({
-        agent: agentOptionsOf(ctx, options),
+        agent: agentOptions,
         drainMs: options.drain * 1000,
+        attach: options.attach
+          ? (agent) =>
+              serveAgentAttachPoint(agent, {
+                model: agentOptions.model,
+                dataDir: agentOptions.dataDir,
+                rendererDir: path.join(agentOptions.appDir, 'out', 'renderer'),
+                onError: (error) => running?.log.write(`attach gateway: ${error.message}`),
+              })
+          : undefined,
         echo: (line) => ctx.stdout.write(`${line}\n`),
       });
     } catch (error) {
@@ -56,10 +69,14 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
       return;
     }
     ctx.stdout.write(`Pincer daemon ready (pid ${process.pid}); log: ${running.log.file}\n`);
+    // Served until a signal even with no channel or gateway holding the event loop open (Node
+    // would otherwise end the process, exit 13, with this wait unsettled).
+    const keepAlive = setInterval(() => undefined, 1 << 30);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
+    clearInterval(keepAlive);
     const { drained } = await running.stop();
     if (!drained) setExit(ExitCode.failed);
   });

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { type Assistant, createAssistant } from '../../core/assistant/index.js';
-import { startAssistantGateway } from '../../core/gateway/index.js';
+import { startAssistantGateway, writeGatewayFile } from '../../core/gateway/index.js';
 import {
   addModelChoiceOptions,
   addModelOptions,
@@ -16,7 +16,6 @@ import {
 } from '../agent-options.js';
 import { type CliContext, ExitCode } from '../context.js';
 import { describeError } from '../errors.js';
-import { writeGatewayFile } from '../gateway-file.js';
 import type { SetExitCode } from '../program.js';
 
 type GatewayOptions = ModelChoiceOptions & { port: string };

@@ -1,12 +1,14 @@
 /**
  * `pincer tui`: the terminal dashboard. It attaches to the gateway already serving this data
- * directory (or the one `--attach` names) over the UI's WebSocket contract; with none running,
+ * directory (`pincer gateway`, the daemon or the desktop app, found through gateway.json) or the
+ * one `--attach` names, over the UI's WebSocket contract; with none running,
  * it serves itself the same assistant `pincer gateway` would, in-process. Either way it is a
  * client of the IPC contract and never composes an agent of its own.
  */
 import type { Command } from 'commander';
 import type { Assistant } from '../../core/assistant/index.js';
 import { lockHolder } from '../../core/daemon/index.js';
+import { readGatewayFile } from '../../core/gateway/index.js';
 import { createCoreHandlers } from '../../core/ipc/index.js';
 import {
   addModelChoiceOptions,
@@ -15,7 +17,6 @@ import {
   type ModelChoiceOptions,
 } from '../agent-options.js';
 import { type CliContext, ExitCode } from '../context.js';
-import { readGatewayFile } from '../gateway-file.js';
 import type { SetExitCode } from '../program.js';
 import {
   connectGateway,
@@ -74,12 +75,13 @@ export async function openDashboard(
     const attached = await attach(ctx, options);
     if (attached) link = attached;
     else {
-      // One agent per data directory (#17): a daemon or the desktop app holding it offers no
-      // gateway here, and a second agent beside it would race it for the same store.
+      // One agent per data directory (#17): the daemon and the desktop app serve a gateway
+      // named in gateway.json; one holding the lock without an answering gateway (started with
+      // --no-attach, or still starting) is refused, as a second agent would race it for the store.
       const holder = lockHolder(ctx.dataDir);
       if (holder !== undefined) {
         throw new Error(
-          `another Pincer agent (pid ${holder}: the daemon or the desktop app) serves this data directory without a gateway to attach to; stop it, or name a gateway with --attach`,
+          `another Pincer agent (pid ${holder}: the daemon or the desktop app) holds this data directory and no gateway of it answers (gateway.json); was it started with --no-attach? Restart it without, stop it, or name a gateway with --attach`,
         );
       }
       assistant = await openServedAssistant(ctx, options);

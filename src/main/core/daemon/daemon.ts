@@ -4,6 +4,11 @@
  * and `pincer daemon status` read. Runs a killed daemon left unfinished continue at start-up
  * (completed side effects are not repeated). Stopping drains: channels stop taking work, runs in
  * flight get `drainMs` to finish, then are cancelled (and stay resumable).
+ *
+ * With `attach` (the CLI passes the gateway's attach point) it also serves the UI's IPC contract on
+ * 127.0.0.1, named in gateway.json, so `pincer tui` attaches to this agent instead of being
+ * refused by the instance lock. Passed in, not imported: the gateway builds on the desktop
+ * module, which builds on this one.
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -26,11 +31,22 @@ export interface DaemonStatus {
   pendingPairings: Array<{ channel: string; userId: string; code: string; expiresAt: string }>;
 }
 
+/** A way in for other surfaces over the daemon's agent (the attach gateway). */
+export interface DaemonAttach {
+  gateway: { port: number };
+  /** Stops taking connections: the first step of stopping. */
+  close(): Promise<void>;
+  /** Releases what it opened over the agent, the agent included: the last step. */
+  closeWithAgent(): Promise<void>;
+}
+
 export interface Daemon {
   agent: Agent;
   hub: ChannelHub;
   channels: ChannelSet;
   log: RotatingLog;
+  /** Where a dashboard attaches, if served. */
+  attach?: DaemonAttach;
   status(): DaemonStatus;
   /** Drains and releases everything; resolves once done. */
   stop(): Promise<{ drained: boolean }>;
@@ -45,6 +61,8 @@ export async function startDaemon(options: {
   drainMs?: number;
   /** Also told every log line (the terminal, when run in the foreground). */
   echo?: (line: string) => void;
+  /** Serves the attach point over the agent once channels run; a failure only logs. */
+  attach?: (agent: Agent) => Promise<DaemonAttach>;
 }): Promise<Daemon> {
   const dataDir = options.agent.dataDir;
   const release = acquireInstanceLock(dataDir);
@@ -76,6 +94,16 @@ export async function startDaemon(options: {
   await channels.start();
   const resumed = await channels.resumeInterrupted();
   if (resumed) say(`resumed ${resumed} interrupted run(s)`);
+  let attach: DaemonAttach | undefined;
+  if (options.attach) {
+    try {
+      attach = await options.attach(agent);
+      say(`attach gateway on 127.0.0.1:${attach.gateway.port} (token in gateway.json)`);
+    } catch (error) {
+      // Channels serve without it; only `pincer tui` beside this daemon is refused.
+      say(`attach gateway not served: ${(error as Error).message}`);
+    }
+  }
 
   const status = (): DaemonStatus => ({
     pid: process.pid,
@@ -116,10 +144,12 @@ export async function startDaemon(options: {
     hub,
     channels,
     log,
+    attach,
     status,
     stop() {
       stopping ??= (async () => {
         say('stopping: channels take no new work');
+        await attach?.close();
         await channels.stop();
         const inFlight = [...live].map((handle) => handle.done.catch(() => undefined));
         let deadline: NodeJS.Timeout | undefined;
@@ -133,7 +163,8 @@ export async function startDaemon(options: {
         if (!drained) say(`drain time over: cancelling ${live.size} run(s); they stay resumable`);
         clearInterval(timer);
         writeStatus();
-        await agent.close();
+        if (attach) await attach.closeWithAgent();
+        else await agent.close();
         release();
         say('stopped');
         return { drained };

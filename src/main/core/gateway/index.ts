@@ -1,2 +1,14 @@
 /** The gateway module's public surface: what other modules import. */
-export { startAssistantGateway } from './server.js';
+export {
+  type AgentAttachPoint,
+  type AttachPoint,
+  serveAgentAttachPoint,
+  serveAttachPoint,
+} from './attach.js';
+export {
+  type GatewayFile,
+  gatewayFilePath,
+  readGatewayFile,
+  writeGatewayFile,
+} from './gateway-file.js';
+export { type Gateway, startAssistantGateway } from './server.js';

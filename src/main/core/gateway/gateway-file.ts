@@ -1,8 +1,9 @@
 /**
  * How a terminal finds the gateway already serving this data directory, so `pincer tui` attaches
- * to it instead of opening a second agent on the same profile. `pincer gateway` writes
- * `gateway.json` (port, token, pid; readable by this user only, like the profile database it
- * guards) and removes it when it stops; a file left by a process that is gone is ignored.
+ * to it instead of opening a second agent on the same profile. Whoever serves it (`pincer
+ * gateway`, the daemon, the desktop app) writes `gateway.json` (port, token, pid; readable by
+ * this user only, like the profile database it guards) and removes it when it stops; a file left
+ * by a process that is gone is ignored.
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
