@@ -73,12 +73,15 @@ export class LocalBackend implements ModelBackend {
   private drained?: () => void;
   private switching?: Promise<void>;
   private readonly headers = new Map<string, HeaderFacts>();
+  /** The model the engine came with (--model-path may name a file outside the folders). */
+  private readonly startModel: string;
   private embedder?: Promise<LocalEmbedder>;
   private embeddingContext?: Promise<number | undefined>;
   private clock = 0;
 
   constructor(private readonly options: LocalBackendOptions) {
     this.chatModel = modelIdOf(options.engine.modelPath);
+    this.startModel = options.engine.modelPath;
     this.embeddingModel = options.embeddingModelPath
       ? modelIdOf(options.embeddingModelPath)
       : undefined;
@@ -232,7 +235,9 @@ export class LocalBackend implements ModelBackend {
   /** Installed chat models by id (the first file of an id wins, as in resolveChatModel). */
   private async otherChatModels(): Promise<Map<string, string>> {
     const out = new Map<string, string>();
-    const files = (await this.options.installedChatModels?.()) ?? [];
+    const installed = this.options.installedChatModels;
+    // The starting model stays on offer after a swap, wherever its file lies.
+    const files = installed ? [this.startModel, ...(await installed())] : [];
     for (const file of files) {
       const id = modelIdOf(file);
       if (out.has(id) || file === this.options.embeddingModelPath) continue;
