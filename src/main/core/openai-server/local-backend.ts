@@ -16,7 +16,7 @@ import type {
   ModelBackend,
   ServedModel,
 } from './backend.js';
-import { modelNotFound } from './errors.js';
+import { ApiError, modelNotFound } from './errors.js';
 
 /** What the backend uses of an engine: the app hands in its own, shared and fairly scheduled. */
 export type BackendEngine = Pick<
@@ -138,7 +138,7 @@ export class LocalBackend implements ModelBackend {
   }
 
   async chat(model: string, request: ChatGeneration): Promise<GenerateResult> {
-    const release = await this.acquire(model);
+    const release = await this.acquire(model, request.signal);
     try {
       return await this.chatOnCurrent(request);
     } finally {
@@ -161,7 +161,7 @@ export class LocalBackend implements ModelBackend {
   }
 
   async complete(model: string, request: CompletionGeneration): Promise<GenerateResult> {
-    const release = await this.acquire(model);
+    const release = await this.acquire(model, request.signal);
     try {
       return await this.options.engine.complete(COMPLETION_CONVERSATION, request);
     } finally {
@@ -175,8 +175,10 @@ export class LocalBackend implements ModelBackend {
    * named one (status() says `loading` meanwhile, so new requests get 503). Resolves with the
    * release to call when the request is done.
    */
-  private async acquire(model: string): Promise<() => void> {
+  private async acquire(model: string, signal?: AbortSignal): Promise<() => void> {
     for (;;) {
+      // A client that left while a swap was under way must not start another one.
+      if (signal?.aborted) throw clientClosed();
       if (this.switching) {
         await this.switching.catch(() => undefined);
         continue;
@@ -301,6 +303,9 @@ export class LocalBackend implements ModelBackend {
     });
   }
 }
+
+const clientClosed = () =>
+  new ApiError(499, 'invalid_request_error', 'client_closed', 'The client left');
 
 /** What comes before the messages (system prompt and tools), then one key per message. */
 function promptKeys(request: ChatGeneration): string[] {
