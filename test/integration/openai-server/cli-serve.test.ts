@@ -1,7 +1,7 @@
 /** `pincer serve --openai` as a real child process of the built CLI (npm run build first). */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
@@ -18,6 +18,12 @@ beforeAll(async () => {
   home = await mkdtemp(path.join(os.tmpdir(), 'pincer-serve-'));
   model = path.join(home, 'tiny.gguf');
   await writeTinyGguf(model, { tokenizer: 'bpe' });
+  // An installed model in the data dir: listed beside the one served, loaded when named.
+  await mkdir(path.join(home, 'models'), { recursive: true });
+  await writeTinyGguf(path.join(home, 'models', 'tiny-installed.gguf'), {
+    tokenizer: 'bpe',
+    seed: 3,
+  });
 });
 afterAll(async () => {
   await rm(home, { recursive: true, force: true });
@@ -43,7 +49,7 @@ function serve(child: ChildProcess): Promise<string> {
 }
 
 describe('pincer serve', () => {
-  it('--openai serves the model with the key from --api-key-env and stops on SIGTERM', async () => {
+  it('--openai serves the model and the installed ones on demand, with the key from --api-key-env, and stops on SIGTERM', async () => {
     const child = spawn(
       process.execPath,
       [
@@ -74,7 +80,14 @@ describe('pincer serve', () => {
       const client = new OpenAI({ baseURL, apiKey: KEY, maxRetries: 0 });
       const models = [];
       for await (const m of client.models.list()) models.push(m.id);
-      expect(models).toEqual(['tiny']);
+      expect(models).toEqual(['tiny', 'tiny-installed']);
+      const installed = await client.chat.completions.create({
+        model: 'tiny-installed',
+        messages: [{ role: 'user', content: 'Hi' }],
+        max_tokens: 2,
+      });
+      expect(installed.model).toBe('tiny-installed');
+      expect(installed.usage?.completion_tokens).toBe(2);
       const reply = await client.chat.completions.create({
         model: 'tiny',
         messages: [{ role: 'user', content: 'prompt-text-not-logged' }],

@@ -352,6 +352,74 @@ describe('POST /v1/chat/completions', () => {
     }
   });
 
+  it('ends the reply before a stop string, which it never contains', async () => {
+    const ask = { model: CHAT, messages: hello, max_tokens: 24, temperature: 0 } as const;
+    const free = (await client.chat.completions.create(ask)).choices[0]?.message.content ?? '';
+    // Random weights: take the stop string from what the model says greedily, so it is met.
+    const start = Math.min(4, Math.floor(free.length / 2));
+    const stop = free.slice(start, start + 3);
+    expect(stop.length, `too short a greedy reply: ${JSON.stringify(free)}`).toBeGreaterThan(0);
+    const stopped = await client.chat.completions.create({ ...ask, stop: [stop] });
+    const choice = stopped.choices[0];
+    expect(choice?.message.content).not.toContain(stop);
+    expect(choice?.finish_reason).toBe('stop');
+    expect(choice?.message.content).toBe(free.slice(0, free.indexOf(stop)));
+    // Streamed, the stop string is held back too: no chunk leaks part of it.
+    const stream = await client.chat.completions.create({ ...ask, stop, stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toBe(choice?.message.content);
+  });
+
+  it('repeats the same sampled text for the same seed, and accepts top_p', async () => {
+    const ask = {
+      model: CHAT,
+      messages: [{ role: 'user' as const, content: 'Say something random' }],
+      max_tokens: 12,
+      temperature: 1.2,
+      top_p: 0.9,
+    };
+    const texts = [];
+    for (const seed of [7, 7]) {
+      const completion = await client.chat.completions.create({ ...ask, seed });
+      expect(completion.usage?.completion_tokens).toBeGreaterThan(0);
+      texts.push(completion.choices[0]?.message.content);
+    }
+    expect(texts[1]).toBe(texts[0]);
+    const narrow = await client.chat.completions.create({ ...ask, seed: 3, top_p: 0.01 });
+    expect(narrow.choices[0]?.finish_reason).toMatch(/^(stop|length)$/);
+  });
+
+  it(`with tool_choice auto gives text or a schema-valid call (${GENERATIONS} generations)`, async () => {
+    for (let i = 0; i < GENERATIONS; i++) {
+      const completion = await client.chat.completions.create({
+        model: CHAT,
+        messages: [{ role: 'user', content: `Maybe call a tool ${i}` }],
+        tools,
+        tool_choice: 'auto',
+        max_tokens: 96,
+        temperature: 1,
+        seed: i,
+      });
+      const choice = completion.choices[0];
+      const calls = choice?.message.tool_calls ?? [];
+      if (choice?.finish_reason === 'tool_calls') {
+        expect(calls.length).toBeGreaterThan(0);
+        for (const call of calls) {
+          if (call.type !== 'function') throw new Error(`unexpected call type ${call.type}`);
+          const validate = validators[call.function.name];
+          expect(validate, `unknown tool ${call.function.name}`).toBeDefined();
+          const args: unknown = JSON.parse(call.function.arguments);
+          expect(validate?.(args), JSON.stringify(validate?.errors)).toBe(true);
+        }
+      } else {
+        expect(calls).toEqual([]);
+        expect(choice?.finish_reason).toMatch(/^(stop|length)$/);
+        expect(typeof choice?.message.content).toBe('string');
+      }
+    }
+  }, 180_000);
+
   it('serves two concurrent clients, one after the other in the model lane', async () => {
     const other = new OpenAI({ baseURL: server.baseUrl, apiKey: key, maxRetries: 0 });
     const [a, b] = await Promise.all([

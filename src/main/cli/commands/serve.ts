@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { openLocalEngine } from '../../core/agent/index.js';
-import { errorMessage, localSetup, modelPath } from '../../core/local/index.js';
+import { chatModelFiles, errorMessage, localSetup, modelPath } from '../../core/local/index.js';
 import { findEmbeddingModel } from '../../core/memory/index.js';
 import {
   DEFAULT_PORT,
@@ -134,8 +134,11 @@ async function serveOpenAi(ctx: CliContext, options: ServeOptions): Promise<numb
       ctx.stderr.write(`${engine.missing}\n`);
       return ExitCode.failed;
     }
+    const { catalog, locations } = await localSetup(ctx.appDir, ctx.dataDir);
     const backend = new LocalBackend({
       engine,
+      // Every installed chat model is listed and loaded on demand, one in memory at a time.
+      installedChatModels: () => chatModelFiles(catalog, locations),
       slots: options.slots,
       threads: options.threads,
       embeddingModelPath:

@@ -82,13 +82,25 @@ export class LocalEngine {
   private idleTimeoutMs: number;
   private active = 0;
   private disposed = false;
+  private file: string;
 
   constructor(private readonly options: LocalEngineOptions) {
     this.idleTimeoutMs = options.idleTimeoutMs ?? 10 * 60_000;
+    this.file = options.modelPath;
   }
 
   get modelPath(): string {
-    return this.options.modelPath;
+    return this.file;
+  }
+
+  /**
+   * Serves another GGUF from now on, keeping the runtime: the current model is unloaded once
+   * its turns have ended, and the next load() or request reads the new file (checked first).
+   */
+  async useModel(modelPath: string): Promise<void> {
+    if (modelPath === this.file) return;
+    await this.unload();
+    this.file = modelPath;
   }
 
   /** Whether the model is in memory right now. */
@@ -215,7 +227,7 @@ export class LocalEngine {
   }
 
   private async loadModel(): Promise<Loaded> {
-    const file = await inspectModelFile(this.options.modelPath);
+    const file = await inspectModelFile(this.file);
     const runtime = await this.runtimeInfo();
     let model: LlamaModel;
     try {

@@ -11,6 +11,7 @@ export { FairGate } from './fair-gate.js';
 export { inspectModelFile } from './gguf-check.js';
 export type { ModelLocations, PullProgress, SkippedModel } from './model-manager.js';
 export {
+  chatModelFiles,
   listInstalled,
   modelPath,
   noModelHelp,

@@ -74,6 +74,27 @@ export async function resolveChatModel(
   return undefined;
 }
 
+/**
+ * Every chat GGUF where resolveChatModel looks (bundled folder, then the data dir), embedding
+ * models of the catalog left out. Paths only: each header is checked by whoever opens one.
+ */
+export async function chatModelFiles(
+  catalog: ModelCatalog,
+  locations: ModelLocations,
+): Promise<string[]> {
+  const embeddingFiles = new Set(
+    catalog.models.filter((m) => m.kind === 'embedding').map((m) => m.fileName),
+  );
+  const out: string[] = [];
+  for (const dir of [locations.bundledDir, locations.modelsDir]) {
+    if (!dir) continue;
+    for (const name of await ggufFiles(dir)) {
+      if (!embeddingFiles.has(name)) out.push(path.join(dir, name));
+    }
+  }
+  return out;
+}
+
 export interface SkippedModel {
   path: string;
   problem: string;

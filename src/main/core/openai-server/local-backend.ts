@@ -2,8 +2,10 @@
  * The endpoint's backend on the bundled engine: one loaded GGUF, shared by every request. Chat
  * requests go to a few conversation slots (one KV cache each); a request lands on the slot
  * whose last exchange is the longest prefix of its messages, so a client that resends the
- * whole history each turn evaluates only the new tokens.
+ * whole history each turn evaluates only the new tokens. Given the installed chat models, a
+ * request naming another one swaps it in (one chat model in memory at a time, as Ollama does).
  */
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { GenerateResult, LocalEngine, LocalMessage } from '../local/index.js';
 import { inspectModelFile, LocalEmbedder } from '../local/index.js';
@@ -14,16 +16,23 @@ import type {
   ModelBackend,
   ServedModel,
 } from './backend.js';
-import { modelNotFound } from './errors.js';
+import { ApiError, modelNotFound } from './errors.js';
 
 /** What the backend uses of an engine: the app hands in its own, shared and fairly scheduled. */
 export type BackendEngine = Pick<
   LocalEngine,
   'modelPath' | 'loaded' | 'load' | 'generate' | 'complete'
->;
+> &
+  Partial<Pick<LocalEngine, 'useModel'>>;
 
 export interface LocalBackendOptions {
   engine: BackendEngine;
+  /**
+   * The installed chat GGUFs a request may name besides the engine's own; one named is loaded
+   * on demand in its place (the engine needs `useModel`). Left out, only the engine's model is
+   * served: the app's endpoint follows the app's model and never switches it from outside.
+   */
+  installedChatModels?: () => Promise<string[]>;
   /** Chat slots; the engine needs `slots + 1` conversations (one more for raw completions). */
   slots?: number;
   /** A GGUF embedding model for /v1/embeddings, opened on first use. */
@@ -40,22 +49,39 @@ interface Slot {
 
 const COMPLETION_CONVERSATION = 'openai-completions';
 
+interface HeaderFacts {
+  /** size:mtime of the file when read: a replaced file is read again. */
+  stamp: string;
+  /** False when the header failed the check: the file is never offered. */
+  sound: boolean;
+  contextLength?: number;
+}
+
 /** A GGUF's model id: its file name without `.gguf`. */
 export function modelIdOf(file: string): string {
   return path.basename(file).replace(/\.gguf$/i, '');
 }
 
 export class LocalBackend implements ModelBackend {
-  readonly chatModel: string;
+  /** The chat model in the engine now (it changes when a request loads another one). */
+  chatModel: string;
   readonly embeddingModel?: string;
   private readonly slots: Slot[];
   private ready = false;
+  /** Requests generating on the current chat model; a swap waits until none are. */
+  private active = 0;
+  private drained?: () => void;
+  private switching?: Promise<void>;
+  private readonly headers = new Map<string, HeaderFacts>();
+  /** The model the engine came with (--model-path may name a file outside the folders). */
+  private readonly startModel: string;
   private embedder?: Promise<LocalEmbedder>;
   private embeddingContext?: Promise<number | undefined>;
   private clock = 0;
 
   constructor(private readonly options: LocalBackendOptions) {
     this.chatModel = modelIdOf(options.engine.modelPath);
+    this.startModel = options.engine.modelPath;
     this.embeddingModel = options.embeddingModelPath
       ? modelIdOf(options.embeddingModelPath)
       : undefined;
@@ -65,6 +91,8 @@ export class LocalBackend implements ModelBackend {
       lastUsed: 0,
     }));
     if (options.engine.loaded) this.ready = true;
+    if (options.installedChatModels && !options.engine.useModel)
+      throw new Error('Serving installed models on demand needs an engine that can switch models');
   }
 
   /** Loads the chat model; until it resolves, status() says `loading`. */
@@ -79,14 +107,21 @@ export class LocalBackend implements ModelBackend {
 
   async models(): Promise<ServedModel[]> {
     const engine = this.options.engine;
+    const current = this.chatModel;
+    // While a model loads its header speaks for it: awaiting the load would hold up the 503.
     const chat: ServedModel = {
-      id: this.chatModel,
+      id: current,
       kind: 'chat',
-      contextLength: engine.loaded
-        ? (await engine.load()).contextSize
-        : (await inspectModelFile(engine.modelPath)).trainContextSize,
+      contextLength:
+        this.ready && engine.loaded
+          ? (await engine.load()).contextSize
+          : await this.headerContext(engine.modelPath),
     };
     const out = [chat];
+    for (const [id, file] of await this.otherChatModels()) {
+      if (id === current) continue;
+      out.push({ id, kind: 'chat', contextLength: await this.headerContext(file) });
+    }
     const file = this.options.embeddingModelPath;
     if (file && this.embeddingModel) {
       // Every request checks the model list: read the embedding model's header once.
@@ -103,7 +138,15 @@ export class LocalBackend implements ModelBackend {
   }
 
   async chat(model: string, request: ChatGeneration): Promise<GenerateResult> {
-    if (model !== this.chatModel) throw modelNotFound(model);
+    const release = await this.acquire(model, request.signal);
+    try {
+      return await this.chatOnCurrent(request);
+    } finally {
+      release();
+    }
+  }
+
+  private async chatOnCurrent(request: ChatGeneration): Promise<GenerateResult> {
     const keys = promptKeys(request);
     const slot = this.pickSlot(keys);
     slot.lastUsed = ++this.clock;
@@ -118,8 +161,112 @@ export class LocalBackend implements ModelBackend {
   }
 
   async complete(model: string, request: CompletionGeneration): Promise<GenerateResult> {
-    if (model !== this.chatModel) throw modelNotFound(model);
-    return this.options.engine.complete(COMPLETION_CONVERSATION, request);
+    const release = await this.acquire(model, request.signal);
+    try {
+      return await this.options.engine.complete(COMPLETION_CONVERSATION, request);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Waits until `model` is the engine's model, swapping it in if it is another installed one:
+   * the swap waits for the requests running on the current model, then unloads it and loads the
+   * named one (status() says `loading` meanwhile, so new requests get 503). Resolves with the
+   * release to call when the request is done.
+   */
+  private async acquire(model: string, signal?: AbortSignal): Promise<() => void> {
+    for (;;) {
+      // A client that left while a swap was under way must not start another one.
+      if (signal?.aborted) throw clientClosed();
+      if (this.switching) {
+        await this.switching.catch(() => undefined);
+        continue;
+      }
+      if (model === this.chatModel) break;
+      const file = this.options.installedChatModels
+        ? (await this.otherChatModels()).get(model)
+        : undefined;
+      if (!file) throw modelNotFound(model);
+      // Another request may have started a swap while the folders were read.
+      if (this.switching || model === this.chatModel) continue;
+      const swap = this.swapTo(model, file);
+      this.switching = swap;
+      swap
+        .finally(() => {
+          if (this.switching === swap) this.switching = undefined;
+        })
+        .catch(() => undefined);
+      await swap;
+    }
+    this.active++;
+    return () => {
+      this.active--;
+      if (this.active === 0) this.drained?.();
+    };
+  }
+
+  private async swapTo(model: string, file: string): Promise<void> {
+    if (this.active > 0) {
+      await new Promise<void>((resolve) => {
+        this.drained = resolve;
+      });
+      this.drained = undefined;
+    }
+    const engine = this.options.engine;
+    const previous = engine.modelPath;
+    const switchTo = engine.useModel?.bind(engine);
+    if (!switchTo) throw modelNotFound(model);
+    this.ready = false;
+    try {
+      await switchTo(file);
+      // The slots' prompt prefixes were the old model's KV cache, gone with it.
+      for (const slot of this.slots) slot.keys = [];
+      await engine.load();
+      this.chatModel = model;
+    } catch (error) {
+      // The previous model comes back on the next request (loaded lazily by the engine).
+      await switchTo(previous).catch(() => undefined);
+      this.chatModel = modelIdOf(previous);
+      throw error;
+    } finally {
+      this.ready = true;
+    }
+  }
+
+  /** Installed chat models by id (the first file of an id wins, as in resolveChatModel). */
+  private async otherChatModels(): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    const installed = this.options.installedChatModels;
+    // The starting model stays on offer after a swap, wherever its file lies.
+    const files = installed ? [this.startModel, ...(await installed())] : [];
+    for (const file of files) {
+      const id = modelIdOf(file);
+      if (out.has(id) || file === this.options.embeddingModelPath) continue;
+      // A file whose header fails the check is never offered, so never loaded.
+      if (!(await this.headerFacts(file))?.sound) continue;
+      out.set(id, file);
+    }
+    return out;
+  }
+
+  private async headerContext(file: string): Promise<number | undefined> {
+    return (await this.headerFacts(file))?.contextLength;
+  }
+
+  /** The checked header of a GGUF, read once while the file is unchanged (headers run to MBs). */
+  private async headerFacts(file: string): Promise<HeaderFacts | undefined> {
+    const info = await stat(file).catch(() => undefined);
+    if (!info) return undefined;
+    const stamp = `${info.size}:${info.mtimeMs}`;
+    const cached = this.headers.get(file);
+    if (cached?.stamp === stamp) return cached;
+    const facts = await inspectModelFile(file).then(
+      (read): HeaderFacts => ({ stamp, sound: true, contextLength: read.trainContextSize }),
+      (): HeaderFacts => ({ stamp, sound: false }),
+    );
+    this.headers.set(file, facts);
+    return facts;
   }
 
   async embed(model: string, texts: string[]): Promise<Embeddings> {
@@ -156,6 +303,9 @@ export class LocalBackend implements ModelBackend {
     });
   }
 }
+
+const clientClosed = () =>
+  new ApiError(499, 'invalid_request_error', 'client_closed', 'The client left');
 
 /** What comes before the messages (system prompt and tools), then one key per message. */
 function promptKeys(request: ChatGeneration): string[] {
