@@ -3,12 +3,20 @@
  * worker processes, each an agent from the root with a scripted model, and a leader agent here.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Agent, openAgent, openAgentRecords } from '../../../src/main/core/agent/index.js';
+import { loadClaw } from '../../../src/main/core/ckp/index.js';
+import {
+  BackendSwarm,
+  CkpHost,
+  sessionFactory,
+  swarmFor,
+  ToolCalls,
+} from '../../../src/main/core/ckp-server/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
 import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
@@ -19,6 +27,7 @@ import {
   SwarmCoordinator,
 } from '../../../src/main/core/swarm/index.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
+import { CkpPeer } from '../../support/ckp-peer.js';
 import { repoRoot, runCliInProcess } from '../../support/cli-run.js';
 import { type NatsServer, natsMissing, startNats } from '../../support/nats.js';
 import { FAST_SCRYPT } from '../../support/secrets.js';
@@ -150,6 +159,102 @@ describe.skipIf(missing)('swarm over NATS', () => {
     expect(status).toMatchObject({ swarm: 'team', backend: 'nats' });
     expect(status.peers.map((peer: { id: string }) => peer.id)).toEqual(['w1', 'w2', 'w3']);
   }, 30_000);
+
+  it('pincer serve sends claw.swarm.delegate to the NATS work queue and reports what a member answered', async () => {
+    // The CKP server's level-3 agent, its swarm renamed to this suite's and coordinated on NATS.
+    const yaml = (
+      await readFile(path.join(repoRoot, 'test/fixtures/ckp/serve/level-3.yaml'), 'utf8')
+    )
+      .replace('name: "crew"', 'name: "team"')
+      .replace(
+        'backend: "in-process"',
+        `backend: "nats"\n        nats: { servers: "${nats.url}", ack_wait_ms: 1500, peer_ttl_ms: 3000 }`,
+      );
+    const served = path.join(root, 'served-claw.yaml');
+    await writeFile(served, yaml);
+    const claw = await loadClaw(served);
+    const swarmMethods = swarmFor(claw);
+    expect(swarmMethods).toBeInstanceOf(BackendSwarm);
+    const dataDir = path.join(root, 'ckp');
+    const host = new CkpHost({
+      claw,
+      open: () =>
+        openAgent({
+          dataDir,
+          appDir: APP_DIR,
+          manifest: served,
+          model: {
+            kind: 'fixed',
+            access: viaProvider(new ScriptedProvider(() => ({ text: 'not me' })), 'scripted'),
+            label: 'scripted',
+          },
+          tools: '',
+          secrets: createSecretStore({
+            dataDir,
+            env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
+            scrypt: FAST_SCRYPT,
+          }),
+        }),
+    });
+    const open = sessionFactory({
+      host,
+      services: { tools: new ToolCalls(), swarm: swarmMethods },
+    });
+    let peer: CkpPeer | undefined;
+    const session = open((frame) => peer?.receive(frame), 'ckp:test');
+    peer = new CkpPeer((frame) => {
+      void session.receive(frame).then((answer) => {
+        if (answer) peer?.receive(answer);
+      });
+    });
+    try {
+      expect((await peer.initialize()).result).toMatchObject({ conformanceLevel: 'level-3' });
+      // Discovery is the backend's: the three worker processes, not the manifest's list.
+      const found = await peer.request('claw.swarm.discover', { swarm: 'team' });
+      const peers = (found.result as { peers: Array<{ identity: string; status: string }> }).peers;
+      expect(peers).toHaveLength(3);
+      for (const member of peers)
+        expect(member).toMatchObject({ identity: 'member', status: 'ready' });
+
+      const delegated = await peer.request('claw.swarm.delegate', {
+        task_id: 'ckp-nats-1',
+        task: { description: 'What is the capital of France?' },
+        context: { request_id: 'dlg-nats-1', swarm: 'team' },
+      });
+      expect(delegated.result).toEqual({ acknowledged: true });
+      await peer.until(() => peer.requests.some((r) => r.method === 'claw.swarm.report'));
+      const report = peer.requests.find((r) => r.method === 'claw.swarm.report')?.params;
+      expect(report).toMatchObject({
+        task_id: 'ckp-nats-1',
+        status: 'completed',
+        token_usage: 1000,
+      });
+      const result = report?.result as { summary: string; worker: string };
+      expect(['Paris', 'paris.', 'Lyon']).toContain(result.summary);
+      expect(['w1', 'w2', 'w3']).toContain(result.worker);
+      // The served agent's own model never ran the task.
+      expect(result.summary).not.toBe('not me');
+
+      const again = await peer.request('claw.swarm.delegate', {
+        task_id: 'ckp-nats-1',
+        task: { description: 'again' },
+        context: { request_id: 'dlg-nats-2', swarm: 'team' },
+      });
+      expect(again.error).toMatchObject({ code: -32602 });
+      expect(
+        (
+          await peer.request('claw.swarm.report', {
+            task_id: 'nobody',
+            status: 'completed',
+            result: 'x',
+          })
+        ).result,
+      ).toEqual({ acknowledged: false });
+    } finally {
+      await host.stop(0);
+      await swarmMethods.close?.();
+    }
+  }, 60_000);
 
   it('best-of-n takes the answer the leader picks', async () => {
     const coordinator = new SwarmCoordinator(

@@ -8,13 +8,13 @@ import { type Agent, openAgent } from '../../core/agent/index.js';
 import { loadActiveClaw, resourcesDirOf } from '../../core/ckp/index.js';
 import {
   CkpHost,
-  InProcessSwarm,
   type Listener,
   listenHttp,
   listenWebSocket,
   newToken,
   serveStdio,
   sessionFactory,
+  swarmFor,
   ToolCalls,
 } from '../../core/ckp-server/index.js';
 import { agentOptionsOf } from '../agent-options.js';
@@ -79,10 +79,8 @@ export async function serveCkp(ctx: CliContext, options: CkpServeOptions): Promi
       heartbeatMs,
       onLifecycle: (event) => ctx.stderr.write(`${JSON.stringify(event)}\n`),
     });
-    const open = sessionFactory({
-      host,
-      services: { tools: new ToolCalls(), swarm: new InProcessSwarm() },
-    });
+    const swarm = swarmFor(claw);
+    const open = sessionFactory({ host, services: { tools: new ToolCalls(), swarm } });
     const listeners: Listener[] = [];
     const bind = { host: options.host, token };
     if (ports.http !== undefined)
@@ -96,6 +94,7 @@ export async function serveCkp(ctx: CliContext, options: CkpServeOptions): Promi
     else await untilSignal();
     await Promise.all(listeners.map((listener) => listener.close()));
     await host.stop(0);
+    await swarm.close?.();
     return ExitCode.ok;
   } catch (error) {
     ctx.stderr.write(`pincer serve: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -1,4 +1,6 @@
 /** The CKP JSON-RPC server: a lifecycle host, per-connection sessions, three transports. */
+
+export { BackendSwarm, swarmFor } from './backend-swarm.js';
 export {
   CkpHost,
   type CkpHostOptions,
@@ -8,7 +10,7 @@ export {
 } from './host.js';
 export { answerFrame, RpcError } from './jsonrpc.js';
 export { CkpSession } from './session.js';
-export { InProcessSwarm } from './swarm.js';
+export { type CkpSwarm, InProcessSwarm } from './swarm.js';
 export { ToolCalls } from './tool-calls.js';
 export {
   type Listener,

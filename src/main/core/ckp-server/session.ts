@@ -37,7 +37,7 @@ import {
   shutdownParams,
   toolCallParams,
 } from './params.js';
-import type { InProcessSwarm, SwarmReport } from './swarm.js';
+import type { CkpSwarm, SwarmReport } from './swarm.js';
 import type { ToolCalls } from './tool-calls.js';
 
 const LEVELS: ConformanceLevel[] = ['level-1', 'level-2', 'level-3'];
@@ -74,7 +74,7 @@ const CAPABILITIES: Record<'tools' | 'swarm' | 'memory', ConformanceLevel> = {
 
 export interface SessionServices {
   tools: ToolCalls;
-  swarm: InProcessSwarm;
+  swarm: CkpSwarm;
 }
 
 export interface CkpSessionOptions {
@@ -143,8 +143,11 @@ export class CkpSession implements RpcHandler {
     if (method === 'claw.swarm.broadcast') {
       const agent = this.options.host.ready();
       const parsed = broadcastParams.safeParse(params ?? {});
+      // A notification has no answer: a broadcast the backend cannot send is dropped.
       if (agent && parsed.success)
-        this.options.services.swarm.broadcast(agent, parsed.data.swarm, parsed.data.message);
+        void Promise.resolve(
+          this.options.services.swarm.broadcast(agent, parsed.data.swarm, parsed.data.message),
+        ).catch(() => undefined);
     }
   }
 

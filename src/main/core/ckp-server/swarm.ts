@@ -2,8 +2,8 @@
  * `claw.swarm.*` (§9.3.3), in process: the served agent is the one peer that runs here. A
  * delegated task is a run of the agent's runtime (the model, tools and policy of the manifest);
  * when it ends, its report goes back to whoever delegated it as a `claw.swarm.report` request.
- * Peers on other hosts arrive with the swarm transport; until then they are listed as
- * `unavailable`.
+ * This is the server of a manifest whose swarm coordinates `in-process`: members declared but
+ * not running here are listed as `unavailable`. Any other backend is `backend-swarm.ts`.
  */
 
 import { textOf as messageText } from '../../../shared/messages.js';
@@ -19,12 +19,34 @@ export interface SwarmReport {
   duration_ms?: number;
 }
 
+export interface Discovered {
+  peers: Array<{ identity: string; uri: string; status: 'ready' | 'busy' | 'unavailable' }>;
+}
+
+/**
+ * What the session asks of a swarm: in process (this file) or over the manifest's coordination
+ * backend (`backend-swarm.ts`); `swarmFor` picks by the served manifest.
+ */
+export interface CkpSwarm {
+  delegate(
+    agent: Agent,
+    params: { task_id: string; task: { description: string; input?: unknown }; swarm: string },
+    reportTo: (report: SwarmReport) => void,
+    /** Counts the task as in-flight work, so `claw.shutdown` drains it like a tool call. */
+    track?: (work: Promise<unknown>) => void,
+  ): { acknowledged: boolean };
+  report(report: SwarmReport): { acknowledged: boolean };
+  broadcast(agent: Agent, swarm: string, message: unknown): void | Promise<void>;
+  discover(agent: Agent, swarm?: string): Discovered | Promise<Discovered>;
+  close?(): Promise<void>;
+}
+
 interface Task {
   status: 'running' | SwarmReport['status'];
   report?: SwarmReport;
 }
 
-export class InProcessSwarm {
+export class InProcessSwarm implements CkpSwarm {
   private readonly tasks = new Map<string, Task>();
   private readonly broadcasts: unknown[] = [];
 
@@ -32,10 +54,9 @@ export class InProcessSwarm {
     agent: Agent,
     params: { task_id: string; task: { description: string; input?: unknown }; swarm: string },
     reportTo: (report: SwarmReport) => void,
-    /** Counts the task as in-flight work, so `claw.shutdown` drains it like a tool call. */
     track: (work: Promise<unknown>) => void = () => {},
   ): { acknowledged: boolean } {
-    this.checkSwarm(agent, params.swarm);
+    checkSwarm(agent, params.swarm);
     if (this.tasks.has(params.task_id)) {
       throw new RpcError(CKP_ERRORS.invalidParams, 'Invalid params: task_id is already in use', {
         task_id: params.task_id,
@@ -75,7 +96,6 @@ export class InProcessSwarm {
     return { acknowledged: true };
   }
 
-  /** A peer's report: recorded when it answers a task this agent knows. */
   report(report: SwarmReport): { acknowledged: boolean } {
     const task = this.tasks.get(report.task_id);
     if (!task) return { acknowledged: false };
@@ -89,10 +109,7 @@ export class InProcessSwarm {
     this.broadcasts.push(message);
   }
 
-  discover(
-    agent: Agent,
-    swarm?: string,
-  ): { peers: Array<{ identity: string; uri: string; status: 'ready' | 'busy' | 'unavailable' }> } {
+  discover(agent: Agent, swarm?: string): Discovered {
     const declared = agent.claw.swarm;
     if (!declared || (swarm !== undefined && swarm !== declared.name)) return { peers: [] };
     const self = agent.claw.identity.name;
@@ -111,14 +128,15 @@ export class InProcessSwarm {
       ],
     };
   }
+}
 
-  private checkSwarm(agent: Agent, swarm: string): void {
-    const declared = agent.claw.swarm;
-    if (declared?.name !== swarm) {
-      throw new RpcError(CKP_ERRORS.invalidParams, `Invalid params: no swarm "${swarm}"`, {
-        swarm,
-        available: declared ? [declared.name] : [],
-      });
-    }
+/** A swarm method names the served manifest's swarm, or it is -32602. */
+export function checkSwarm(agent: Agent, swarm: string): void {
+  const declared = agent.claw.swarm;
+  if (declared?.name !== swarm) {
+    throw new RpcError(CKP_ERRORS.invalidParams, `Invalid params: no swarm "${swarm}"`, {
+      swarm,
+      available: declared ? [declared.name] : [],
+    });
   }
 }
