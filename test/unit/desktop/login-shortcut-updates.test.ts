@@ -9,7 +9,10 @@ import {
   loginItemSettings,
   setLinuxAutostart,
 } from '../../../src/main/core/desktop/login-item.js';
-import { DEFAULT_GLOBAL_SHORTCUT } from '../../../src/main/core/desktop/settings.js';
+import {
+  DEFAULT_GLOBAL_SHORTCUT,
+  defaultGlobalShortcut,
+} from '../../../src/main/core/desktop/settings.js';
 import {
   checkAccelerator,
   registerSummonShortcut,
@@ -50,6 +53,17 @@ describe('start at login', () => {
 });
 
 describe('global shortcut', () => {
+  it('defaults to a combination editors and the OS leave free', () => {
+    expect(defaultGlobalShortcut('darwin')).toBe('Alt+Space');
+    expect(defaultGlobalShortcut('linux')).toBe('Control+Alt+Space');
+    expect(defaultGlobalShortcut('win32')).toBe('Control+Alt+Space');
+    // Taken: VS Code parameter hints / JetBrains smart completion, and macOS Finder search.
+    for (const platform of ['darwin', 'linux', 'win32'] as const)
+      expect(defaultGlobalShortcut(platform)).not.toMatch(
+        /^(CommandOrControl|Control)\+Shift\+Space$|^Command\+Alt\+Space$/,
+      );
+  });
+
   it('registers the default and summons with it', () => {
     const registry = new FakeGlobalShortcut();
     let summoned = 0;

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DesktopShell } from '../../../src/main/app/shell.js';
+import { DEFAULT_GLOBAL_SHORTCUT } from '../../../src/main/core/desktop/settings.js';
 import { type AssistantFixture, scriptedAssistant } from '../../support/assistant-harness.js';
 import * as electron from './fake-electron-module.js';
 
@@ -94,9 +95,7 @@ describe('the Electron glue (stand-in electron module, real assistant)', () => {
       'Start at login',
       'Quit Pincer',
     ]);
-    expect([...electron.globalShortcut.registered.keys()]).toEqual([
-      'CommandOrControl+Shift+Space',
-    ]);
+    expect([...electron.globalShortcut.registered.keys()]).toEqual([DEFAULT_GLOBAL_SHORTCUT]);
   });
 
   it('installs the application menu with Quit, and remembers where the window was moved', async () => {
@@ -160,7 +159,7 @@ describe('the Electron glue (stand-in electron module, real assistant)', () => {
     tray().click('Open Pincer');
     expect(window().visible).toBe(true);
     window().hide();
-    electron.globalShortcut.registered.get('CommandOrControl+Shift+Space')?.();
+    electron.globalShortcut.registered.get(DEFAULT_GLOBAL_SHORTCUT)?.();
     expect(window().visible).toBe(true);
   });
 

@@ -9,8 +9,17 @@ import { z } from 'zod';
 import { writeFileAtomic } from '../secrets/index.js';
 import { WindowBoundsSchema } from './window-bounds.js';
 
-/** Summons the window from anywhere; CommandOrControl maps to Cmd on macOS, Ctrl elsewhere. */
-export const DEFAULT_GLOBAL_SHORTCUT = 'CommandOrControl+Shift+Space';
+/**
+ * The shortcut that summons the window from anywhere, by platform. Cmd/Ctrl+Shift+Space was the
+ * first choice and is taken by editors (VS Code's parameter hints, JetBrains' smart completion),
+ * Cmd+Alt+Space is Finder search on macOS; Option+Space there and Ctrl+Alt+Space elsewhere are
+ * free by default (the log says so when another app owns one).
+ */
+export function defaultGlobalShortcut(platform: NodeJS.Platform = process.platform): string {
+  return platform === 'darwin' ? 'Alt+Space' : 'Control+Alt+Space';
+}
+
+export const DEFAULT_GLOBAL_SHORTCUT = defaultGlobalShortcut();
 
 const SettingsSchema = z.object({
   /** The "Pincer keeps running in the tray" notification was shown (it is shown once). */
