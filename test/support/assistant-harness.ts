@@ -104,9 +104,15 @@ export interface AssistantFixture {
 }
 
 export async function scriptedAssistant(
-  options: { delayMs?: number; catalog?: ModelCatalog; secrets?: SecretStore } = {},
+  options: {
+    delayMs?: number;
+    catalog?: ModelCatalog;
+    secrets?: SecretStore;
+    /** Reopen an existing data directory (the caller removes it); else a fresh temp one. */
+    dataDir?: string;
+  } = {},
 ): Promise<AssistantFixture> {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-assistant-'));
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'pincer-assistant-')));
   const provider = new ScriptedProvider(conversationScript(options.delayMs));
   const assistant = await createAssistant({
     dataDir,
@@ -134,7 +140,7 @@ export async function scriptedAssistant(
     provider,
     close: async () => {
       await assistant.close();
-      await rm(dataDir, { recursive: true, force: true });
+      if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

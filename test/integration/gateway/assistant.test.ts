@@ -4,6 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Assistant } from '../../../src/main/core/assistant/index.js';
@@ -121,6 +123,43 @@ describe('chat', () => {
       autonomy: 'observer',
       manifestAutonomy: 'supervised',
     });
+  });
+
+  it('the autonomy chosen in Settings outlives a restart; a damaged stored value is ignored', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-autonomy-'));
+    try {
+      const first = await scriptedAssistant({ delayMs: 1, dataDir });
+      first.assistant.setAutonomy('observer');
+      await first.close();
+      const second = await scriptedAssistant({ delayMs: 1, dataDir });
+      try {
+        expect(second.assistant.policies()).toMatchObject({
+          autonomy: 'observer',
+          manifestAutonomy: 'supervised',
+        });
+        const { runId } = second.assistant.send({ text: 'write something' });
+        await second.assistant.finished(runId);
+        expect(second.assistant.run(runId).toolCalls[0]).toMatchObject({
+          status: 'denied',
+          rule: 'autonomy:observer',
+        });
+      } finally {
+        await second.close();
+      }
+      const db = openDatabase(profileDatabasePath(dataDir));
+      db.prepare(
+        `update assistant_settings set value = '{"level":"god"}' where key = 'autonomy'`,
+      ).run();
+      db.close();
+      const third = await scriptedAssistant({ delayMs: 1, dataDir });
+      try {
+        expect(third.assistant.policies().autonomy).toBe('supervised');
+      } finally {
+        await third.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('scrubs the data directory and home folder out of error text', () => {

@@ -1,7 +1,7 @@
 /**
  * The autonomy level as a policy hook the UI can switch: the manifest's engine for its own level,
- * and an engine over the same rules for each other level, built on first use. A switch lasts for
- * this process; the manifest keeps its level.
+ * and an engine over the same rules for each other level, built on first use. The manifest keeps
+ * its level; the app's assistant remembers the user's switch across restarts.
  */
 import type { Autonomy } from '../../../shared/ipc-schemas.js';
 import type { PolicyHook } from '../policy/index.js';

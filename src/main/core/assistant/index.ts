@@ -11,6 +11,7 @@ import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import type {
   AssistantEvent,
+  Autonomy,
   ConnectionView,
   ModelsState,
   PendingApprovalView,
@@ -21,7 +22,7 @@ import type {
   Settings,
   StepView,
 } from '../../../shared/ipc-schemas.js';
-import { AssistantEventSchema } from '../../../shared/ipc-schemas.js';
+import { AssistantEventSchema, AutonomySchema } from '../../../shared/ipc-schemas.js';
 import {
   type Agent,
   type AgentOptions,
@@ -118,6 +119,9 @@ export async function assistantOver(
     launch.kind === 'local' && !launch.modelPath ? (book.defaultModel() ?? null) : null;
   const tierOf = (name: string): RiskTier => agent.facts(name)?.tier ?? 'unsafe';
   const { autonomy } = agent;
+  // The level chosen in Settings outlives a restart; a stored value that is no level is ignored.
+  const keptAutonomy = AutonomySchema.safeParse(book.kept<{ level: Autonomy }>('autonomy').level);
+  if (keptAutonomy.success) autonomy.set(keptAutonomy.data);
 
   // Events carry their session and the tool's screened output: nothing is looked up to show them.
   const view = (event: RunEvent): RunEventView =>
@@ -597,6 +601,7 @@ export async function assistantOver(
     policies: policiesView,
     setAutonomy(level) {
       autonomy.set(level);
+      book.keep('autonomy', { level });
       return policiesView();
     },
 

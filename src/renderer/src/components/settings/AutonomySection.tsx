@@ -1,4 +1,4 @@
-/** The autonomy level (for this process) and the policy rules in force. */
+/** The autonomy level (kept across restarts) and the policy rules in force. */
 import { useCallback } from 'react';
 import type { Autonomy, PoliciesView } from '../../../../shared/ipc';
 import { useBridge } from '../../lib/bridge-context';
@@ -43,7 +43,8 @@ export function AutonomySection() {
           </label>
         ))}
         <p className="muted small-text">
-          A change here lasts until Pincer restarts; the manifest (claw.yaml) keeps its own level.
+          Your choice is kept when Pincer restarts; the manifest (claw.yaml) keeps its own level,
+          marked "manifest", which `pincer run` and `pincer chat` use.
         </p>
       </fieldset>
       <h3>Policy rules</h3>
