@@ -10,7 +10,7 @@
  * Pure module: no node:, no electron.
  */
 import { z } from 'zod';
-import { AttachmentSchema, MAX_ATTACHMENTS } from './attachments.js';
+import { AttachmentSchema, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS } from './attachments.js';
 import {
   AppInfoSchema,
   type AssistantEvent,
@@ -72,6 +72,21 @@ const HttpUrl = z
   .max(2000)
   .regex(/^https?:\/\/[^\s]+$/i, 'an http:// or https:// address');
 const ApiKey = z.string().min(1).max(16_384);
+/** A text file chosen in the UI: its base name and text; the core parses and bounds it again. */
+const TextFileSchema = z.strictObject({
+  name: AttachmentSchema.shape.name,
+  text: z.string().min(1).max(MAX_ATTACHMENT_BYTES),
+});
+const SkillsListSchema = FeatureStatusSchema.extend({
+  skills: z.array(
+    z.object({
+      name: z.string(),
+      description: z.string(),
+      enabled: z.boolean(),
+      trust: z.string(),
+    }),
+  ),
+});
 
 export const ipcContract = {
   'app.getInfo': { request: Empty, response: AppInfoSchema },
@@ -240,24 +255,30 @@ export const ipcContract = {
     response: PoliciesViewSchema,
   },
 
-  'skills.list': {
-    request: Empty,
-    response: FeatureStatusSchema.extend({
-      skills: z.array(
-        z.object({
-          name: z.string(),
-          description: z.string(),
-          enabled: z.boolean(),
-          trust: z.string(),
-        }),
-      ),
-    }),
+  'skills.list': { request: Empty, response: SkillsListSchema },
+  /** Registers a SKILL.md or CKP Skill YAML chosen in Settings (its text; never a path). */
+  'skills.add': {
+    request: z.strictObject({ file: TextFileSchema, replace: z.boolean().optional() }),
+    response: z.object({ status: z.enum(['added', 'updated', 'unchanged']), name: z.string() }),
+  },
+  /** A disabled skill is never offered to the model. */
+  'skills.setEnabled': {
+    request: z.strictObject({ name: z.string().min(1).max(200), enabled: z.boolean() }),
+    response: SkillsListSchema,
   },
   'memory.search': {
     request: z.strictObject({ query: z.string().trim().min(1).max(2000) }),
     response: FeatureStatusSchema.extend({
       hits: z.array(z.object({ text: z.string(), score: z.number(), source: z.string() })),
     }),
+  },
+  /** Remembers a note typed in Settings, or a text file's content under the file's name. */
+  'memory.add': {
+    request: z.strictObject({
+      text: z.string().trim().min(1).max(MAX_ATTACHMENT_BYTES),
+      name: AttachmentSchema.shape.name.optional(),
+    }),
+    response: z.object({ source: z.string(), chunks: z.number().int() }),
   },
 
   'settings.get': { request: Empty, response: SettingsSchema },

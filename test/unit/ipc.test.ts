@@ -156,7 +156,25 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
   'policies.get': { valid: {}, invalid: [{ x: 1 }] },
   'policies.setAutonomy': { valid: { autonomy: 'observer' }, invalid: [{ autonomy: 'god' }, {}] },
   'skills.list': { valid: {}, invalid: [{ x: 1 }] },
+  'skills.add': {
+    valid: { file: { name: 'SKILL.md', text: '---\nname: x\n---\nbody' }, replace: true },
+    invalid: [
+      { file: { name: '../SKILL.md', text: 'x' } },
+      { file: { name: 'SKILL.md', text: '' } },
+      { file: { name: 'SKILL.md', text: long(256 * 1024 + 1) } },
+      { file: { name: 'SKILL.md', text: 'x', path: '/etc/passwd' } },
+      { path: '/tmp/SKILL.md' },
+    ],
+  },
+  'skills.setEnabled': {
+    valid: { name: 'summarise', enabled: false },
+    invalid: [{ name: '', enabled: true }, { name: 'x' }, { name: 'x', enabled: 'no' }],
+  },
   'memory.search': { valid: { query: 'cats' }, invalid: [{ query: '' }, { query: long(2001) }] },
+  'memory.add': {
+    valid: { text: 'the cat is called Tom', name: 'cats.md' },
+    invalid: [{ text: '   ' }, { text: long(256 * 1024 + 1) }, { text: 'x', name: 'a/b.md' }, {}],
+  },
   'settings.get': { valid: {}, invalid: [{ theme: 'dark' }] },
   'settings.set': {
     valid: { theme: 'dark' },

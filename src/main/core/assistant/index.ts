@@ -52,6 +52,7 @@ import { approvalPreview } from './approval-preview.js';
 import { messageWithAttachments } from './attachments.js';
 import { ModelDownloads } from './downloads.js';
 import { exportConversation } from './export.js';
+import { UserLibrary } from './library.js';
 import { McpServers } from './mcp-servers.js';
 import { ModelImports } from './model-import.js';
 import { type EndpointSettings, OpenAiEndpoint } from './openai-endpoint.js';
@@ -643,6 +644,7 @@ export async function assistantOver(
     },
 
     openaiEndpoint: endpoint,
+    library: new UserLibrary(agent.dataDir, memory),
     mcpServers: new McpServers(agent.dataDir, agent.mcp),
 
     modelLabel: () => models.label(),

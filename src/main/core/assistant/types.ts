@@ -22,6 +22,7 @@ import type {
 } from '../../../shared/ipc-schemas.js';
 import { PincerError, type PincerErrorOptions } from '../errors.js';
 import type { ApprovalBroker, Verdict } from '../policy/index.js';
+import type { UserLibrary } from './library.js';
 import type { McpServers } from './mcp-servers.js';
 import type { OpenAiEndpoint } from './openai-endpoint.js';
 
@@ -126,6 +127,8 @@ export interface Assistant {
 
   /** The OpenAI-compatible endpoint over the app's own engine (Settings → Local API). */
   openaiEndpoint: Pick<OpenAiEndpoint, 'view' | 'configure' | 'rotateKey' | 'requestLog'>;
+  /** Skills and memory the user adds in Settings. */
+  library: Pick<UserLibrary, 'addSkill' | 'setSkillEnabled' | 'remember'>;
   /** The user's MCP servers and their connections (Settings → MCP). */
   mcpServers: Pick<McpServers, 'list' | 'add' | 'setEnabled' | 'remove'>;
 

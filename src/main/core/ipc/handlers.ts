@@ -89,6 +89,12 @@ export function createCoreHandlers({
     'policies.setAutonomy': ({ autonomy }) => a.setAutonomy(autonomy),
 
     'skills.list': () => ({ available: true, note: null, skills: a.skills() }),
+    'skills.add': ({ file, replace }) => a.library.addSkill(file.name, file.text, replace),
+    'skills.setEnabled': ({ name, enabled }) => {
+      a.library.setSkillEnabled(name, enabled);
+      return { available: true, note: null, skills: a.skills() };
+    },
+    'memory.add': ({ text, name }) => a.library.remember(text, name),
     'memory.search': async ({ query }) => {
       const found = await a.searchMemory(query);
       return { available: true, note: found.notice, hits: found.hits };

@@ -1,5 +1,9 @@
-/** Installed skills, and a search over what memory holds. */
-import { type FormEvent, useCallback, useState } from 'react';
+/**
+ * Installed skills (add one from a file, turn one on or off), what memory holds (search it,
+ * remember a note or a text file).
+ */
+import { type FormEvent, useCallback, useRef, useState } from 'react';
+import { MAX_ATTACHMENT_BYTES } from '../../../../shared/attachments';
 import { errorText } from '../../../../shared/format';
 import type { ResponseOf } from '../../../../shared/ipc';
 import { useBridge } from '../../lib/bridge-context';
@@ -7,11 +11,59 @@ import { useLoad } from './use-load';
 
 type MemoryHits = ResponseOf<'memory.search'>;
 
+/** A chosen file's name and text, refused here when over the limit the core enforces too. */
+async function readTextFile(file: File): Promise<{ name: string; text: string }> {
+  if (file.size > MAX_ATTACHMENT_BYTES)
+    throw new Error(`${file.name} is over ${MAX_ATTACHMENT_BYTES / 1024} KiB`);
+  return { name: file.name, text: await file.text() };
+}
+
 export function SkillsSection() {
   const bridge = useBridge();
-  const [skills, skillsError] = useLoad(
+  const [skills, skillsError, , setSkills] = useLoad(
     useCallback(() => bridge.invoke('skills.list', {}), [bridge]),
   );
+  const skillInput = useRef<HTMLInputElement>(null);
+  const memoryInput = useRef<HTMLInputElement>(null);
+  const [skillStatus, setSkillStatus] = useState<{ text: string; error: boolean } | null>(null);
+  const [note, setNote] = useState('');
+  const [memoryStatus, setMemoryStatus] = useState<{ text: string; error: boolean } | null>(null);
+  async function addSkill(file: File | undefined) {
+    if (!file) return;
+    try {
+      const added = await bridge.invoke('skills.add', { file: await readTextFile(file) });
+      setSkillStatus({ text: `${added.name}: ${added.status}`, error: false });
+      setSkills(await bridge.invoke('skills.list', {}));
+    } catch (cause) {
+      setSkillStatus({ text: errorText(cause), error: true });
+    }
+  }
+  async function toggle(name: string, enabled: boolean) {
+    try {
+      setSkills(await bridge.invoke('skills.setEnabled', { name, enabled }));
+      setSkillStatus(null);
+    } catch (cause) {
+      setSkillStatus({ text: errorText(cause), error: true });
+    }
+  }
+  async function remember(request: { text: string; name?: string }) {
+    try {
+      const kept = await bridge.invoke('memory.add', request);
+      setMemoryStatus({ text: `Remembered as ${kept.source}`, error: false });
+      if (!request.name) setNote('');
+    } catch (cause) {
+      // The note stays in the box: nothing typed is lost to a refusal.
+      setMemoryStatus({ text: errorText(cause), error: true });
+    }
+  }
+  async function rememberFile(file: File | undefined) {
+    if (!file) return;
+    try {
+      await remember(await readTextFile(file));
+    } catch (cause) {
+      setMemoryStatus({ text: errorText(cause), error: true });
+    }
+  }
   const [query, setQuery] = useState('');
   const [found, setFound] = useState<MemoryHits | null>(null);
   const [searchError, setSearchError] = useState<string | null>(null);
@@ -31,10 +83,11 @@ export function SkillsSection() {
       {skills && !skills.available && <p className="muted">{skills.note}</p>}
       {skills?.available && skills.skills.length === 0 && (
         <p className="muted">
-          No skills installed. Add one with <code>pincer skills add FILE</code>.
+          No skills installed. Add a SKILL.md or a CKP Skill YAML file (or use{' '}
+          <code>pincer skills add FILE</code>).
         </p>
       )}
-      <ul className="model-list">
+      <ul className="model-list" aria-label="Skills">
         {skills?.skills.map((skill) => (
           <li key={skill.name} className="card model-row">
             <div className="model-info">
@@ -45,10 +98,86 @@ export function SkillsSection() {
               </div>
               <div className="muted">{skill.description}</div>
             </div>
+            <button
+              type="button"
+              aria-label={`${skill.enabled ? 'Disable' : 'Enable'} ${skill.name}`}
+              onClick={() => void toggle(skill.name, !skill.enabled)}
+            >
+              {skill.enabled ? 'Disable' : 'Enable'}
+            </button>
           </li>
         ))}
       </ul>
+      <input
+        ref={skillInput}
+        type="file"
+        accept=".md,.yaml,.yml"
+        hidden
+        aria-label="Skill file"
+        onChange={(event) => {
+          void addSkill(event.target.files?.[0]);
+          event.target.value = '';
+        }}
+      />
+      <div className="row">
+        <button type="button" onClick={() => skillInput.current?.click()}>
+          Add a skill…
+        </button>
+      </div>
+      {skillStatus && (
+        <p
+          role={skillStatus.error ? 'alert' : 'status'}
+          className={skillStatus.error ? 'error-banner' : 'muted'}
+          data-testid="skill-status"
+        >
+          {skillStatus.text}
+        </p>
+      )}
       <h3>Memory</h3>
+      <form
+        className="memory-add"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void remember({ text: note });
+        }}
+      >
+        <textarea
+          aria-label="Something to remember"
+          placeholder="Something Pincer should remember…"
+          value={note}
+          maxLength={MAX_ATTACHMENT_BYTES}
+          rows={3}
+          onChange={(e) => setNote(e.target.value)}
+        />
+        <div className="row">
+          <button type="submit" disabled={!note.trim()}>
+            Remember
+          </button>
+          <input
+            ref={memoryInput}
+            type="file"
+            accept=".md,.markdown,.txt"
+            hidden
+            aria-label="Text file to remember"
+            onChange={(event) => {
+              void rememberFile(event.target.files?.[0]);
+              event.target.value = '';
+            }}
+          />
+          <button type="button" onClick={() => memoryInput.current?.click()}>
+            Remember a text file…
+          </button>
+        </div>
+      </form>
+      {memoryStatus && (
+        <p
+          role={memoryStatus.error ? 'alert' : 'status'}
+          className={memoryStatus.error ? 'error-banner' : 'muted'}
+          data-testid="memory-status"
+        >
+          {memoryStatus.text}
+        </p>
+      )}
       <form className="row" onSubmit={search}>
         <input
           aria-label="Search memory"
