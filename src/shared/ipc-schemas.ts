@@ -41,6 +41,11 @@ export const SessionSummarySchema = z.object({
   busy: z.boolean(),
   /** The model option this conversation answers with (null: the default). */
   modelId: z.string().nullable(),
+  /** The conversation and message this one was branched from ("Branch from here"). */
+  branchedFrom: z
+    /** `title` is null once the source was deleted. */
+    .object({ sessionId: IdSchema, messageId: IdSchema, title: z.string().nullable() })
+    .nullable(),
 });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 

@@ -284,6 +284,17 @@ describe.skipIf(skipReason !== null)('the UI in Chromium through pincer gateway'
     await expect
       .poll(() => lastAssistant().locator('figure.code-block code').textContent())
       .toContain('const answer');
+    // The copy links back to where it came from, and the link opens that conversation.
+    const source = page.locator('.branch-source');
+    expect(await source.textContent()).toBe('Branched from hello there');
+    await source.getByRole('button', { name: 'hello there' }).click();
+    await expect
+      .poll(() => page.locator('.session-row.active').textContent())
+      .not.toContain('(branch)');
+    await page.getByRole('button', { name: /^hello there \(branch\)/ }).click();
+    await expect
+      .poll(() => page.locator('.session-row.active').textContent())
+      .toContain('hello there (branch)');
 
     await page.getByRole('button', { name: 'Rename hello there (branch)' }).click();
     await page.getByLabel('Session title').fill('A copy');

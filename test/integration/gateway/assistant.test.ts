@@ -210,12 +210,16 @@ describe('sessions', () => {
     const [question, answer] = assistant.history(sessionId).messages;
     const copy = assistant.branchSession(sessionId, question?.id ?? '');
     expect(copy.title).toBe('Greetings (branch)');
+    expect(copy.branchedFrom).toEqual({ sessionId, messageId: question?.id, title: 'Greetings' });
+    expect(assistant.listSessions().find((s) => s.id === sessionId)?.branchedFrom).toBeNull();
     expect(assistant.history(copy.id).messages.map((m) => m.blocks)).toEqual([question?.blocks]);
     expect(() => assistant.branchSession(copy.id, answer?.id ?? '')).toThrow('not part of session');
 
     const spentBefore = assistant.run(runId).steps.reduce((n, s) => n + s.outputTokens, 0);
     assistant.deleteSession(sessionId);
     expect(assistant.listSessions().map((s) => s.id)).toEqual([copy.id]);
+    // The copy still says it was branched, from a conversation that is gone.
+    expect(assistant.listSessions()[0]?.branchedFrom).toMatchObject({ sessionId, title: null });
     expect(() => assistant.history(sessionId)).toThrow('no session');
     const after = assistant.run(runId);
     expect(after.run.goal).toBe('');

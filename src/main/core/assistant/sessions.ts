@@ -40,6 +40,17 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    description: 'where a branched conversation came from',
+    up: `
+      create table assistant_session_branches (
+        session_id text primary key,
+        source_session_id text not null,
+        source_message_id text not null
+      );
+    `,
+  },
 ];
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -92,10 +103,41 @@ export class SessionBook {
         }>
       ).map((row) => [row.session_id, row.model_id]),
     );
-    return this.store
-      .sessionActivity()
+    const sources = new Map(
+      (
+        this.db
+          .prepare(
+            'select session_id, source_session_id, source_message_id from assistant_session_branches',
+          )
+          .all() as Array<{
+          session_id: string;
+          source_session_id: string;
+          source_message_id: string;
+        }>
+      ).map((row) => [row.session_id, row]),
+    );
+    const rows = this.store.sessionActivity();
+    const titles = new Map<string, string>(rows.map((row) => [row.id, row.title]));
+    return rows
       .filter((row) => !deleted.has(row.id))
-      .map((row) => ({ ...row, busy: this.isBusy(row.id), modelId: models.get(row.id) ?? null }));
+      .map((row) => {
+        const source = sources.get(row.id);
+        return {
+          ...row,
+          busy: this.isBusy(row.id),
+          modelId: models.get(row.id) ?? null,
+          // A source deleted since is still linked, with no title, so the UI can say it is gone.
+          branchedFrom: source
+            ? {
+                sessionId: source.source_session_id,
+                messageId: source.source_message_id,
+                title: deleted.has(source.source_session_id)
+                  ? null
+                  : (titles.get(source.source_session_id) ?? null),
+              }
+            : null,
+        };
+      });
   }
 
   /** The model option this conversation answers with; undefined when never chosen. */
@@ -175,7 +217,16 @@ export class SessionBook {
     ) {
       throw new Error(`message ${messageId} is not part of session ${id}`);
     }
-    return this.get(this.store.copyBranch(`${source.title} (branch)`, chain));
+    const copy = this.db.transaction(() => {
+      const made = this.store.copyBranch(`${source.title} (branch)`, chain);
+      this.db
+        .prepare(
+          'insert into assistant_session_branches (session_id, source_session_id, source_message_id) values (?, ?, ?)',
+        )
+        .run(made, id, messageId);
+      return made;
+    })();
+    return this.get(copy);
   }
 
   /** A JSON value kept under `key` (settings of surfaces beside the UI's own). */

@@ -333,6 +333,22 @@ export function ChatView({
       {history && (
         <header className="chat-header">
           <h2 className="chat-title">{history.session.title}</h2>
+          {history.session.branchedFrom && (
+            <span className="muted branch-source">
+              Branched from{' '}
+              {history.session.branchedFrom.title === null ? (
+                'a deleted conversation'
+              ) : (
+                <button
+                  type="button"
+                  className="link"
+                  onClick={() => onOpenSession(history.session.branchedFrom?.sessionId ?? '')}
+                >
+                  {history.session.branchedFrom.title}
+                </button>
+              )}
+            </span>
+          )}
           <span className="spacer" />
           <button type="button" className="ghost small" onClick={() => void exportAs('markdown')}>
             Export Markdown
