@@ -73,8 +73,9 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
         agent: agentOptions,
         drainMs: options.drain * 1000,
         attach: options.attach
-          ? (agent) =>
+          ? (agent, live) =>
               serveAgentAttachPoint(agent, {
+                live,
                 model: agentOptions.model,
                 dataDir: agentOptions.dataDir,
                 rendererDir: path.join(agentOptions.appDir, 'out', 'renderer'),

@@ -49,6 +49,7 @@ import { directCallContext, readTypedInput } from '../toolcall/index.js';
 import { ConfinementError, confine } from '../workspace-fs/index.js';
 import { approvalPreview } from './approval-preview.js';
 import { messageWithAttachments } from './attachments.js';
+import { BackgroundChannels } from './channels.js';
 import { ModelDownloads } from './downloads.js';
 import { exportConversation } from './export.js';
 import { McpServers } from './mcp-servers.js';
@@ -639,6 +640,7 @@ export async function assistantOver(
 
     openaiEndpoint: endpoint,
     mcpServers: new McpServers(agent.dataDir, agent.mcp),
+    channels: new BackgroundChannels(agent, emit),
 
     modelLabel: () => models.label(),
     scrub,
