@@ -38,3 +38,31 @@ export const errorText = (error: unknown) =>
 
 /** Arguments as compact, readable JSON. */
 export const prettyJson = (value: unknown) => JSON.stringify(value, null, 2);
+
+/**
+ * Where a background run came from, for people: "schedule daily-brief (0 8 * * *)", or
+ * "phone (telegram) · chat 42 · user 123 (admin)".
+ */
+export function formatOrigin(origin: {
+  channel: string;
+  type: string;
+  userId?: string;
+  chatId?: string;
+  schedule?: string;
+  role?: string;
+}): string {
+  if (origin.schedule !== undefined) {
+    return `schedule ${origin.channel}${origin.schedule ? ` (${origin.schedule})` : ''}`;
+  }
+  const parts = [
+    origin.type && origin.type !== origin.channel
+      ? `${origin.channel} (${origin.type})`
+      : origin.channel,
+  ];
+  if (origin.chatId !== undefined && origin.chatId !== origin.userId)
+    parts.push(`chat ${origin.chatId}`);
+  if (origin.userId !== undefined) {
+    parts.push(`user ${origin.userId}${origin.role ? ` (${origin.role})` : ''}`);
+  }
+  return parts.join(' · ');
+}

@@ -15,6 +15,8 @@ import {
   AppInfoSchema,
   type AssistantEvent,
   AutonomySchema,
+  BackgroundViewSchema,
+  ChannelsViewSchema,
   ConnectionKindSchema,
   ConnectionViewSchema,
   FeatureStatusSchema,
@@ -58,6 +60,12 @@ const SecretName = z
   .max(128)
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only');
 const ModelName = z.string().min(1).max(200);
+/** A pairing code as a person types it: letters and digits, spaces allowed between groups. */
+const PairingCode = z
+  .string()
+  .min(4)
+  .max(32)
+  .regex(/^[A-Za-z0-9 ]+$/, 'letters and digits only');
 /** A picker option's id (`local:FILE`, `provider:NAME`, `connection:NAME:MODEL`, `launch`). */
 const ModelOptionId = z
   .string()
@@ -342,6 +350,21 @@ export const ipcContract = {
   'mcp.remove': {
     request: z.strictObject({ name: z.string().min(1).max(64) }),
     response: z.object({ servers: z.array(McpServerViewSchema) }),
+  },
+
+  /** Channel messages and schedule firings held while the tray pauses the agent. */
+  'background.held': { request: Empty, response: BackgroundViewSchema },
+  /** The manifest's channels as this app serves them, and pairing codes waiting for approval. */
+  'channels.list': { request: Empty, response: ChannelsViewSchema },
+  /** Approves a pairing code, as `pincer channels pair CODE` does. */
+  'channels.approvePairing': {
+    request: z.strictObject({ code: PairingCode }),
+    response: ChannelsViewSchema,
+  },
+  /** Refuses a pairing code: the sender gets a new one if they write again. */
+  'channels.rejectPairing': {
+    request: z.strictObject({ code: PairingCode }),
+    response: ChannelsViewSchema,
   },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 

@@ -209,6 +209,23 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
     invalid: [{ name: 'web' }, { name: 'web', enabled: 'no' }],
   },
   'mcp.remove': { valid: { name: 'web' }, invalid: [{}, { name: 1 }] },
+  'background.held': { valid: {}, invalid: [null, { channel: 'x' }] },
+  'channels.list': { valid: {}, invalid: [[], { name: 'phone' }] },
+  'channels.approvePairing': {
+    valid: { code: 'ABCD 2345' },
+    invalid: [
+      {},
+      { code: '' },
+      { code: 'AB' },
+      { code: 'ABC-2345' },
+      { code: long(33) },
+      { code: 7 },
+    ],
+  },
+  'channels.rejectPairing': {
+    valid: { code: 'ABCD2345' },
+    invalid: [{}, { code: 'x\n' }, { code: 'ABCD2345', channel: 'phone' }],
+  },
 };
 
 let fixture: AssistantFixture;

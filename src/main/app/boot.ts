@@ -62,6 +62,10 @@ export function bootDesktop(options: BootOptions): void {
     const background = await startBackgroundChannels(agent, activity, (line) =>
       console.info(`[pincer] ${line}`),
     );
+    // The window's status bar and Settings → Channels read the channels served here.
+    const disconnectChannels = background.live
+      ? assistant.channels.connect(background.live)
+      : undefined;
     const admitting = admittingAssistant(assistant, activity);
     registerIpc(
       createCoreHandlers({
@@ -93,11 +97,13 @@ export function bootDesktop(options: BootOptions): void {
         ...shellCoreFromAssistant(assistant),
         close: async () => {
           await attach?.close();
+          disconnectChannels?.();
           await background.stop();
           await assistant.close();
         },
       },
       activity,
+      held: background.live,
       onWindowCreated: (created) => {
         window = created;
       },

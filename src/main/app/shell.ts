@@ -53,6 +53,8 @@ export async function startDesktopShell(options: {
   drainTimeoutMs?: number;
   /** Shared with whatever admits new runs (the IPC handlers); a new one otherwise. */
   activity?: AgentActivity;
+  /** The channels served here: the tray counts the work their pause holds. */
+  held?: { held(): unknown[]; onChange(listener: () => void): () => void };
 }): Promise<DesktopShell> {
   const { core } = options;
   const settings = new DesktopSettingsStore(desktopSettingsPath(options.dataDir));
@@ -172,6 +174,7 @@ export async function startDesktopShell(options: {
           quit: () => app.quit(),
         },
         startAtLogin: () => settings.get().startAtLogin,
+        held: options.held,
         onError: warn,
       })
     : null;

@@ -72,6 +72,43 @@ const approval = (broker: ApprovalBroker, id: string) =>
   });
 
 describe('tray controller', () => {
+  it('counts held channel work and renders again when it changes', () => {
+    const tray = new FakeTray();
+    const activity = new AgentActivity();
+    const listeners = new Set<() => void>();
+    let held: string[] = [];
+    const controller = new TrayController({
+      view: tray,
+      activity,
+      approvals: new ApprovalBroker(),
+      commands: {
+        open: () => undefined,
+        newChat: () => undefined,
+        showApprovals: () => undefined,
+        toggleStartAtLogin: async () => undefined,
+        quit: () => undefined,
+      },
+      held: {
+        held: () => held,
+        onChange: (listener) => {
+          listeners.add(listener);
+          return () => listeners.delete(listener);
+        },
+      },
+    });
+    controller.start();
+    activity.setPaused(true);
+    expect(tray.tooltip).toBe('Pincer: paused');
+    held = ['a message', 'a firing'];
+    for (const listener of listeners) listener();
+    expect(tray.tooltip).toBe('Pincer: paused, 2 held');
+    expect(tray.menu).toContainEqual(
+      expect.objectContaining({ action: 'resume', label: 'Resume the agent (2 held)' }),
+    );
+    controller.stop();
+    expect(listeners.size).toBe(0);
+  });
+
   it('follows runs and approvals: idle -> working -> needs approval -> working -> idle', async () => {
     const { tray, broker, runs } = setup();
     expect(tray.image).toBe('tray-idle.png');

@@ -56,4 +56,14 @@ describe('tray state', () => {
       'quit:Quit Pincer',
     ]);
   });
+
+  it('counts the channel work the pause holds in the menu and the tooltip', () => {
+    const paused = { ...idle, paused: true, held: 3 };
+    const resume = trayMenu(paused).find(
+      (item) => item.kind === 'action' && item.action === 'resume',
+    );
+    expect(resume).toMatchObject({ label: 'Resume the agent (3 held)', enabled: true });
+    expect(trayTooltip(paused)).toBe('Pincer: paused, 3 held');
+    expect(trayTooltip({ ...paused, held: 0 })).toBe('Pincer: paused');
+  });
 });

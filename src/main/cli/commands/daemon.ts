@@ -3,14 +3,22 @@
  * webhook, schedules) until SIGINT/SIGTERM, which drain it. One per data dir. `pincer daemon
  * status` reads the status file the running daemon keeps.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import {
   type DaemonStatus,
+  installService,
   lockHolder,
+  planService,
+  ServiceError,
+  type ServicePlan,
+  type ServicePlatform,
+  spawnRunner,
   startDaemon,
   statusFileOf,
+  uninstallService,
 } from '../../core/daemon/index.js';
 import { serveAgentAttachPoint } from '../../core/gateway/index.js';
 import {
@@ -23,7 +31,12 @@ import {
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
 
-type DaemonOptions = ModelChoiceOptions & { drain: number; attach: boolean };
+type DaemonOptions = ModelChoiceOptions & { drain: number; attach: boolean; dataDir?: string };
+
+/** Flags whose value is a path: the service runs elsewhere, so they travel absolute. */
+const PATH_FLAGS = new Set(['manifest', 'modelPath', 'workspace']);
+/** Flags install handles itself rather than passing on. */
+const NOT_FORWARDED = new Set(['dataDir']);
 
 export function registerDaemon(program: Command, ctx: CliContext, setExit: SetExitCode) {
   const daemon = addModelChoiceOptions(
@@ -37,7 +50,11 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
           (v) => Number.parseInt(v, 10),
           30,
         )
-        .option('--no-attach', 'serve no gateway for `pincer tui` to attach to'),
+        .option('--no-attach', 'serve no gateway for `pincer tui` to attach to')
+        .option(
+          '--data-dir <dir>',
+          'serve this data dir instead of the usual one (the installed service passes it)',
+        ),
     ),
   ).action(async (options: DaemonOptions) => {
     const problem = checkModelChoice(options);
@@ -47,14 +64,18 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
       return;
     }
     let running: Awaited<ReturnType<typeof startDaemon>> | undefined;
-    const agentOptions = agentOptionsOf(ctx, options);
+    const agentOptions = agentOptionsOf(
+      options.dataDir ? { ...ctx, dataDir: path.resolve(options.dataDir) } : ctx,
+      options,
+    );
     try {
       running = await startDaemon({
         agent: agentOptions,
         drainMs: options.drain * 1000,
         attach: options.attach
-          ? (agent) =>
+          ? (agent, live) =>
               serveAgentAttachPoint(agent, {
+                live,
                 model: agentOptions.model,
                 dataDir: agentOptions.dataDir,
                 rendererDir: path.join(agentOptions.appDir, 'out', 'renderer'),
@@ -82,6 +103,33 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
   });
 
   daemon
+    .command('install')
+    .description(
+      'run the daemon at login as a per-user service (systemd, launchd, a scheduled task) with ' +
+        "this data dir and the daemon's flags given before or after `install`",
+    )
+    .option('--dry-run', 'print what would be written and run, change nothing')
+    .action((options: { dryRun?: boolean }) => {
+      const plan = servicePlanOf(daemon, ctx, setExit, 'install');
+      if (!plan) return;
+      reportService(ctx, setExit, 'install', () =>
+        installService(plan, { run: spawnRunner, dryRun: options.dryRun }),
+      );
+    });
+
+  daemon
+    .command('uninstall')
+    .description('stop the per-user service `pincer daemon install` wrote, and remove it')
+    .option('--dry-run', 'print what would be run and removed, change nothing')
+    .action((options: { dryRun?: boolean }) => {
+      const plan = servicePlanOf(daemon, ctx, setExit, 'uninstall');
+      if (!plan) return;
+      reportService(ctx, setExit, 'uninstall', () =>
+        uninstallService(plan, { run: spawnRunner, dryRun: options.dryRun }),
+      );
+    });
+
+  daemon
     .command('status')
     .description('whether a daemon serves this data dir, and its channels')
     .option('--json', 'print the status as JSON')
@@ -105,6 +153,106 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
       );
       if (status) ctx.stdout.write(describeChannels(status));
     });
+}
+
+function reportService(
+  ctx: CliContext,
+  setExit: SetExitCode,
+  verb: string,
+  act: () => { ok: boolean; lines: string[] },
+): void {
+  try {
+    const report = act();
+    ctx.stdout.write(`${report.lines.join('\n')}\n`);
+    if (!report.ok) setExit(ExitCode.failed);
+  } catch (error) {
+    ctx.stderr.write(`pincer daemon ${verb}: ${(error as Error).message}\n`);
+    setExit(
+      error instanceof ServiceError && error.code !== 'foreign_file'
+        ? ExitCode.usage
+        : ExitCode.failed,
+    );
+  }
+}
+
+/**
+ * The service for this machine from the daemon's flags: the ones given on the command line
+ * (before or after `install`; commander keeps them on `daemon`) travel on, paths made absolute.
+ */
+function servicePlanOf(
+  daemon: Command,
+  ctx: CliContext,
+  setExit: SetExitCode,
+  verb: string,
+): ServicePlan | undefined {
+  const options = daemon.opts<DaemonOptions>();
+  const problem = checkModelChoice(options);
+  if (problem) {
+    ctx.stderr.write(`pincer daemon ${verb}: ${problem}\n`);
+    setExit(ExitCode.usage);
+    return undefined;
+  }
+  const platform = process.platform;
+  if (platform !== 'linux' && platform !== 'darwin' && platform !== 'win32') {
+    ctx.stderr.write(`pincer daemon ${verb}: no per-user service on ${platform}\n`);
+    setExit(ExitCode.notYet);
+    return undefined;
+  }
+  // The built CLI, never a development entry run through a TypeScript loader.
+  const entry = path.join(ctx.appDir, 'dist', 'cli.js');
+  if (!existsSync(entry)) {
+    ctx.stderr.write(
+      `pincer daemon ${verb}: ${entry} is missing; build the CLI first (npm run build:cli)\n`,
+    );
+    setExit(ExitCode.failed);
+    return undefined;
+  }
+  const dataDir = path.resolve(options.dataDir ?? ctx.dataDir);
+  const values = options as unknown as Record<string, unknown>;
+  const forwarded: string[] = ['--data-dir', dataDir];
+  for (const option of daemon.options) {
+    const key = option.attributeName();
+    if (NOT_FORWARDED.has(key) || daemon.getOptionValueSource(key) !== 'cli') continue;
+    const value = values[key];
+    if (option.negate) {
+      if (value === false) forwarded.push(option.long ?? '');
+    } else if (typeof value === 'boolean') {
+      if (value) forwarded.push(option.long ?? '');
+    } else if (value !== undefined) {
+      const text = String(value);
+      forwarded.push(option.long ?? '', PATH_FLAGS.has(key) ? path.resolve(text) : text);
+    }
+  }
+  if (options.apiKeyEnv && verb === 'install') {
+    ctx.stderr.write(
+      `pincer daemon install: note: the service does not get this shell's environment, so ` +
+        `${options.apiKeyEnv} will be unset there; store the key with \`pincer secrets set\`\n`,
+    );
+  }
+  try {
+    return planService({
+      platform: platform satisfies ServicePlatform,
+      home: os.homedir(),
+      xdgConfigHome: process.env.XDG_CONFIG_HOME,
+      uid: process.getuid?.(),
+      windowsUser: windowsUser(),
+      node: process.execPath,
+      entry: realpathSync(entry),
+      daemonArgs: forwarded,
+      dataDir,
+      drainSeconds: options.drain,
+    });
+  } catch (error) {
+    ctx.stderr.write(`pincer daemon ${verb}: ${(error as Error).message}\n`);
+    setExit(ExitCode.usage);
+    return undefined;
+  }
+}
+
+function windowsUser(): string | undefined {
+  const user = process.env.USERNAME;
+  if (!user) return undefined;
+  return process.env.USERDOMAIN ? `${process.env.USERDOMAIN}\\${user}` : user;
 }
 
 export function readStatus(dataDir: string): DaemonStatus | undefined {

@@ -50,6 +50,7 @@ import { directCallContext, readTypedInput } from '../toolcall/index.js';
 import { ConfinementError, confine } from '../workspace-fs/index.js';
 import { approvalPreview } from './approval-preview.js';
 import { messageWithAttachments } from './attachments.js';
+import { BackgroundChannels } from './channels.js';
 import { ModelDownloads } from './downloads.js';
 import { exportConversation } from './export.js';
 import { UserLibrary } from './library.js';
@@ -646,6 +647,7 @@ export async function assistantOver(
     openaiEndpoint: endpoint,
     library: new UserLibrary(agent.dataDir, memory),
     mcpServers: new McpServers(agent.dataDir, agent.mcp),
+    channels: new BackgroundChannels(agent, emit),
 
     modelLabel: () => models.label(),
     scrub,

@@ -22,6 +22,7 @@ import type {
 } from '../../../shared/ipc-schemas.js';
 import { PincerError, type PincerErrorOptions } from '../errors.js';
 import type { ApprovalBroker, Verdict } from '../policy/index.js';
+import type { BackgroundChannels } from './channels.js';
 import type { UserLibrary } from './library.js';
 import type { McpServers } from './mcp-servers.js';
 import type { OpenAiEndpoint } from './openai-endpoint.js';
@@ -131,6 +132,14 @@ export interface Assistant {
   library: Pick<UserLibrary, 'addSkill' | 'setSkillEnabled' | 'remember'>;
   /** The user's MCP servers and their connections (Settings → MCP). */
   mcpServers: Pick<McpServers, 'list' | 'add' | 'setEnabled' | 'remove'>;
+  /**
+   * The manifest's channels, pairing codes, and the work the pause holds (Settings → Channels,
+   * the status bar); `connect` is for whoever serves the channels on this agent.
+   */
+  channels: Pick<
+    BackgroundChannels,
+    'connect' | 'held' | 'list' | 'approvePairing' | 'rejectPairing'
+  >;
 
   /** What answers chat now (for app info and the status bar). */
   modelLabel(): string;

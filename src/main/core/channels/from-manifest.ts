@@ -7,7 +7,7 @@
 import { settingsFromManifest } from '../sandbox/index.js';
 import type { Clock } from './clock.js';
 import { CronChannel } from './cron.js';
-import { type ChannelHub, replyText } from './hub.js';
+import { type ChannelHub, type HeldWork, replyText } from './hub.js';
 import { TelegramChannel } from './telegram.js';
 import type { Channel, ChannelDecl, ChannelStatus } from './types.js';
 import { WebhookChannel } from './webhook.js';
@@ -120,5 +120,25 @@ export async function openChannels(
       }
       return resumed.length;
     },
+  };
+}
+
+/** What a UI reads of the channels served live: their state, the pause and the work it holds. */
+export interface LiveChannels {
+  statuses(): ChannelStatus[];
+  skipped: SkippedChannel[];
+  paused(): boolean;
+  held(): HeldWork[];
+  /** Pause state or held work changed; returns the unsubscribe function. */
+  onChange(listener: () => void): () => void;
+}
+
+export function liveChannels(hub: ChannelHub, set: ChannelSet): LiveChannels {
+  return {
+    statuses: () => set.statuses(),
+    skipped: set.skipped,
+    paused: () => hub.paused,
+    held: () => hub.heldWork(),
+    onChange: (listener) => hub.onChange(listener),
   };
 }

@@ -141,6 +141,18 @@ export class ChannelRecords {
     return { kind: 'paired', channel: row.channel, userId: row.user_id };
   }
 
+  /**
+   * Refuses a pending code: the row goes, so the sender is a stranger again (a new message gets a
+   * new code). False when no pending code matches.
+   */
+  reject(code: string): boolean {
+    const wanted = code.replace(/\s+/g, '').toUpperCase();
+    const result = this.db
+      .prepare(`delete from channel_pairings where code = ? and state = 'pending'`)
+      .run(wanted);
+    return result.changes > 0;
+  }
+
   /** Codes still waiting (not expired), oldest first; all channels unless one is named. */
   pending(channel?: string, now = new Date()): PendingPairing[] {
     const rows = this.db

@@ -14,7 +14,13 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Agent, type AgentOptions, openAgent } from '../agent/index.js';
 import type { ChannelStatus } from '../channels/index.js';
-import { ChannelHub, type ChannelSet, openChannels } from '../channels/index.js';
+import {
+  ChannelHub,
+  type ChannelSet,
+  type LiveChannels,
+  liveChannels,
+  openChannels,
+} from '../channels/index.js';
 import type { RunHandle } from '../runtime/index.js';
 import { acquireInstanceLock } from './instance-lock.js';
 import { RotatingLog } from './rotating-log.js';
@@ -62,7 +68,7 @@ export async function startDaemon(options: {
   /** Also told every log line (the terminal, when run in the foreground). */
   echo?: (line: string) => void;
   /** Serves the attach point over the agent once channels run; a failure only logs. */
-  attach?: (agent: Agent) => Promise<DaemonAttach>;
+  attach?: (agent: Agent, live: LiveChannels) => Promise<DaemonAttach>;
 }): Promise<Daemon> {
   const dataDir = options.agent.dataDir;
   const release = acquireInstanceLock(dataDir);
@@ -97,7 +103,7 @@ export async function startDaemon(options: {
   let attach: DaemonAttach | undefined;
   if (options.attach) {
     try {
-      attach = await options.attach(agent);
+      attach = await options.attach(agent, liveChannels(hub, channels));
       say(`attach gateway on 127.0.0.1:${attach.gateway.port} (token in gateway.json)`);
     } catch (error) {
       // Channels serve without it; only `pincer tui` beside this daemon is refused.

@@ -2,3 +2,5 @@
 export * from './daemon.js';
 export * from './instance-lock.js';
 export * from './rotating-log.js';
+export * from './service.js';
+export * from './service-install.js';

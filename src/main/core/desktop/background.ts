@@ -5,13 +5,22 @@
  * the same channels twice; when a daemon already holds it, the app leaves the channels to it.
  */
 import type { Agent } from '../agent/index.js';
-import { ChannelHub, type ChannelSet, type HeldWork, openChannels } from '../channels/index.js';
+import {
+  ChannelHub,
+  type ChannelSet,
+  type HeldWork,
+  type LiveChannels,
+  liveChannels,
+  openChannels,
+} from '../channels/index.js';
 import { acquireInstanceLock, InstanceLockedError } from '../daemon/index.js';
 import type { AgentActivity } from './activity.js';
 
 export interface BackgroundChannels {
   /** Undefined when a daemon serves this data dir's channels. */
   channels: ChannelSet | undefined;
+  /** What the UI and the tray read of them; undefined when a daemon serves them. */
+  live: LiveChannels | undefined;
   held(): HeldWork[];
   stop(): Promise<void>;
 }
@@ -27,7 +36,7 @@ export async function startBackgroundChannels(
   } catch (error) {
     if (!(error instanceof InstanceLockedError)) throw error;
     log(`channels: ${error.message}; it serves the channels`);
-    return { channels: undefined, held: () => [], stop: async () => undefined };
+    return { channels: undefined, live: undefined, held: () => [], stop: async () => undefined };
   }
   const hub = new ChannelHub(agent, { log });
   hub.setPaused(activity.paused);
@@ -38,6 +47,7 @@ export async function startBackgroundChannels(
     await channels.resumeInterrupted();
     return {
       channels,
+      live: liveChannels(hub, channels),
       held: () => hub.heldWork(),
       async stop() {
         off();

@@ -41,6 +41,8 @@ export class TrayController {
       approvals: Pick<ApprovalSource, 'onRequest' | 'onResolved' | 'pending'>;
       commands: TrayCommands;
       startAtLogin?: () => boolean;
+      /** The channels' held work, when this app serves channels. */
+      held?: { held(): unknown[]; onChange(listener: () => void): () => void };
       onError?: (error: unknown) => void;
     },
   ) {}
@@ -52,6 +54,7 @@ export class TrayController {
       this.deps.approvals.onRequest(refresh),
       this.deps.approvals.onResolved(refresh),
     );
+    if (this.deps.held) this.unsubscribers.push(this.deps.held.onChange(refresh));
     this.render();
   }
 
@@ -64,6 +67,7 @@ export class TrayController {
       activeRuns: this.deps.activity.activeRuns,
       pendingApprovals: this.deps.approvals.pending().length,
       paused: this.deps.activity.paused,
+      held: this.deps.held?.held().length ?? 0,
     };
   }
 

@@ -9,6 +9,8 @@ export interface AgentSnapshot {
   activeRuns: number;
   pendingApprovals: number;
   paused: boolean;
+  /** Channel messages and schedule firings held while paused. */
+  held?: number;
 }
 
 /** Approvals outrank everything: a run waiting on a person is the thing to see. */
@@ -28,7 +30,7 @@ export function trayTooltip(snapshot: AgentSnapshot): string {
     case 'working':
       return `Pincer: working (${runs})${snapshot.paused ? ', paused for new runs' : ''}`;
     case 'paused':
-      return 'Pincer: paused';
+      return snapshot.held ? `Pincer: paused, ${snapshot.held} held` : 'Pincer: paused';
     case 'idle':
       return 'Pincer: idle';
   }
@@ -74,7 +76,12 @@ export function trayMenu(
       enabled: pending > 0,
     },
     snapshot.paused
-      ? { kind: 'action', action: 'resume', label: 'Resume the agent', enabled: true }
+      ? {
+          kind: 'action',
+          action: 'resume',
+          label: snapshot.held ? `Resume the agent (${snapshot.held} held)` : 'Resume the agent',
+          enabled: true,
+        }
       : { kind: 'action', action: 'pause', label: 'Pause the agent', enabled: true },
     { kind: 'separator' },
     {

@@ -6,6 +6,7 @@
  */
 import type { Agent, ModelChoice } from '../agent/index.js';
 import { type Assistant, assistantOver } from '../assistant/index.js';
+import type { LiveChannels } from '../channels/index.js';
 import { writeGatewayFile } from './gateway-file.js';
 import { type Gateway, startAssistantGateway } from './server.js';
 
@@ -65,11 +66,14 @@ export async function serveAgentAttachPoint(
     model: ModelChoice;
     dataDir: string;
     rendererDir: string;
+    /** The channels the owner serves on this agent (the daemon's), shown to what attaches. */
+    live?: LiveChannels;
     onError?: (error: Error) => void;
   },
 ): Promise<AgentAttachPoint> {
   // A dashboard sees and drives this same agent's sessions and runs.
   const assistant = await assistantOver(agent, options.model);
+  if (options.live) assistant.channels.connect(options.live);
   let point: AttachPoint;
   try {
     point = await serveAttachPoint({ ...options, assistant });

@@ -118,6 +118,11 @@ export function createCoreHandlers({
     'mcp.add': (request) => a.mcpServers.add(request),
     'mcp.setEnabled': ({ name, enabled }) => a.mcpServers.setEnabled(name, enabled),
     'mcp.remove': ({ name }) => a.mcpServers.remove(name),
+
+    'background.held': () => a.channels.held(),
+    'channels.list': () => a.channels.list(),
+    'channels.approvePairing': ({ code }) => a.channels.approvePairing(code),
+    'channels.rejectPairing': ({ code }) => a.channels.rejectPairing(code),
   });
 }
 

@@ -4,6 +4,7 @@ import {
   errorText,
   formatCost,
   formatDuration,
+  formatOrigin,
   formatTime,
   formatTokens,
 } from '../../../shared/format';
@@ -87,6 +88,12 @@ function RunDetailView({ runId }: { runId: string }) {
         <OutcomeBadge run={run} />
       </header>
       <dl className="figures">
+        {run.origin && (
+          <div>
+            <dt>from</dt>
+            <dd data-testid="run-detail-origin">{formatOrigin(run.origin)}</dd>
+          </div>
+        )}
         <div>
           <dt>state</dt>
           <dd>{run.state}</dd>
@@ -202,6 +209,11 @@ export function RunsView() {
                   onClick={() => setSelected(run.id)}
                 >
                   <span className="run-goal">{run.goal || 'Deleted conversation'}</span>
+                  {run.origin && (
+                    <span className="run-origin" data-testid="run-origin">
+                      {formatOrigin(run.origin)}
+                    </span>
+                  )}
                   <span className="run-meta">
                     <OutcomeBadge run={run} /> {formatTime(run.createdAt)} ·{' '}
                     {formatTokens(run.inputTokens + run.outputTokens)} tok ·{' '}

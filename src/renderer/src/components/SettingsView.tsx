@@ -5,6 +5,7 @@ import type { Settings } from '../../../shared/ipc';
 import { AppearanceSection } from './settings/AppearanceSection';
 import { AutonomySection } from './settings/AutonomySection';
 import { BehaviourSection } from './settings/BehaviourSection';
+import { ChannelsSection } from './settings/ChannelsSection';
 import { LocalApiSection } from './settings/LocalApiSection';
 import { McpSection } from './settings/McpSection';
 import { ModelsSection } from './settings/ModelsSection';
@@ -20,6 +21,7 @@ export type Section =
   | 'workspace'
   | 'skills'
   | 'mcp'
+  | 'channels'
   | 'appearance'
   | 'localApi';
 
@@ -31,6 +33,7 @@ const SECTIONS: Array<[Section, string]> = [
   ['workspace', 'Workspace'],
   ['skills', 'Skills & memory'],
   ['mcp', 'MCP servers'],
+  ['channels', 'Channels'],
   ['appearance', 'Appearance & keyboard'],
   ['localApi', 'Local API'],
 ];
@@ -77,6 +80,7 @@ export function SettingsView({
         {section === 'workspace' && <WorkspaceSection />}
         {section === 'skills' && <SkillsSection />}
         {section === 'mcp' && <McpSection />}
+        {section === 'channels' && <ChannelsSection />}
         {section === 'appearance' && <AppearanceSection settings={settings} onChange={onChange} />}
         {section === 'localApi' && <LocalApiSection />}
       </div>

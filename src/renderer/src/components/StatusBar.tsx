@@ -2,9 +2,9 @@
  * The conversation in view, honestly: the connection and the model each with its own health,
  * tokens, cost (unknown when the model has no known price, not $0) and model-call latency.
  */
-import { useCallback } from 'react';
+import { useCallback, useState } from 'react';
 import { formatCost, formatDuration, formatTokens } from '../../../shared/format';
-import type { OpenAiEndpointView } from '../../../shared/ipc';
+import type { BackgroundView, OpenAiEndpointView } from '../../../shared/ipc';
 import { useBridge, useCoreEvents } from '../lib/bridge-context';
 import type { ChatStats } from './ChatView';
 import { useLoad } from './settings/use-load';
@@ -70,6 +70,7 @@ export function StatusBar({
         {formatDuration(stats.lastTurnMs)} turn
       </span>
       <EndpointStatus />
+      <HeldStatus />
       <span className="spacer" />
       {stats.busy && (
         <span className="busy" role="status">
@@ -96,6 +97,58 @@ function EndpointStatus() {
       <span data-testid="status-endpoint">
         {endpoint.running ? `${endpoint.active} active · ${endpoint.queued} queued` : 'not serving'}
       </span>
+    </span>
+  );
+}
+
+/**
+ * Channel messages and schedule firings the tray's pause holds: a count while paused, and what
+ * each is (channel, sender or schedule, since when) on a click. They start on resume.
+ */
+function HeldStatus() {
+  const bridge = useBridge();
+  const [open, setOpen] = useState(false);
+  const [background, , , setBackground] = useLoad<BackgroundView>(
+    useCallback(() => bridge.invoke('background.held', {}), [bridge]),
+  );
+  useCoreEvents((event) => {
+    if (event.topic === 'background.changed') setBackground(event.background);
+  });
+  if (!background?.served || (!background.paused && background.held.length === 0)) return null;
+  const count = background.held.length;
+  return (
+    <span className="held-status">
+      <button
+        type="button"
+        className="link"
+        aria-expanded={open}
+        onClick={() => setOpen(!open)}
+        data-testid="status-held"
+        title="Channel messages and schedule firings wait while Pincer is paused; they start on resume"
+      >
+        <span className="label">paused</span> {count} held while paused
+      </button>
+      {open && (
+        <div className="held-list" role="dialog" aria-label="Held while paused">
+          {count === 0 ? (
+            <p className="muted">Nothing is waiting.</p>
+          ) : (
+            <ul>
+              {background.held.map((work) => (
+                <li key={`${work.channel}|${work.from}|${work.since}`}>
+                  <span className="held-where">
+                    {work.channel} · {work.from}
+                  </span>{' '}
+                  <time dateTime={work.since} className="muted">
+                    {new Date(work.since).toLocaleTimeString()}
+                  </time>
+                  <div className="held-preview">{work.preview}</div>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
     </span>
   );
 }
