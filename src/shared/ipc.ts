@@ -19,6 +19,7 @@ import {
   ChannelsViewSchema,
   ConnectionKindSchema,
   ConnectionViewSchema,
+  DesktopPreferencesViewSchema,
   FeatureStatusSchema,
   IdSchema,
   McpServerViewSchema,
@@ -289,6 +290,16 @@ export const ipcContract = {
     response: z.object({ source: z.string(), chunks: z.number().int() }),
   },
 
+  'desktop.get': { request: Empty, response: DesktopPreferencesViewSchema },
+  /** Changes take effect before they are kept: a shortcut another app owns is refused. */
+  'desktop.set': {
+    request: z.strictObject({
+      startAtLogin: z.boolean().optional(),
+      closeToTray: z.boolean().optional(),
+      globalShortcut: z.string().min(1).max(100).nullable().optional(),
+    }),
+    response: DesktopPreferencesViewSchema,
+  },
   'settings.get': { request: Empty, response: SettingsSchema },
   'settings.set': { request: SettingsSchema.partial(), response: SettingsSchema },
 

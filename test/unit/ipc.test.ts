@@ -175,6 +175,16 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
     valid: { text: 'the cat is called Tom', name: 'cats.md' },
     invalid: [{ text: '   ' }, { text: long(256 * 1024 + 1) }, { text: 'x', name: 'a/b.md' }, {}],
   },
+  'desktop.get': { valid: {}, invalid: [{ x: 1 }] },
+  'desktop.set': {
+    valid: { globalShortcut: 'Control+Alt+Space', startAtLogin: true },
+    invalid: [
+      { globalShortcut: '' },
+      { globalShortcut: long(101) },
+      { closeToTray: 'yes' },
+      { updateFeedUrl: 'https://example.invalid/feed' },
+    ],
+  },
   'settings.get': { valid: {}, invalid: [{ theme: 'dark' }] },
   'settings.set': {
     valid: { theme: 'dark' },

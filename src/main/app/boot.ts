@@ -72,6 +72,7 @@ export function bootDesktop(options: BootOptions): void {
         assistant: admitting,
         electronVersion: process.versions.electron,
         reveal: revealInFileManager,
+        desktop: () => shell?.preferences,
       }),
     );
     // `pincer tui` on this data directory attaches here (gateway.json) instead of being refused;

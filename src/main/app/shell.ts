@@ -10,13 +10,13 @@ import {
   ApprovalRouter,
   CLOSE_TO_TRAY_NOTICE,
   CloseToTray,
+  DesktopPreferences,
   DesktopSettingsStore,
   desktopSettingsPath,
   initialBounds,
   MAIN_WINDOW_SIZING,
   QuitCoordinator,
   RunEventTracker,
-  registerSummonShortcut,
   startsHidden,
   summonWindow,
   TrayController,
@@ -37,6 +37,8 @@ export interface DesktopShell {
   summon(): void;
   activity: AgentActivity;
   settings: DesktopSettingsStore;
+  /** Settings → Desktop reads and changes these. */
+  preferences: DesktopPreferences;
 }
 
 const log = (message: string) => console.log(`[pincer] ${message}`);
@@ -72,6 +74,7 @@ export async function startDesktopShell(options: {
     drainTimeoutMs: options.drainTimeoutMs,
     quit: () => app.quit(),
     cleanup: async () => {
+      preferences.stop();
       globalShortcut.unregisterAll();
       router?.stop();
       stopTray?.();
@@ -103,6 +106,7 @@ export async function startDesktopShell(options: {
   const closeToTray = new CloseToTray({
     quitting: () => quit.quitting,
     trayAvailable: () => trayView !== null,
+    enabled: () => settings.get().closeToTray,
     noticeShown: () => settings.get().closeToTrayNoticeShown,
     rememberNotice: async () => {
       await settings.update({ closeToTrayNoticeShown: true });
@@ -145,6 +149,13 @@ export async function startDesktopShell(options: {
     summonWindow(slot);
   };
   const currentWindow = () => (slot.current && !slot.current.isDestroyed() ? slot.current : null);
+  const preferences = new DesktopPreferences({
+    settings,
+    shortcuts: globalShortcut,
+    summon,
+    applyStartAtLogin,
+    onChange: () => tray?.refresh(),
+  });
 
   router = new ApprovalRouter({
     broker: core.approvals,
@@ -167,9 +178,7 @@ export async function startDesktopShell(options: {
           },
           showApprovals: summon,
           toggleStartAtLogin: async () => {
-            const next = !settings.get().startAtLogin;
-            await applyStartAtLogin(next);
-            await settings.update({ startAtLogin: next });
+            await preferences.update({ startAtLogin: !settings.get().startAtLogin });
           },
           quit: () => app.quit(),
         },
@@ -184,8 +193,9 @@ export async function startDesktopShell(options: {
     trayView?.destroy();
   };
 
-  const shortcut = registerSummonShortcut(globalShortcut, settings.get().globalShortcut, summon);
-  if (!shortcut.registered) log(`global shortcut not registered: ${shortcut.reason}`);
+  preferences.start();
+  const { shortcutProblem } = preferences.view();
+  if (shortcutProblem) log(`global shortcut not registered: ${shortcutProblem}`);
   await applyStartAtLogin(settings.get().startAtLogin).catch(warn);
   log(startAutoUpdate(settings.get().updateFeedUrl));
 
@@ -200,5 +210,5 @@ export async function startDesktopShell(options: {
     if (!trayView) app.quit();
   });
 
-  return { window: currentWindow, summon, activity, settings };
+  return { window: currentWindow, summon, activity, settings, preferences };
 }

@@ -14,6 +14,8 @@ export interface CloseToTrayDeps {
   quitting: () => boolean;
   /** Whether a tray icon exists to bring the window back from. */
   trayAvailable: () => boolean;
+  /** The user's choice (Settings → Desktop); off: closing the window quits. On by default. */
+  enabled?: () => boolean;
   noticeShown: () => boolean;
   /** Persists that the notice was shown. */
   rememberNotice: () => Promise<void>;
@@ -37,7 +39,7 @@ export class CloseToTray {
    */
   onClose(): CloseDecision {
     if (this.deps.quitting()) return { action: 'close' };
-    if (!this.deps.trayAvailable()) return { action: 'quit' };
+    if (!this.deps.trayAvailable() || this.deps.enabled?.() === false) return { action: 'quit' };
     const notice = !this.noticedThisRun && !this.deps.noticeShown();
     if (notice) {
       this.noticedThisRun = true;

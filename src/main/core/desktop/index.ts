@@ -9,6 +9,12 @@ export { admittingAssistant, shellCoreFromAssistant } from './assistant-core.js'
 export { startBackgroundChannels } from './background.js';
 export { CLOSE_TO_TRAY_NOTICE, CloseToTray } from './close-to-tray.js';
 export { autostartFile, loginItemSettings, setLinuxAutostart } from './login-item.js';
+export {
+  DesktopPreferenceError,
+  DesktopPreferences,
+  type DesktopPreferencesPatch,
+  type DesktopPreferencesView,
+} from './preferences.js';
 export { QuitCoordinator } from './quit.js';
 export {
   APP_ENTRY_URL,

@@ -26,6 +26,8 @@ const SettingsSchema = z.object({
   closeToTrayNoticeShown: z.boolean().default(false),
   /** Launch at login, hidden in the tray. Off until the user turns it on. */
   startAtLogin: z.boolean().default(false),
+  /** Closing the window keeps Pincer in the tray; off: closing the window quits. */
+  closeToTray: z.boolean().default(true),
   /** Accelerator that shows the window; null turns the shortcut off. */
   globalShortcut: z.string().min(1).max(100).nullable().default(DEFAULT_GLOBAL_SHORTCUT),
   /** A generic electron-updater feed (https). Null: updates are off. */

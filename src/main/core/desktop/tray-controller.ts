@@ -62,6 +62,11 @@ export class TrayController {
     for (const off of this.unsubscribers.splice(0)) off();
   }
 
+  /** Redraws after a preference shown in the menu changed elsewhere (Settings → Desktop). */
+  refresh(): void {
+    this.render();
+  }
+
   snapshot(): AgentSnapshot {
     return {
       activeRuns: this.deps.activity.activeRuns,

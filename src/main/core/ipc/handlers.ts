@@ -1,5 +1,6 @@
 import type { AppInfo } from '../../../shared/ipc.js';
 import { type Assistant, InvalidRequest } from '../assistant/index.js';
+import type { DesktopPreferences } from '../desktop/index.js';
 import { PINCER_VERSION, PRODUCT_NAME } from '../product.js';
 import type { IpcHandlers } from './dispatch.js';
 
@@ -9,13 +10,25 @@ export interface CoreHandlerOptions {
   electronVersion: string | null;
   /** Shows a folder or file in the system's file manager (the desktop); absent when headless. */
   reveal?: (target: { path: string; isFolder: boolean }) => Promise<void>;
+  /** The desktop shell's preferences (Settings → Desktop); absent when headless. */
+  desktop?: () => Pick<DesktopPreferences, 'view' | 'update'> | undefined;
 }
+
+/** What Settings → Desktop shows where no desktop shell hosts the core (the browser). */
+const NO_DESKTOP = {
+  available: false,
+  startAtLogin: false,
+  closeToTray: false,
+  globalShortcut: null,
+  shortcutProblem: null,
+} as const;
 
 /** The core side of the contract, identical whichever transport carries the call. */
 export function createCoreHandlers({
   assistant: a,
   electronVersion,
   reveal,
+  desktop,
 }: CoreHandlerOptions): IpcHandlers {
   const info: AppInfo = {
     name: PRODUCT_NAME,
@@ -100,6 +113,15 @@ export function createCoreHandlers({
       return { available: true, note: found.notice, hits: found.hits };
     },
 
+    'desktop.get': () => {
+      const shell = desktop?.();
+      return shell ? { available: true, ...shell.view() } : NO_DESKTOP;
+    },
+    'desktop.set': async (patch) => {
+      const shell = desktop?.();
+      if (!shell) throw new InvalidRequest('desktop settings apply to the desktop app only');
+      return { available: true, ...(await shell.update(patch)) };
+    },
     'settings.get': () => a.settings(),
     'settings.set': (patch) => a.updateSettings(patch),
 

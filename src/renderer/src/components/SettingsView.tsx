@@ -1,11 +1,12 @@
 /** Settings: models (with downloads), providers and keys, autonomy and policies, skills and
- * memory, appearance, the local OpenAI-compatible API. Secret values go in, never come back out. */
+ * memory, channels, appearance, the desktop shell, the local OpenAI-compatible API. Secret values go in, never come back out. */
 import { useState } from 'react';
 import type { Settings } from '../../../shared/ipc';
 import { AppearanceSection } from './settings/AppearanceSection';
 import { AutonomySection } from './settings/AutonomySection';
 import { BehaviourSection } from './settings/BehaviourSection';
 import { ChannelsSection } from './settings/ChannelsSection';
+import { DesktopSection } from './settings/DesktopSection';
 import { LocalApiSection } from './settings/LocalApiSection';
 import { McpSection } from './settings/McpSection';
 import { ModelsSection } from './settings/ModelsSection';
@@ -23,6 +24,7 @@ export type Section =
   | 'mcp'
   | 'channels'
   | 'appearance'
+  | 'desktop'
   | 'localApi';
 
 const SECTIONS: Array<[Section, string]> = [
@@ -35,6 +37,7 @@ const SECTIONS: Array<[Section, string]> = [
   ['mcp', 'MCP servers'],
   ['channels', 'Channels'],
   ['appearance', 'Appearance & keyboard'],
+  ['desktop', 'Desktop'],
   ['localApi', 'Local API'],
 ];
 
@@ -82,6 +85,7 @@ export function SettingsView({
         {section === 'mcp' && <McpSection />}
         {section === 'channels' && <ChannelsSection />}
         {section === 'appearance' && <AppearanceSection settings={settings} onChange={onChange} />}
+        {section === 'desktop' && <DesktopSection />}
         {section === 'localApi' && <LocalApiSection />}
       </div>
     </section>
