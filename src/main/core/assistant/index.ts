@@ -14,6 +14,7 @@ import type {
   ConnectionView,
   ModelsState,
   PendingApprovalView,
+  PendingInputView,
   PoliciesView,
   RiskTier,
   RunEventView,
@@ -40,7 +41,7 @@ import {
   connectionKeyName,
   listServerModels,
 } from '../models/index.js';
-import type { PendingApproval } from '../policy/index.js';
+import type { PendingApproval, PendingInput } from '../policy/index.js';
 import type { RunEvent } from '../runtime/index.js';
 import { settingsFromManifest } from '../sandbox/index.js';
 import { secretRedactor } from '../secrets/index.js';
@@ -173,6 +174,26 @@ export async function assistantOver(
     previews.delete(id);
     emit({ topic: 'approval.resolved', id, approved: answer.approved, by: answer.by });
   });
+
+  // A server's form: its texts are the server's, screened like tool output before a person reads them.
+  const inputView = (pending: PendingInput): PendingInputView =>
+    governance.scanner.redactValue({
+      id: pending.id,
+      runId: pending.runId,
+      sessionId: pending.sessionId,
+      callId: pending.callId ?? null,
+      tool: pending.tool ?? null,
+      source: pending.source,
+      message: pending.message,
+      fields: pending.fields,
+      expiresAt: pending.expiresAt,
+    });
+  const stopInputRequests = governance.inputs.onRequest((pending) =>
+    emit({ topic: 'input.requested', input: inputView(pending) }),
+  );
+  const stopInputResolved = governance.inputs.onResolved((pending, outcome) =>
+    emit({ topic: 'input.resolved', id: pending.id, action: outcome.answer.action, by: outcome.by }),
+  );
 
   const downloads = new ModelDownloads(catalog, locations.modelsDir, {
     onProgress: (pull) => emit({ topic: 'model.pull', pull }),
@@ -461,6 +482,9 @@ export async function assistantOver(
       return governance.broker.resolve(id, verdict, reason ? `ui: ${reason}` : 'ui');
     },
 
+    pendingInputs: () => governance.inputs.pending().map(inputView),
+    resolveInput: (id, answer) => governance.inputs.resolve(id, answer, 'ui'),
+
     models: modelsState,
     pullModel: (name) => downloads.start(name),
     async selectModel(ref, sessionId) {
@@ -646,6 +670,8 @@ export async function assistantOver(
       await endpoint.close();
       stopRequests();
       stopResolved();
+      stopInputRequests();
+      stopInputResolved();
       stopRunEvents();
       listeners.clear();
       await imports.close();

@@ -11,3 +11,4 @@ export {
   setMcpServerDisabled,
 } from './config.js';
 export { McpTools } from './tools.js';
+export type { InputAsker } from './client-requests.js';

@@ -17,9 +17,10 @@ import type { ModelAccess, SecretLookup } from '../models/index.js';
 import type { ConfinedProcess, ServerSpec } from '../sandbox/index.js';
 import { DEFAULT_PATH } from '../sandbox/index.js';
 import type { ToolRegistry } from '../tools/index.js';
-import { type Tool, ToolError } from '../tools/index.js';
+import { type Tool, type ToolContext, ToolError } from '../tools/index.js';
+import type { InputAsker } from './client-requests.js';
 import { isStdioEntry, type McpServerEntry } from './config.js';
-import { McpConnection, type McpTarget } from './connection.js';
+import { type McpCaller, McpConnection, type McpTarget } from './connection.js';
 
 export interface McpSourceOptions {
   registry: ToolRegistry;
@@ -34,6 +35,8 @@ export interface McpSourceOptions {
   backoffMs?: number;
   /** The model a server's sampling request is answered by, when one is available. */
   sampler?: () => ModelAccess | undefined;
+  /** Where a server's form is answered; absent (nobody to ask): elicitation is not offered. */
+  inputs?: InputAsker;
 }
 
 export interface McpServerStatus {
@@ -154,7 +157,11 @@ export class McpTools {
       spawn: this.options.spawn,
       onTools,
       backoffMs: this.options.backoffMs,
-      requests: { sampler: this.options.sampler, root: this.options.home },
+      requests: {
+        sampler: this.options.sampler,
+        root: this.options.home,
+        ...(this.options.inputs ? { inputs: this.options.inputs } : {}),
+      },
     });
     this.connections.set(label, connection);
     return connection;
@@ -251,6 +258,14 @@ export function programFiles(argv: readonly string[]): string[] {
   return [...shown];
 }
 
+function callerOf(tool: string, context: ToolContext): McpCaller {
+  return {
+    tool,
+    ...(context.runId ? { runId: context.runId } : {}),
+    ...(context.callId ? { callId: context.callId } : {}),
+  };
+}
+
 function manifestTool(
   primitive: Primitive<'Tool'>,
   remote: string,
@@ -272,7 +287,7 @@ function manifestTool(
     run: async (input, context) => {
       if (!offered && !connection.tools.some((tool) => tool.name === remote))
         throw new ToolError(`the MCP server offers no tool named ${remote}`);
-      return connection.call(remote, input, context.signal);
+      return connection.call(remote, input, context.signal, callerOf(primitive.name, context));
     },
   };
 }
@@ -295,6 +310,7 @@ function serverTool(server: string, offered: McpTool, connection: McpConnection)
     timeoutMs: DEFAULT_TIMEOUT_MS,
     maxOutputBytes: 256 * 1024,
     source: 'mcp',
-    run: (input, context) => connection.call(offered.name, input, context.signal),
+    run: (input, context) =>
+      connection.call(offered.name, input, context.signal, callerOf(`mcp/${server}/${segment}`, context)),
   };
 }
