@@ -192,7 +192,12 @@ export async function assistantOver(
     emit({ topic: 'input.requested', input: inputView(pending) }),
   );
   const stopInputResolved = governance.inputs.onResolved((pending, outcome) =>
-    emit({ topic: 'input.resolved', id: pending.id, action: outcome.answer.action, by: outcome.by }),
+    emit({
+      topic: 'input.resolved',
+      id: pending.id,
+      action: outcome.answer.action,
+      by: outcome.by,
+    }),
   );
 
   const downloads = new ModelDownloads(catalog, locations.modelsDir, {

@@ -22,12 +22,7 @@ import type {
   Settings,
 } from '../../../shared/ipc-schemas.js';
 import { PincerError, type PincerErrorOptions } from '../errors.js';
-import type {
-  ApprovalBroker,
-  InputAnswer,
-  InputResolveResult,
-  Verdict,
-} from '../policy/index.js';
+import type { ApprovalBroker, InputAnswer, InputResolveResult, Verdict } from '../policy/index.js';
 import type { McpServers } from './mcp-servers.js';
 import type { OpenAiEndpoint } from './openai-endpoint.js';
 

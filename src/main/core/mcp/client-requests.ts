@@ -121,7 +121,8 @@ async function elicit(
   label: string,
 ): Promise<ElicitResult> {
   const read = readInputForm(params.message, params.requestedSchema);
-  if (!read.ok) throw new Refusal(ErrorCode.InvalidParams, `Pincer refuses this form: ${read.reason}`);
+  if (!read.ok)
+    throw new Refusal(ErrorCode.InvalidParams, `Pincer refuses this form: ${read.reason}`);
   if (caller.kind === 'none')
     throw new Refusal(
       ErrorCode.InvalidRequest,

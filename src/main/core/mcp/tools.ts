@@ -8,7 +8,7 @@
  * A server's own annotations are untrusted: they may make a tool look more dangerous
  * (destructiveHint), never safer (readOnlyHint is not taken from a server).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Primitive, ResolvedClaw } from '../ckp/index.js';
@@ -254,6 +254,14 @@ export function programFiles(argv: readonly string[]): string[] {
       if (path.dirname(at) === at) break;
     }
     shown.add(dir);
+    // A package whose node_modules is a link (pnpm, a git worktree sharing its checkout's) needs
+    // the folder it points to as well, or its dependencies do not resolve inside the sandbox.
+    const modules = path.join(dir, 'node_modules');
+    try {
+      if (lstatSync(modules).isSymbolicLink()) shown.add(realpathSync(modules));
+    } catch {
+      // No node_modules there.
+    }
   }
   return [...shown];
 }
@@ -311,6 +319,11 @@ function serverTool(server: string, offered: McpTool, connection: McpConnection)
     maxOutputBytes: 256 * 1024,
     source: 'mcp',
     run: (input, context) =>
-      connection.call(offered.name, input, context.signal, callerOf(`mcp/${server}/${segment}`, context)),
+      connection.call(
+        offered.name,
+        input,
+        context.signal,
+        callerOf(`mcp/${server}/${segment}`, context),
+      ),
   };
 }

@@ -13,6 +13,7 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { PincerError } from '../errors.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats =
@@ -84,7 +85,13 @@ const KEYS: Record<string, Set<string>> = {
   boolean: new Set(COMMON_KEYS),
 };
 
-class Refused extends Error {}
+/** Internal: unwinds the reading; readInputForm turns it into its `reason`. */
+class Refused extends PincerError {
+  override readonly name = 'FormRefused';
+  constructor(message: string) {
+    super('invalid_request', message);
+  }
+}
 
 function refuse(reason: string): never {
   throw new Refused(reason);
@@ -103,7 +110,11 @@ function text(value: unknown, what: string, max: number): string | undefined {
 
 function count(value: unknown, what: string): number | undefined {
   if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > INPUT_FORM_LIMITS.valueChars)
+  if (
+    !Number.isInteger(value) ||
+    (value as number) < 0 ||
+    (value as number) > INPUT_FORM_LIMITS.valueChars
+  )
     refuse(`${what} must be an integer from 0 to ${INPUT_FORM_LIMITS.valueChars}`);
   return value as number;
 }
@@ -144,7 +155,8 @@ function readForm(message: unknown, schema: unknown): InputForm {
   if (!Array.isArray(required) || !required.every((name) => typeof name === 'string'))
     refuse('required must be a list of property names');
   for (const name of required)
-    if (!Object.hasOwn(properties, name)) refuse('required names a property the form does not have');
+    if (!Object.hasOwn(properties, name))
+      refuse('required names a property the form does not have');
   return {
     message: said,
     fields: names.map((name) => readField(name, properties[name], required.includes(name))),
@@ -194,7 +206,10 @@ function readField(name: string, spec: unknown, required: boolean): InputField {
         ...optional('format', spec.format as InputFormat | undefined),
         ...optional('minLength', minLength),
         ...optional('maxLength', maxLength),
-        ...optional('default', text(spec.default, `${name}: default`, INPUT_FORM_LIMITS.valueChars)),
+        ...optional(
+          'default',
+          text(spec.default, `${name}: default`, INPUT_FORM_LIMITS.valueChars),
+        ),
       };
     }
     case 'number': {
@@ -214,7 +229,11 @@ function readField(name: string, spec: unknown, required: boolean): InputField {
     case 'boolean': {
       if (spec.default !== undefined && typeof spec.default !== 'boolean')
         refuse(`${name}: default must be true or false`);
-      return { ...base, kind: 'boolean', ...optional('default', spec.default as boolean | undefined) };
+      return {
+        ...base,
+        kind: 'boolean',
+        ...optional('default', spec.default as boolean | undefined),
+      };
     }
     default: {
       const options = enumOptions(name, spec);
@@ -238,7 +257,8 @@ function enumOptions(name: string, spec: Record<string, unknown>): Option[] {
     options = spec.oneOf.map((entry) => {
       if (!isRecord(entry) || Object.keys(entry).some((key) => key !== 'const' && key !== 'title'))
         refuse(`${name}: each oneOf entry is { const, title }`);
-      const value = text(entry.const, `${name}: an option`, max) ?? refuse(`${name}: an option has no const`);
+      const value =
+        text(entry.const, `${name}: an option`, max) ?? refuse(`${name}: an option has no const`);
       return { value, label: text(entry.title, `${name}: an option title`, max) ?? value };
     });
   } else {
@@ -247,8 +267,12 @@ function enumOptions(name: string, spec: Record<string, unknown>): Option[] {
     if (labels !== undefined && (!Array.isArray(labels) || labels.length !== spec.enum.length))
       refuse(`${name}: enumNames must name each enum value`);
     options = spec.enum.map((value, at) => {
-      const checked = text(value, `${name}: an option`, max) ?? refuse(`${name}: an option is missing`);
-      return { value: checked, label: text(labels?.[at], `${name}: an option name`, max) ?? checked };
+      const checked =
+        text(value, `${name}: an option`, max) ?? refuse(`${name}: an option is missing`);
+      return {
+        value: checked,
+        label: text(labels?.[at], `${name}: an option name`, max) ?? checked,
+      };
     });
   }
   if (options.length === 0) refuse(`${name}: an enum needs at least one option`);
@@ -310,8 +334,7 @@ export function checkInputAnswer(form: InputForm, content: unknown): string[] {
   if (validate(content)) return [];
   return (validate.errors ?? []).map((error) => {
     const field = error.instancePath.replace(/^\//, '');
-    if (error.keyword === 'required')
-      return `${String(error.params.missingProperty)} is required`;
+    if (error.keyword === 'required') return `${String(error.params.missingProperty)} is required`;
     if (error.keyword === 'additionalProperties')
       return `${String(error.params.additionalProperty)} is not a field of this form`;
     return `${field || 'the answer'} ${error.message ?? 'is not valid'}`;

@@ -14,7 +14,12 @@ import { EventEmitter } from 'node:events';
 import { newId, type RunId, type SessionId } from '../terms.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from './broker.js';
 import type { InputEvents } from './hooks.js';
-import { checkInputAnswer, type InputContent, type InputField, type InputForm } from './input-form.js';
+import {
+  checkInputAnswer,
+  type InputContent,
+  type InputField,
+  type InputForm,
+} from './input-form.js';
 
 export type InputAnswer =
   | { action: 'accept'; content: InputContent }
@@ -86,9 +91,7 @@ export class InputBroker implements InputEvents {
     return () => this.emitter.off('request', listener);
   }
 
-  onResolved(
-    listener: (pending: PendingInput, outcome: InputOutcome) => void,
-  ): () => void {
+  onResolved(listener: (pending: PendingInput, outcome: InputOutcome) => void): () => void {
     this.emitter.on('resolved', listener);
     return () => this.emitter.off('resolved', listener);
   }
