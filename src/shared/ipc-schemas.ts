@@ -239,6 +239,63 @@ export const PendingApprovalViewSchema = z.object({
 });
 export type PendingApprovalView = z.infer<typeof PendingApprovalViewSchema>;
 
+/**
+ * One field of a form an MCP server asks the user to fill (elicitation), as the core read it
+ * from the server's restricted schema (src/main/core/policy/input-form.ts). Every text here is
+ * the server's: shown as plain text, never as markup or a link.
+ */
+const InputFieldBase = {
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  required: z.boolean(),
+};
+export const InputFieldSchema = z.discriminatedUnion('kind', [
+  z.object({
+    ...InputFieldBase,
+    kind: z.literal('string'),
+    format: z.enum(['email', 'uri', 'date', 'date-time']).optional(),
+    minLength: z.number().int().optional(),
+    maxLength: z.number().int().optional(),
+    default: z.string().optional(),
+  }),
+  z.object({
+    ...InputFieldBase,
+    kind: z.enum(['number', 'integer']),
+    minimum: z.number().optional(),
+    maximum: z.number().optional(),
+    default: z.number().optional(),
+  }),
+  z.object({ ...InputFieldBase, kind: z.literal('boolean'), default: z.boolean().optional() }),
+  z.object({
+    ...InputFieldBase,
+    kind: z.literal('enum'),
+    options: z.array(z.object({ value: z.string(), label: z.string() })),
+    default: z.string().optional(),
+  }),
+]);
+export type InputFieldView = z.infer<typeof InputFieldSchema>;
+
+/** A server's form waiting for the user, tied to the run (and tool call) that raised it. */
+export const PendingInputViewSchema = z.object({
+  id: IdSchema,
+  runId: IdSchema,
+  sessionId: IdSchema,
+  callId: z.string().nullable(),
+  tool: z.string().nullable(),
+  /** The MCP server that asks. */
+  source: z.string(),
+  message: z.string(),
+  fields: z.array(InputFieldSchema),
+  expiresAt: Iso,
+});
+export type PendingInputView = z.infer<typeof PendingInputViewSchema>;
+
+/** What an accepted form holds: a value per field, by name. */
+export const InputContentSchema = z
+  .record(z.string().max(64), z.union([z.string().max(10_000), z.number(), z.boolean()]))
+  .refine((content) => Object.keys(content).length <= 20, 'at most 20 fields');
+
 export const PullStateSchema = z.object({
   name: z.string(),
   state: z.enum(['running', 'done', 'failed']),
@@ -466,6 +523,23 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     ...RunEventIds,
   }),
   z.object({
+    type: z.literal('input.requested'),
+    input_id: z.string(),
+    call_id: z.string().optional(),
+    source: z.string(),
+    fields: z.array(z.string()),
+    ...RunEventIds,
+  }),
+  z.object({
+    type: z.literal('input.resolved'),
+    input_id: z.string(),
+    call_id: z.string().optional(),
+    action: z.enum(['accept', 'decline', 'cancel']),
+    by: z.string(),
+    fields: z.array(z.string()).optional(),
+    ...RunEventIds,
+  }),
+  z.object({
     type: z.literal('tool.started'),
     call_id: z.string(),
     name: z.string(),
@@ -555,6 +629,13 @@ export const AssistantEventSchema = z.discriminatedUnion('topic', [
     topic: z.literal('approval.resolved'),
     id: IdSchema,
     approved: z.boolean(),
+    by: z.string(),
+  }),
+  z.object({ topic: z.literal('input.requested'), input: PendingInputViewSchema }),
+  z.object({
+    topic: z.literal('input.resolved'),
+    id: IdSchema,
+    action: z.enum(['accept', 'decline', 'cancel']),
     by: z.string(),
   }),
   z.object({ topic: z.literal('sessions.changed') }),

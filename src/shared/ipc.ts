@@ -22,11 +22,13 @@ import {
   DesktopPreferencesViewSchema,
   FeatureStatusSchema,
   IdSchema,
+  InputContentSchema,
   McpServerViewSchema,
   ModelsStateSchema,
   OpenAiEndpointViewSchema,
   OpenAiRequestLogEntrySchema,
   PendingApprovalViewSchema,
+  PendingInputViewSchema,
   PoliciesViewSchema,
   ProviderViewSchema,
   RunDetailSchema,
@@ -174,6 +176,26 @@ export const ipcContract = {
     }),
     response: z.object({
       result: z.enum(['resolved', 'unknown', 'already_resolved', 'not_session_approvable']),
+    }),
+  },
+
+  /** Forms MCP servers asked the user to fill mid-call (elicitation), oldest first. */
+  'inputs.list': { request: Empty, response: z.array(PendingInputViewSchema) },
+  /**
+   * Answers one: accept with the values (checked against the form: `invalid` with the reasons,
+   * and it stays pending), decline, or cancel. The first answer of any surface wins.
+   */
+  'inputs.resolve': {
+    request: z.strictObject({
+      inputId: IdSchema,
+      action: z.enum(['accept', 'decline', 'cancel']),
+      /** Only with accept. */
+      content: InputContentSchema.optional(),
+    }),
+    response: z.object({
+      result: z.enum(['resolved', 'unknown', 'already_resolved', 'invalid']),
+      /** Why an accepted answer does not fit the form (empty otherwise). */
+      errors: z.array(z.string()),
     }),
   },
 

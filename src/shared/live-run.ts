@@ -130,6 +130,10 @@ export function applyRunEvent(run: LiveRun, event: RunEventView, now = performan
           })
         : run;
     }
+    case 'input.requested':
+    case 'input.resolved':
+      // A server's form shows from the pending inputs list (inputs.list), placed by its call id.
+      return run;
     case 'tool.started':
       return patchTool(run, event.call_id, { status: 'running' });
     case 'tool.finished':

@@ -88,6 +88,14 @@ export function conversationScript(delayMs = 40) {
         delayMs,
       };
     }
+    if (text.startsWith('sign me up')) {
+      // The fixture MCP server's tool that asks the user to fill a form mid-call.
+      return {
+        text: 'Let me ask the newsletter server.',
+        toolCalls: [{ name: 'mcp/asker/signup', input: {} }],
+        delayMs,
+      };
+    }
     if (text.startsWith('slow')) {
       return { text: Array.from({ length: 200 }, (_, i) => `word${i} `), delayMs: 150 };
     }
@@ -110,6 +118,10 @@ export async function scriptedAssistant(
     secrets?: SecretStore;
     /** Reopen an existing data directory (the caller removes it); else a fresh temp one. */
     dataDir?: string;
+    /** The UI can fill an MCP server's form: servers are told they may ask. */
+    askForInput?: boolean;
+    /** A claw.yaml to use instead of the shipped default. */
+    manifest?: string;
   } = {},
 ): Promise<AssistantFixture> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'pincer-assistant-')));
@@ -125,6 +137,8 @@ export async function scriptedAssistant(
       contextWindow: 8192,
     },
     catalog: options.catalog,
+    ...(options.askForInput ? { askForInput: true } : {}),
+    ...(options.manifest ? { manifest: options.manifest } : {}),
     // A real passphrase vault in the temp dir: no keychain, and nothing from this machine's env.
     secrets:
       options.secrets ??

@@ -93,6 +93,28 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
       { approvalId: 'apr_1', verdict: 'deny', reason: long(501) },
     ],
   },
+  'inputs.list': { valid: {}, invalid: [{ all: true }] },
+  'inputs.resolve': {
+    valid: {
+      inputId: 'inp_1',
+      action: 'accept',
+      content: { name: 'Ada', age: 36, subscribe: true },
+    },
+    invalid: [
+      { inputId: 'inp_1' },
+      { inputId: 'inp_1', action: 'maybe' },
+      { inputId: '../x', action: 'decline' },
+      { inputId: 'inp_1', action: 'accept', content: { nested: { a: 1 } } },
+      { inputId: 'inp_1', action: 'accept', content: { list: ['a'] } },
+      { inputId: 'inp_1', action: 'accept', content: { text: long(10_001) } },
+      {
+        inputId: 'inp_1',
+        action: 'accept',
+        content: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`f${i}`, i])),
+      },
+      { inputId: 'inp_1', action: 'decline', extra: true },
+    ],
+  },
   'models.list': { valid: {}, invalid: [{ kind: 'chat' }] },
   'models.pull': {
     valid: { name: 'qwen2.5-0.5b-instruct' },

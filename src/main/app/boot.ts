@@ -53,6 +53,8 @@ export function bootDesktop(options: BootOptions): void {
       model: options.model,
       // The app keeps a few conversations' KV caches warm.
       local: { maxConversations: 4 },
+      // The window shows an MCP server's form mid-call (elicitation).
+      askForInput: true,
       // Keychain first; without one, a vault encrypted by the OS through safeStorage.
       secrets: createSecretStore({ dataDir, encryptor: safeStorageEncryptor() }),
     });

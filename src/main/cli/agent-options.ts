@@ -16,7 +16,8 @@ import { describeContext } from '../core/memory/index.js';
 import { ADAPTERS, type HttpProtocol } from '../core/models/index.js';
 import type { CliContext } from './context.js';
 import { integerIn, numberIn } from './options.js';
-import { terminalApprovals } from './terminal-approvals.js';
+import { terminalApprovals, terminalQuestions } from './terminal-approvals.js';
+import { terminalInputs } from './terminal-inputs.js';
 
 export interface LocalModelOptions {
   modelPath?: string;
@@ -186,20 +187,24 @@ export function modelChoiceOf(options: AgentFlags): ModelChoice {
 
 /**
  * The agent from the root with the terminal as its approval surface (arguments redacted, one
- * answer per line).
+ * answer per line) and where an MCP server's form is filled in, one field per line.
  */
 export async function openCliAgent(
   ctx: CliContext,
   options: AgentFlags,
   readAnswer?: () => Promise<string | undefined>,
 ): Promise<{ agent: Agent; close(): Promise<void> }> {
-  const agent = await openAgent(agentOptionsOf(ctx, options));
-  const { broker, scanner } = agent.governance;
-  const stopApprovals = terminalApprovals(ctx, broker, scanner, readAnswer);
+  const agent = await openAgent({ ...agentOptionsOf(ctx, options), askForInput: true });
+  const { broker, scanner, inputs } = agent.governance;
+  const questions = terminalQuestions(readAnswer);
+  const stopApprovals = terminalApprovals(ctx, broker, scanner, questions);
+  const stopInputs = terminalInputs(ctx, inputs, questions);
   return {
     agent,
     close: async () => {
       stopApprovals();
+      stopInputs();
+      questions.close();
       await agent.close();
     },
   };

@@ -18,18 +18,21 @@ const ANSWERS: Record<string, 'approve' | 'deny' | 'approve-for-session'> = {
 };
 
 /**
- * The terminal as an approval surface: each pending approval is shown on stderr (arguments
- * redacted) and answered by a line on stdin: y, n, or s (for the rest of the session, where
- * offered). A closed stdin answers no; nothing is approved without an answer.
+ * The terminal's questions (approvals, a server's forms): one line source and one queue, so two
+ * questions never interleave and no line is read twice. Undefined from `nextLine`: input closed.
  */
-export function terminalApprovals(
-  ctx: CliContext,
-  broker: ApprovalBroker,
-  scanner: ContentScanner,
+export interface TerminalQuestions {
+  nextLine(): Promise<string | undefined>;
+  /** Runs `ask` once every question queued before it has been answered. */
+  enqueue(ask: () => Promise<void>): void;
+  close(): void;
+}
+
+export function terminalQuestions(
   /** Where answers come from; `pincer chat` passes its own prompt so lines are not read twice. */
   readAnswer?: () => Promise<string | undefined>,
   input: NodeJS.ReadableStream = process.stdin,
-): () => void {
+): TerminalQuestions {
   let rl: Interface | undefined;
   const lines: string[] = [];
   const waiters: Array<(line: string | undefined) => void> = [];
@@ -54,9 +57,34 @@ export function terminalApprovals(
     });
   };
   let queue = Promise.resolve();
-  const nextLine = readAnswer ?? ownLine;
+  return {
+    nextLine: () => {
+      if (readAnswer) return readAnswer();
+      open();
+      return ownLine();
+    },
+    enqueue(ask) {
+      queue = queue.then(ask).catch(() => undefined);
+    },
+    close() {
+      rl?.close();
+    },
+  };
+}
+
+/**
+ * The terminal as an approval surface: each pending approval is shown on stderr (arguments
+ * redacted) and answered by a line on stdin: y, n, or s (for the rest of the session, where
+ * offered). A closed stdin answers no; nothing is approved without an answer.
+ */
+export function terminalApprovals(
+  ctx: CliContext,
+  broker: ApprovalBroker,
+  scanner: ContentScanner,
+  questions: TerminalQuestions,
+): () => void {
+  const nextLine = questions.nextLine;
   const ask = async (pending: PendingApproval) => {
-    if (!readAnswer) open();
     const args = argumentsLine(pending.call.input, scanner);
     const choices = pending.sessionApprovable
       ? `[y]es, [n]o, [s]ession (${scanner.redactSecrets(sessionGrantText(pending.call.name, pending.sessionScope?.label)).text} for this session)`
@@ -80,13 +108,7 @@ export function terminalApprovals(
     }
   };
   // One question at a time, in the order they came.
-  const off = broker.onRequest((pending) => {
-    queue = queue.then(() => ask(pending));
-  });
-  return () => {
-    off();
-    rl?.close();
-  };
+  return broker.onRequest((pending) => questions.enqueue(() => ask(pending)));
 }
 
 /**

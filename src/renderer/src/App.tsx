@@ -4,6 +4,7 @@ import type {
   AppInfo,
   ModelsState,
   PendingApprovalView,
+  PendingInputView,
   PincerApi,
   SearchHit,
   SessionSummary,
@@ -15,6 +16,7 @@ import { ApprovalsPanel } from './components/ApprovalsPanel';
 import { type ChatStats, ChatView } from './components/ChatView';
 import { FirstRun } from './components/FirstRun';
 import { Logo } from './components/Icons';
+import type { InputAction, InputContent } from './components/InputCard';
 import { ModelPicker } from './components/ModelPicker';
 import { RunsView } from './components/RunsView';
 import { SearchDialog } from './components/SearchDialog';
@@ -71,6 +73,7 @@ function Workspace() {
   );
   const [view, setView] = useState<View>('chat');
   const [approvals, setApprovals] = useState<PendingApprovalView[]>([]);
+  const [inputs, setInputs] = useState<PendingInputView[]>([]);
   const [settings, setSettings] = useState<Settings>(DEFAULT_SETTINGS);
   const [models, setModels] = useState<ModelsState | null>(null);
   const [settingsSection, setSettingsSection] = useState<Section>('models');
@@ -112,6 +115,7 @@ function Workspace() {
       applyTheme(s.theme);
     });
     bridge.invoke('approvals.list', {}).then(setApprovals);
+    bridge.invoke('inputs.list', {}).then(setInputs);
     // A remembered session that no longer exists (deleted elsewhere) is forgotten.
     bridge.invoke('sessions.list', {}).then(
       (list) => {
@@ -139,6 +143,12 @@ function Workspace() {
       );
     else if (event.topic === 'approval.resolved')
       setApprovals((list) => list.filter((a) => a.id !== event.id));
+    else if (event.topic === 'input.requested')
+      setInputs((list) =>
+        list.some((i) => i.id === event.input.id) ? list : [...list, event.input],
+      );
+    else if (event.topic === 'input.resolved')
+      setInputs((list) => list.filter((i) => i.id !== event.id));
     else if (event.topic === 'settings.changed') {
       setSettings(event.settings);
       applyTheme(event.settings.theme);
@@ -176,6 +186,25 @@ function Workspace() {
           return bridge.invoke('approvals.list', {}).then(setApprovals);
         })
         .catch((cause: unknown) => setError(errorText(cause)));
+    },
+    [bridge],
+  );
+
+  /** Answers a server's form; resolves with what does not fit it (empty: answered or gone). */
+  const answerInput = useCallback(
+    async (id: string, action: InputAction, content?: InputContent): Promise<string[]> => {
+      try {
+        const { result, errors } = await bridge.invoke(
+          'inputs.resolve',
+          content ? { inputId: id, action, content } : { inputId: id, action },
+        );
+        if (result === 'invalid') return errors;
+        setInputs((list) => list.filter((i) => i.id !== id));
+        if (result !== 'resolved') setError('That form is no longer waiting.');
+        return [];
+      } catch (cause) {
+        return [errorText(cause)];
+      }
     },
     [bridge],
   );
@@ -273,7 +302,9 @@ function Workspace() {
         : { state: 'ready' };
 
   const titleOf = (id: string) => sessions?.find((s) => s.id === id)?.title ?? 'a conversation';
-  const showApprovals = view === 'chat' && approvals.length > 0;
+  // The chat shows the forms of the conversation in view; the panel, those of the others.
+  const otherInputs = inputs.filter((i) => i.sessionId !== activeId);
+  const showApprovals = view === 'chat' && (approvals.length > 0 || otherInputs.length > 0);
 
   return (
     <div
@@ -291,7 +322,7 @@ function Workspace() {
         sessions={sessions}
         activeId={activeId}
         view={view}
-        pendingCount={approvals.length}
+        pendingCount={approvals.length + inputs.length}
         onView={(next) => {
           setView(next);
           setDrawerOpen(false);
@@ -358,6 +389,8 @@ function Workspace() {
             settings={settings}
             approvals={approvals}
             onResolve={resolve}
+            inputs={inputs}
+            onAnswerInput={answerInput}
             onSessionStarted={setActiveId}
             onOpenSession={(id) => {
               setActiveId(id);
@@ -404,6 +437,8 @@ function Workspace() {
       {showApprovals && (
         <ApprovalsPanel
           approvals={approvals}
+          inputs={otherInputs}
+          onAnswerInput={answerInput}
           keyTarget={keyApproval?.id ?? null}
           sessionTitle={titleOf}
           onResolve={resolve}

@@ -1,8 +1,9 @@
 /**
  * What an MCP server asks of Pincer from inside a tool call, over real stdio: a completion
  * answered by the manifest's provider (a vendor stub on 127.0.0.1) under that provider's
- * declared limits, the workspace as its root, and a form that is declined. A client with no
- * model does not offer sampling at all.
+ * declared limits, and the workspace as its root. An agent opened with no surface that can show
+ * a form (this one: no askForInput) does not offer elicitation, so the server does not ask; a
+ * client with no model does not offer sampling at all. Answering forms: elicitation.test.ts.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -124,9 +125,9 @@ describe('MCP sampling', () => {
 });
 
 describe('MCP roots and elicitation', () => {
-  it('declares sampling, roots and elicitation when a model is available', async () => {
+  it('declares sampling and roots when a model is available, not elicitation with nobody to ask', async () => {
     const caps = JSON.parse(await text('caps', {}, 'c1')) as Record<string, unknown>;
-    expect(Object.keys(caps).sort()).toEqual(['elicitation', 'roots', 'sampling']);
+    expect(Object.keys(caps).sort()).toEqual(['roots', 'sampling']);
   });
 
   it('answers roots/list with the workspace as a file:// root', async () => {
@@ -136,8 +137,9 @@ describe('MCP roots and elicitation', () => {
     ]);
   });
 
-  it('declines a form (there is no surface to fill it from inside a tool call)', async () => {
-    expect(await text('form', {}, 'f1')).toBe('elicitation: decline');
+  it('a form is never asked for where nobody could fill it in (not declared)', async () => {
+    expect(await text('form', {}, 'f1')).toMatch(/does not support form elicitation/);
+    expect(agent.governance.inputs.pending()).toEqual([]);
   });
 
   it('offers no sampling when no model is available', async () => {
@@ -161,7 +163,7 @@ describe('MCP roots and elicitation', () => {
     try {
       await connection.connect();
       const out = await connection.call('caps', {}, new AbortController().signal);
-      expect(JSON.parse(out.content as string)).toEqual({ elicitation: { form: {} } });
+      expect(JSON.parse(out.content as string)).toEqual({});
       const asked = await connection.call(
         'ask',
         { prompt: 'hi', maxTokens: 5 },

@@ -49,7 +49,7 @@ export function registerGateway(program: Command, ctx: CliContext, setExit: SetE
     }
     let assistant: Assistant;
     try {
-      assistant = await openServedAssistant(ctx, options);
+      assistant = await openServedAssistant(ctx, options, true);
     } catch (error) {
       ctx.stderr.write(`pincer gateway: ${describeError(ctx, error)}\n`);
       setExit(ExitCode.failed);
@@ -94,6 +94,8 @@ export function registerGateway(program: Command, ctx: CliContext, setExit: SetE
 export function openServedAssistant(
   ctx: CliContext,
   options: ModelChoiceOptions,
+  /** The browser UI can fill a server's form; the terminal dashboard cannot yet. */
+  askForInput = false,
 ): Promise<Assistant> {
-  return createAssistant(agentOptionsOf(ctx, options));
+  return createAssistant({ ...agentOptionsOf(ctx, options), askForInput });
 }

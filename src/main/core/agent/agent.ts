@@ -33,6 +33,8 @@ import type { ToolFacts } from '../policy/index.js';
 import {
   type Governance,
   governanceFromManifest,
+  InputBroker,
+  inputTimeoutMs,
   manifestToolFacts,
   originGuarded,
 } from '../policy/index.js';
@@ -100,6 +102,12 @@ export interface AgentOptions {
   /** Told about each model file the local model search passed over as unusable. */
   onModelSkipped?: (skipped: SkippedModel) => void;
   env?: Record<string, string | undefined>;
+  /**
+   * A surface that can show an MCP server's form to a person is attached (the chat UI, the
+   * terminal of `pincer run`/`chat`): servers are told they may ask (elicitation). Left out
+   * where nobody could answer (`pincer serve`, `pincer mcp serve`, the daemon), so servers don't.
+   */
+  askForInput?: boolean;
 }
 
 export interface Agent {
@@ -107,8 +115,11 @@ export interface Agent {
   claw: ResolvedClaw;
   store: RunStore;
   registry: ToolRegistry;
-  /** The manifest's governance, and the audit log that records every run event. */
-  governance: Governance & { audit: AuditLog };
+  /**
+   * The manifest's governance, the audit log that records every run event, and the input broker
+   * where the forms MCP servers ask mid-call wait for an answer.
+   */
+  governance: Governance & { audit: AuditLog; inputs: InputBroker };
   /** The policy hook the runtime asks: the manifest's autonomy unless a surface switches it. */
   autonomy: AutonomySwitch;
   memory: SessionMemory;
@@ -231,7 +242,14 @@ async function assemble(
     facts: (name) => registry.facts(name),
     workspace: options.workspace,
   });
-  const governance = { ...governed, audit: new AuditLog(db, governed.scanner) };
+  const governance = {
+    ...governed,
+    audit: new AuditLog(db, governed.scanner),
+    inputs: new InputBroker({
+      sessionOf: (runId) => store.getRun(runId)?.sessionId,
+      timeoutMs: inputTimeoutMs(claw),
+    }),
+  };
   // Every stored secret is known to the scanner before the first tool runs, not only those read;
   // the vault key cached by reading them is zeroed (the store unlocks again when next used).
   await loadKnownSecrets(secrets, governance.scanner.redactor, secretNamesOf(claw));
@@ -275,6 +293,8 @@ async function assemble(
       manifestNetwork: sandbox.settings.network.mode === 'allow-all',
       // A server's sampling request is answered by the agent's model, under its providers' limits.
       sampler: () => (models.available ? models.access : undefined),
+      // A server's form goes to the surface that can show it; with none, it is not offered.
+      ...(options.askForInput ? { inputs: governance.inputs } : {}),
     },
     claw,
     await readMcpServers(options.dataDir),
@@ -339,6 +359,7 @@ async function assemble(
       return run ? originOf(run) : undefined;
     }),
     approvals: governance.broker,
+    inputs: governance.inputs,
     redact: (value) => governance.scanner.redactValue(value),
     caps: governance.caps,
     system: async (request) => withStandingPrompt(await memory.system(request), preferences),
@@ -372,6 +393,7 @@ async function assemble(
       ),
       policy: narrowedPolicy(autonomy, spec.tools),
       approvals: governance.broker,
+      inputs: governance.inputs,
       redact: (value) => governance.scanner.redactValue(value),
       caps: governance.caps,
       system: async (request) => `${await memory.system(request)}\n\n${SUB_AGENT_NOTE}`,

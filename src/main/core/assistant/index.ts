@@ -15,6 +15,7 @@ import type {
   ConnectionView,
   ModelsState,
   PendingApprovalView,
+  PendingInputView,
   PoliciesView,
   RiskTier,
   RunEventView,
@@ -41,7 +42,7 @@ import {
   connectionKeyName,
   listServerModels,
 } from '../models/index.js';
-import type { PendingApproval } from '../policy/index.js';
+import type { PendingApproval, PendingInput } from '../policy/index.js';
 import type { RunEvent } from '../runtime/index.js';
 import { settingsFromManifest } from '../sandbox/index.js';
 import { secretRedactor } from '../secrets/index.js';
@@ -179,6 +180,31 @@ export async function assistantOver(
     previews.delete(id);
     emit({ topic: 'approval.resolved', id, approved: answer.approved, by: answer.by });
   });
+
+  // A server's form: its texts are the server's, screened like tool output before a person reads them.
+  const inputView = (pending: PendingInput): PendingInputView =>
+    governance.scanner.redactValue({
+      id: pending.id,
+      runId: pending.runId,
+      sessionId: pending.sessionId,
+      callId: pending.callId ?? null,
+      tool: pending.tool ?? null,
+      source: pending.source,
+      message: pending.message,
+      fields: pending.fields,
+      expiresAt: pending.expiresAt,
+    });
+  const stopInputRequests = governance.inputs.onRequest((pending) =>
+    emit({ topic: 'input.requested', input: inputView(pending) }),
+  );
+  const stopInputResolved = governance.inputs.onResolved((pending, outcome) =>
+    emit({
+      topic: 'input.resolved',
+      id: pending.id,
+      action: outcome.answer.action,
+      by: outcome.by,
+    }),
+  );
 
   const downloads = new ModelDownloads(catalog, locations.modelsDir, {
     onProgress: (pull) => emit({ topic: 'model.pull', pull }),
@@ -467,6 +493,9 @@ export async function assistantOver(
       return governance.broker.resolve(id, verdict, reason ? `ui: ${reason}` : 'ui');
     },
 
+    pendingInputs: () => governance.inputs.pending().map(inputView),
+    resolveInput: (id, answer) => governance.inputs.resolve(id, answer, 'ui'),
+
     models: modelsState,
     pullModel: (name) => downloads.start(name),
     async selectModel(ref, sessionId) {
@@ -655,6 +684,8 @@ export async function assistantOver(
       await endpoint.close();
       stopRequests();
       stopResolved();
+      stopInputRequests();
+      stopInputResolved();
       stopRunEvents();
       listeners.clear();
       await imports.close();

@@ -9,6 +9,7 @@ import type {
   ConnectionView,
   ModelsState,
   PendingApprovalView,
+  PendingInputView,
   PoliciesView,
   ProviderView,
   RunDetail,
@@ -21,7 +22,7 @@ import type {
   Settings,
 } from '../../../shared/ipc-schemas.js';
 import { PincerError, type PincerErrorOptions } from '../errors.js';
-import type { ApprovalBroker, Verdict } from '../policy/index.js';
+import type { ApprovalBroker, InputAnswer, InputResolveResult, Verdict } from '../policy/index.js';
 import type { BackgroundChannels } from './channels.js';
 import type { UserLibrary } from './library.js';
 import type { McpServers } from './mcp-servers.js';
@@ -78,6 +79,11 @@ export interface Assistant {
     verdict: Verdict,
     reason?: string,
   ): ReturnType<ApprovalBroker['resolve']>;
+
+  /** Forms MCP servers asked the user to fill mid-call, oldest first. */
+  pendingInputs(): PendingInputView[];
+  /** An answer from this UI; an accepted one that does not fit the form stays pending. */
+  resolveInput(id: string, answer: InputAnswer): InputResolveResult;
 
   models(): Promise<ModelsState>;
   pullModel(name: string): { started: boolean };

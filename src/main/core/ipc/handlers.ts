@@ -70,6 +70,16 @@ export function createCoreHandlers({
       result: a.resolveApproval(approvalId, verdict, reason),
     }),
 
+    'inputs.list': () => a.pendingInputs(),
+    'inputs.resolve': ({ inputId, action, content }) => {
+      if (action !== 'accept') {
+        if (content !== undefined) throw new InvalidRequest('content goes with accept only');
+        return { ...a.resolveInput(inputId, { action }), errors: [] };
+      }
+      const answered = a.resolveInput(inputId, { action, content: content ?? {} });
+      return { errors: [], ...answered };
+    },
+
     'models.list': () => a.models(),
     'models.pull': ({ name }) => a.pullModel(name),
     'models.select': ({ id, sessionId }) => a.selectModel(id, sessionId),

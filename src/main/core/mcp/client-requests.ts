@@ -1,7 +1,16 @@
 /**
  * What an MCP server may ask of Pincer as its client: `sampling/createMessage` (a completion
- * from the agent's model), `roots/list` (the workspace) and `elicitation/create` (input from
- * the user). Each capability is declared only when Pincer can honour it.
+ * from the agent's model), `roots/list` (the workspace) and `elicitation/create` (a form the
+ * user fills). Each capability is declared only when Pincer can honour it: elicitation only
+ * where a surface that can show a form is attached (the chat UI, `pincer run`/`chat`), and in
+ * form mode only: URL mode is never declared, so the main process never opens a server's link.
+ *
+ * An elicitation is hostile input: its message and schema are read by policy's readInputForm
+ * (the specification's restricted form schema, bounded), and anything else is refused with
+ * InvalidParams before anyone sees it. The protocol does not say which request an elicitation
+ * belongs to (the SDK's relatedRequestId only routes it on the transport), so it is tied to the
+ * tool call in flight on that connection; with none, or with calls of several runs in flight,
+ * it is refused rather than shown in the wrong conversation.
  *
  * A sampling request is hostile input from a server: its messages and system prompt are
  * bounded, only text is passed on, and its maxTokens is capped. The completion goes through
@@ -16,21 +25,48 @@ import {
   type CreateMessageRequest,
   CreateMessageRequestSchema,
   type CreateMessageResult,
-  ElicitRequestSchema,
+  type ElicitResult,
   ErrorCode,
   ListRootsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { Message } from '../../../shared/messages.js';
 import { categoryOfCkpCode, ckpCodeOf, PincerError } from '../errors.js';
 import type { ModelAccess } from '../models/index.js';
 import { ModelError } from '../models/index.js';
+import type { InputOutcome, InputRequest } from '../policy/index.js';
+import { readInputForm } from '../policy/index.js';
+import type { RunId } from '../terms.js';
+
+/** Where a server's form goes to be answered (the input broker). */
+export interface InputAsker {
+  request(request: InputRequest): Promise<InputOutcome>;
+}
+
+/** The tool call a server's request belongs to, as its connection tracks them. */
+export type CallerOf =
+  | { kind: 'call'; runId: string; callId?: string; tool?: string; signal: AbortSignal }
+  | { kind: 'none' }
+  | { kind: 'ambiguous' };
 
 export interface ClientRequestOptions {
   /** The model that answers sampling; undefined (no model available): sampling is not offered. */
   sampler?: () => ModelAccess | undefined;
   /** The folder offered as the one root (the workspace). */
   root?: string;
+  /** Where forms are answered; undefined (nobody to ask): elicitation is not offered. */
+  inputs?: InputAsker;
 }
+
+/**
+ * The SDK's own request schema would strip the keywords it does not know before Pincer sees
+ * them (a `pattern`, a nested `properties`); this one keeps the request as sent, and the SDK
+ * still checks its shape (InvalidParams) before the handler runs.
+ */
+const RawElicitRequest = z.looseObject({
+  method: z.literal('elicitation/create'),
+  params: z.looseObject({}),
+});
 
 /** Caps on what one sampling request may ask; a server cannot make Pincer spend more. */
 export const SAMPLING_LIMITS = {
@@ -44,8 +80,8 @@ export function clientCapabilities(options: ClientRequestOptions): ClientCapabil
   return {
     ...(options.sampler?.() ? { sampling: {} } : {}),
     ...(options.root ? { roots: { listChanged: false } } : {}),
-    // Declared so a server asks rather than guesses; answered by declining (no form surface).
-    elicitation: { form: {} },
+    // Form mode only: a URL-mode request is refused by the SDK (InvalidParams).
+    ...(options.inputs ? { elicitation: { form: {} } } : {}),
   };
 }
 
@@ -54,6 +90,8 @@ export function answerServerRequests(
   client: Client,
   options: ClientRequestOptions,
   label: string,
+  /** The tool call in flight that a server's request belongs to. */
+  callerOf: () => CallerOf = () => ({ kind: 'none' }),
 ): void {
   const capabilities = clientCapabilities(options);
   if (capabilities.sampling) {
@@ -67,9 +105,47 @@ export function answerServerRequests(
       roots: [{ uri: pathToFileURL(root).href, name: 'workspace' }],
     }));
   }
-  // There is no surface to fill in a server's form from inside a tool call: decline, so the
-  // server can go on without the input instead of waiting.
-  client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'decline' as const }));
+  const inputs = options.inputs;
+  if (capabilities.elicitation && inputs) {
+    client.setRequestHandler(RawElicitRequest, (request, extra) =>
+      elicit(inputs, request.params, callerOf(), extra.signal, label),
+    );
+  }
+}
+
+async function elicit(
+  inputs: InputAsker,
+  params: Record<string, unknown>,
+  caller: CallerOf,
+  signal: AbortSignal,
+  label: string,
+): Promise<ElicitResult> {
+  const read = readInputForm(params.message, params.requestedSchema);
+  if (!read.ok)
+    throw new Refusal(ErrorCode.InvalidParams, `Pincer refuses this form: ${read.reason}`);
+  if (caller.kind === 'none')
+    throw new Refusal(
+      ErrorCode.InvalidRequest,
+      'Pincer shows a form only while one of its tool calls to this server is in flight',
+    );
+  if (caller.kind === 'ambiguous')
+    throw new Refusal(
+      ErrorCode.InvalidRequest,
+      'calls of several runs are in flight on this server: Pincer cannot tell which one asks',
+    );
+  const outcome = await inputs.request({
+    runId: caller.runId as RunId,
+    ...(caller.callId ? { callId: caller.callId } : {}),
+    ...(caller.tool ? { tool: caller.tool } : {}),
+    source: label,
+    form: read.form,
+    // The server withdrawing its request, the run being cancelled or the call ending: cancel.
+    signal: AbortSignal.any([signal, caller.signal]),
+  });
+  const { answer } = outcome;
+  return answer.action === 'accept'
+    ? { action: 'accept', content: answer.content }
+    : { action: answer.action };
 }
 
 async function sample(

@@ -17,6 +17,7 @@ import type { ConfinedProcess, ServerSpec } from '../sandbox/index.js';
 import { ToolError, type ToolOutput } from '../tools/index.js';
 import {
   answerServerRequests,
+  type CallerOf,
   type ClientRequestOptions,
   clientCapabilities,
 } from './client-requests.js';
@@ -52,6 +53,18 @@ export interface McpConnectionOptions {
 
 const CONNECT_TIMEOUT_MS = 15_000;
 
+/** Who made a call: the run and its tool call (what a server's form is tied to). */
+export interface McpCaller {
+  runId?: string;
+  callId?: string;
+  /** The registry's name of the tool. */
+  tool?: string;
+}
+
+interface InFlight extends McpCaller {
+  signal: AbortSignal;
+}
+
 export class McpConnection {
   private client: Client | undefined;
   private transport: ConfinedStdioTransport | undefined;
@@ -61,6 +74,7 @@ export class McpConnection {
   private delay: number;
   private listed: McpTool[] = [];
   private starts = 0;
+  private readonly inFlight = new Set<InFlight>();
 
   constructor(private readonly options: McpConnectionOptions) {
     this.delay = options.backoffMs ?? 250;
@@ -94,7 +108,7 @@ export class McpConnection {
       { name: 'pincer', version: PINCER_VERSION },
       { capabilities: clientCapabilities(requests) },
     );
-    answerServerRequests(client, requests, this.options.label);
+    answerServerRequests(client, requests, this.options.label, () => this.callerOf());
     let transport: Transport;
     if (this.options.target.kind === 'stdio') {
       const { argv, env, network, readOnly } = this.options.target;
@@ -135,6 +149,7 @@ export class McpConnection {
     name: string,
     input: Record<string, unknown>,
     signal: AbortSignal,
+    caller: McpCaller = {},
   ): Promise<ToolOutput> {
     const client = this.client;
     if (!client || this.current !== 'ready') {
@@ -143,6 +158,8 @@ export class McpConnection {
       );
     }
     let result: CallToolResult;
+    const flight: InFlight = { ...caller, signal };
+    this.inFlight.add(flight);
     try {
       result = (await client.callTool({ name, arguments: input }, undefined, {
         signal,
@@ -154,8 +171,30 @@ export class McpConnection {
       const why =
         this.current === 'ready' ? (error as Error).message : (this.failure ?? 'it stopped');
       throw new ToolError(`MCP server ${this.options.label} failed this call: ${why}`);
+    } finally {
+      this.inFlight.delete(flight);
     }
     return { content: resultText(result), ...(result.isError ? { isError: true } : {}) };
+  }
+
+  /**
+   * The call a server's request belongs to. MCP does not say (on stdio nothing ties a server's
+   * request to the client's call it serves), so: the one run with calls in flight here.
+   */
+  private callerOf(): CallerOf {
+    const calls = [...this.inFlight].filter((flight) => flight.runId && !flight.signal.aborted);
+    const runs = new Set(calls.map((flight) => flight.runId));
+    if (runs.size === 0) return { kind: 'none' };
+    if (runs.size > 1) return { kind: 'ambiguous' };
+    const [first] = calls as [InFlight & { runId: string }];
+    const single = calls.length === 1;
+    return {
+      kind: 'call',
+      runId: first.runId,
+      ...(single && first.callId ? { callId: first.callId } : {}),
+      ...(single && first.tool ? { tool: first.tool } : {}),
+      signal: single ? first.signal : AbortSignal.any(calls.map((flight) => flight.signal)),
+    };
   }
 
   async close(): Promise<void> {

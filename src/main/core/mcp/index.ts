@@ -1,5 +1,6 @@
 /** The mcp module's public surface: what other modules import. */
 
+export type { InputAsker } from './client-requests.js';
 export type { McpServerEntry } from './config.js';
 export {
   addMcpServer,

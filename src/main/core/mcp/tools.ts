@@ -8,7 +8,7 @@
  * A server's own annotations are untrusted: they may make a tool look more dangerous
  * (destructiveHint), never safer (readOnlyHint is not taken from a server).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Primitive, ResolvedClaw } from '../ckp/index.js';
@@ -17,9 +17,10 @@ import type { ModelAccess, SecretLookup } from '../models/index.js';
 import type { ConfinedProcess, ServerSpec } from '../sandbox/index.js';
 import { DEFAULT_PATH } from '../sandbox/index.js';
 import type { ToolRegistry } from '../tools/index.js';
-import { type Tool, ToolError } from '../tools/index.js';
+import { type Tool, type ToolContext, ToolError } from '../tools/index.js';
+import type { InputAsker } from './client-requests.js';
 import { isStdioEntry, type McpServerEntry } from './config.js';
-import { McpConnection, type McpTarget } from './connection.js';
+import { type McpCaller, McpConnection, type McpTarget } from './connection.js';
 
 export interface McpSourceOptions {
   registry: ToolRegistry;
@@ -34,6 +35,8 @@ export interface McpSourceOptions {
   backoffMs?: number;
   /** The model a server's sampling request is answered by, when one is available. */
   sampler?: () => ModelAccess | undefined;
+  /** Where a server's form is answered; absent (nobody to ask): elicitation is not offered. */
+  inputs?: InputAsker;
 }
 
 export interface McpServerStatus {
@@ -154,7 +157,11 @@ export class McpTools {
       spawn: this.options.spawn,
       onTools,
       backoffMs: this.options.backoffMs,
-      requests: { sampler: this.options.sampler, root: this.options.home },
+      requests: {
+        sampler: this.options.sampler,
+        root: this.options.home,
+        ...(this.options.inputs ? { inputs: this.options.inputs } : {}),
+      },
     });
     this.connections.set(label, connection);
     return connection;
@@ -247,8 +254,24 @@ export function programFiles(argv: readonly string[]): string[] {
       if (path.dirname(at) === at) break;
     }
     shown.add(dir);
+    // A package whose node_modules is a link (pnpm, a git worktree sharing its checkout's) needs
+    // the folder it points to as well, or its dependencies do not resolve inside the sandbox.
+    const modules = path.join(dir, 'node_modules');
+    try {
+      if (lstatSync(modules).isSymbolicLink()) shown.add(realpathSync(modules));
+    } catch {
+      // No node_modules there.
+    }
   }
   return [...shown];
+}
+
+function callerOf(tool: string, context: ToolContext): McpCaller {
+  return {
+    tool,
+    ...(context.runId ? { runId: context.runId } : {}),
+    ...(context.callId ? { callId: context.callId } : {}),
+  };
 }
 
 function manifestTool(
@@ -272,7 +295,7 @@ function manifestTool(
     run: async (input, context) => {
       if (!offered && !connection.tools.some((tool) => tool.name === remote))
         throw new ToolError(`the MCP server offers no tool named ${remote}`);
-      return connection.call(remote, input, context.signal);
+      return connection.call(remote, input, context.signal, callerOf(primitive.name, context));
     },
   };
 }
@@ -295,6 +318,12 @@ function serverTool(server: string, offered: McpTool, connection: McpConnection)
     timeoutMs: DEFAULT_TIMEOUT_MS,
     maxOutputBytes: 256 * 1024,
     source: 'mcp',
-    run: (input, context) => connection.call(offered.name, input, context.signal),
+    run: (input, context) =>
+      connection.call(
+        offered.name,
+        input,
+        context.signal,
+        callerOf(`mcp/${server}/${segment}`, context),
+      ),
   };
 }

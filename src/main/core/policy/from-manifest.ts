@@ -82,3 +82,15 @@ export function governanceFromManifest(claw: ResolvedClaw, options: GovernanceOp
   };
   return { caps, policy, broker, scanner, workspace };
 }
+
+/**
+ * How long a person has to fill a server's form: the shortest `approval.timeout_seconds` the
+ * manifest's rules declare (what it allows a person to take for an answer), else undefined
+ * (the approvals' default applies).
+ */
+export function inputTimeoutMs(claw: ResolvedClaw): number | undefined {
+  const declared = policyRules(claw)
+    .map((rule) => rule.approval?.timeout_seconds)
+    .filter((seconds): seconds is number => seconds !== undefined);
+  return declared.length ? Math.min(...declared) * 1000 : undefined;
+}

@@ -4,6 +4,7 @@
  */
 import type { ToolCall } from '../../../shared/messages.js';
 import type { CapabilityGrant, RunId, SessionId, StepId } from '../terms.js';
+import type { InputOutcome, PendingInput } from './inputs.js';
 import type { SessionScope } from './session-scope.js';
 
 export type PolicyDecision =
@@ -58,4 +59,13 @@ export interface ApprovalAnswer {
 
 export interface ApprovalHook {
   request(approval: ApprovalRequest): Promise<ApprovalAnswer>;
+}
+
+/**
+ * Where a run hears about the forms its tool calls raised (MCP elicitation): it emits
+ * `input.requested` / `input.resolved` for those tied to it. The input broker implements it.
+ */
+export interface InputEvents {
+  onRequest(listener: (pending: PendingInput) => void): () => void;
+  onResolved(listener: (pending: PendingInput, outcome: InputOutcome) => void): () => void;
 }

@@ -1,12 +1,28 @@
 /** The policy module's public surface: what other modules import. */
 
 export type { ApprovalBroker, PendingApproval, Verdict } from './broker.js';
-export { sessionGrantText } from './broker.js';
+export { DEFAULT_APPROVAL_TIMEOUT_MS, sessionGrantText } from './broker.js';
 export { commandLineOf } from './command-match.js';
 export { destructiveReasons } from './command-risk.js';
 export type { Governance } from './from-manifest.js';
-export { governanceFromManifest, manifestToolFacts } from './from-manifest.js';
-export type { ApprovalHook, PolicyHook } from './hooks.js';
+export { governanceFromManifest, inputTimeoutMs, manifestToolFacts } from './from-manifest.js';
+export type { ApprovalHook, InputEvents, PolicyHook } from './hooks.js';
+export type {
+  FormReading,
+  InputContent,
+  InputField,
+  InputForm,
+  InputFormat,
+} from './input-form.js';
+export { answerSchema, checkInputAnswer, INPUT_FORM_LIMITS, readInputForm } from './input-form.js';
+export type {
+  InputAnswer,
+  InputOutcome,
+  InputRequest,
+  InputResolveResult,
+  PendingInput,
+} from './inputs.js';
+export { InputBroker } from './inputs.js';
 export { originGuarded } from './origin-guard.js';
 export type { ToolFacts } from './rules.js';
 export { patternMatches } from './rules.js';

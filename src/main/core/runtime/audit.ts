@@ -170,6 +170,29 @@ export class AuditLog {
           approval_by: event.by,
           detail: { approval_id: event.approval_id },
         };
+      case 'input.requested':
+        // A server's form: who asked and which fields, never the message or what was typed.
+        return {
+          event: 'input_requested',
+          call_id: event.call_id ?? null,
+          tool: (event.call_id && this.tools.get(event.call_id)) || null,
+          detail: { input_id: event.input_id, source: event.source, fields: event.fields },
+        };
+      case 'input.resolved':
+        return {
+          event: 'input_resolved',
+          call_id: event.call_id ?? null,
+          tool: (event.call_id && this.tools.get(event.call_id)) || null,
+          decision: event.action,
+          approval_by: event.by,
+          reason:
+            event.by === 'timeout'
+              ? 'nobody answered in time'
+              : event.by === 'cancelled'
+                ? 'the run or the tool call ended first'
+                : null,
+          detail: { input_id: event.input_id, fields: event.fields ?? [] },
+        };
       case 'tool.started':
         return { event: 'started', call_id: event.call_id, tool: event.name };
       case 'tool.finished':

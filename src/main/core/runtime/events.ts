@@ -95,6 +95,26 @@ export type RunEventBody =
     }
   | { type: 'approval.requested'; approval_id: string; call: ToolCall; reason?: string }
   | { type: 'approval.resolved'; approval_id: string; approved: boolean; by: string }
+  | {
+      /** A tool's MCP server asks the user to fill a form mid-call (elicitation). */
+      type: 'input.requested';
+      input_id: string;
+      call_id?: string;
+      /** The server that asks. */
+      source: string;
+      /** The form's field names (the message and labels are in the surfaces' pending list). */
+      fields: string[];
+    }
+  | {
+      type: 'input.resolved';
+      input_id: string;
+      call_id?: string;
+      action: 'accept' | 'decline' | 'cancel';
+      /** Who answered; 'timeout' or 'cancelled' when nobody did. */
+      by: string;
+      /** The names of the fields answered (accept only): never their values. */
+      fields?: string[];
+    }
   | { type: 'tool.started'; call_id: string; name: string }
   | {
       type: 'tool.finished';

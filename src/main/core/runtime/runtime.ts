@@ -17,7 +17,7 @@ import {
 import { categoryOfCkpCode, PincerError } from '../errors.js';
 import type { ModelAccess, ModelEvent } from '../models/index.js';
 import { isModelError } from '../models/index.js';
-import type { ApprovalHook, PolicyHook } from '../policy/index.js';
+import type { ApprovalHook, InputEvents, PolicyHook } from '../policy/index.js';
 import {
   type CapabilityGrant,
   type MessageId,
@@ -65,6 +65,8 @@ export interface RuntimeDeps {
   policy: PolicyHook;
   /** Where "ask" decisions go. */
   approvals: ApprovalHook;
+  /** The forms a run's tool calls raise (MCP elicitation): each run emits events for its own. */
+  inputs?: InputEvents;
   /** The system context (identity, memory, skills), assembled once per run for its goal. */
   system?: (request: SystemRequest) => string | Promise<string>;
   guards?: Partial<Guards>;
@@ -314,6 +316,7 @@ class RunLoop {
       () => this.controller.abort('run_timeout' satisfies StopCause),
       this.guards.runTimeoutMs,
     );
+    const stopInputs = this.followInputs(this.deps.inputs);
     try {
       const origin = originOf(this.run);
       this.emit({
@@ -355,7 +358,43 @@ class RunLoop {
       return this.stop(error);
     } finally {
       clearTimeout(timer);
+      stopInputs();
     }
+  }
+
+  /**
+   * The forms this run's tool calls raised, as events of this run: field names and who answered
+   * with which action, never the values typed (those go to the server only).
+   */
+  private followInputs(inputs: InputEvents | undefined): () => void {
+    if (!inputs) return () => undefined;
+    const own = (runId: string) => runId === this.run.id;
+    const offRequest = inputs.onRequest((pending) => {
+      if (!own(pending.runId)) return;
+      this.emit({
+        type: 'input.requested',
+        input_id: pending.id,
+        ...(pending.callId ? { call_id: pending.callId } : {}),
+        source: pending.source,
+        fields: pending.fields.map((field) => field.name),
+      });
+    });
+    const offResolved = inputs.onResolved((pending, outcome) => {
+      if (!own(pending.runId)) return;
+      const { answer } = outcome;
+      this.emit({
+        type: 'input.resolved',
+        input_id: pending.id,
+        ...(pending.callId ? { call_id: pending.callId } : {}),
+        action: answer.action,
+        by: outcome.by,
+        ...(answer.action === 'accept' ? { fields: Object.keys(answer.content) } : {}),
+      });
+    });
+    return () => {
+      offRequest();
+      offResolved();
+    };
   }
 
   private async loop(requireTool: boolean): Promise<void> {

@@ -117,7 +117,7 @@ export async function runTool(
   input: Record<string, unknown>,
   settings: RunSettings,
   signal: AbortSignal,
-  runId?: string,
+  caller?: { runId: string; callId: string },
 ): Promise<ToolOutput> {
   const deadline = AbortSignal.timeout(tool.timeoutMs);
   const context: ToolContext = {
@@ -125,7 +125,7 @@ export async function runTool(
     workspace: settings.workspace,
     env: settings.env ?? {},
     allowPrivateNetwork: settings.allowPrivateNetwork,
-    ...(runId ? { runId } : {}),
+    ...(caller ? { runId: caller.runId, callId: caller.callId } : {}),
   };
   const executor = settings.executor ?? inProcessExecutor;
   try {

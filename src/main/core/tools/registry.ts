@@ -122,7 +122,10 @@ export class ToolRegistry {
       execute: async (call, context: ToolRunContext): Promise<ToolOutcome> => {
         const checked = this.check(call, options.allow);
         if ('error' in checked) return checked.error;
-        return runTool(checked.tool, call.input, options, context.signal, context.runId);
+        return runTool(checked.tool, call.input, options, context.signal, {
+          runId: context.runId,
+          callId: call.id,
+        });
       },
     };
   }

@@ -60,6 +60,8 @@ export interface ToolContext {
   memory?: MemoryToolAccess;
   /** The run that made the call: host-side tools that start work for it (agents/delegate) link to it. */
   runId?: string;
+  /** The call's id in that run (an MCP server's form is shown beside the call that raised it). */
+  callId?: string;
 }
 
 /** What the memory tools need from memory (memory/tool-access.ts implements it). */

@@ -8,6 +8,7 @@ import type {
   Attachment,
   ChatMessage,
   PendingApprovalView,
+  PendingInputView,
   RunEventView,
   SessionHistory,
   Settings,
@@ -17,6 +18,7 @@ import { useBridge, useCoreEvents } from '../lib/bridge-context';
 import type { Verdict } from './ApprovalCard';
 import { Composer } from './Composer';
 import { Logo } from './Icons';
+import { type InputAction, InputCard, type InputContent } from './InputCard';
 import {
   CopyButton,
   EditBubble,
@@ -51,6 +53,8 @@ export function ChatView({
   settings,
   approvals,
   onResolve,
+  inputs = [],
+  onAnswerInput,
   onSessionStarted,
   onOpenSession,
   onStats,
@@ -71,6 +75,9 @@ export function ChatView({
   settings: Settings;
   approvals: PendingApprovalView[];
   onResolve: (id: string, verdict: Verdict, reason?: string) => void;
+  /** Forms MCP servers asked to fill mid-call (those of this conversation are shown here). */
+  inputs?: PendingInputView[];
+  onAnswerInput?: (id: string, action: InputAction, content?: InputContent) => Promise<string[]>;
   onSessionStarted: (id: string) => void;
   onOpenSession: (id: string) => void;
   onStats: (stats: ChatStats) => void;
@@ -294,6 +301,9 @@ export function ChatView({
   }
 
   const sessionApprovals = approvals.filter((a) => !sessionId || a.sessionId === sessionId);
+  const sessionInputs = inputs.filter(
+    (i) => (sessionId !== null && i.sessionId === sessionId) || i.runId === live?.runId,
+  );
   const liveRunId = live?.runId;
   const shown = history?.messages ?? [];
   // A turn being regenerated or edited replaces what followed the message it forks from.
@@ -487,6 +497,10 @@ export function ChatView({
             onResolve={onResolve}
           />
         )}
+        {onAnswerInput &&
+          sessionInputs.map((input) => (
+            <InputCard key={input.id} input={input} onAnswer={onAnswerInput} />
+          ))}
         {error && (
           <p className="error-banner" role="alert">
             {error}
