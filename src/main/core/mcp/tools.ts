@@ -256,11 +256,16 @@ export function programFiles(argv: readonly string[]): string[] {
     shown.add(dir);
     // A package whose node_modules is a link (pnpm, a git worktree sharing its checkout's) needs
     // the folder it points to as well, or its dependencies do not resolve inside the sandbox.
+    // Only a link to another node_modules folder is followed: a planted link to the home folder
+    // (the program may sit in the hostile workspace) must not widen what the server sees.
     const modules = path.join(dir, 'node_modules');
     try {
-      if (lstatSync(modules).isSymbolicLink()) shown.add(realpathSync(modules));
+      if (lstatSync(modules).isSymbolicLink()) {
+        const target = realpathSync(modules);
+        if (path.basename(target) === 'node_modules') shown.add(target);
+      }
     } catch {
-      // No node_modules there.
+      // No node_modules there, or a dangling link.
     }
   }
   return [...shown];
