@@ -11,6 +11,7 @@ import type {
   RunSummary,
   ToolCallView,
 } from '../../../shared/ipc-schemas.js';
+import { imageDataUrl } from '../../../shared/images.js';
 import { type ContentBlock, toolDisplayName } from '../../../shared/messages.js';
 import type { AuditRow } from '../runtime/index.js';
 import { originOf, type RunRow, type StoredMessage, type ToolCallRow } from '../runtime/index.js';
@@ -50,7 +51,10 @@ export function blockView(block: ContentBlock): ChatBlock {
         isError: block.isError === true,
       };
     case 'image':
-      return { type: 'image', mediaType: block.mediaType };
+      // The bytes travel only when they really are the image type they are stored as.
+      return imageDataUrl(block.mediaType, block.data) === null
+        ? { type: 'image', mediaType: block.mediaType }
+        : { type: 'image', mediaType: block.mediaType, data: block.data };
   }
 }
 
