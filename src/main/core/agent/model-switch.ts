@@ -375,7 +375,8 @@ export class ModelSwitch {
 }
 
 /** The line a model that takes no images reads where an image was. */
-export const IMAGE_PLACEHOLDER = '[an image was attached here; the model in use does not take images]';
+export const IMAGE_PLACEHOLDER =
+  '[an image was attached here; the model in use does not take images]';
 
 /** The request with every image block (also inside tool results) as a line of text. */
 export function withoutImages(request: ModelRequest): ModelRequest {

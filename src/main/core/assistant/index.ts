@@ -406,7 +406,9 @@ export async function assistantOver(
         label: models.label(),
       });
       if (images.length > 0 && typed.kind === 'calls')
-        throw new InvalidRequest('images go with a message to the model, not with typed tool calls');
+        throw new InvalidRequest(
+          'images go with a message to the model, not with typed tool calls',
+        );
       const handle = runtime.start({
         text,
         ...(images.length > 0 ? { images } : {}),

@@ -3,6 +3,7 @@
  * the assistant fetches, these shape; nothing here reaches the file system.
  */
 
+import { imageDataUrl } from '../../../shared/images.js';
 import type {
   AuditEntry,
   ChatBlock,
@@ -11,7 +12,6 @@ import type {
   RunSummary,
   ToolCallView,
 } from '../../../shared/ipc-schemas.js';
-import { imageDataUrl } from '../../../shared/images.js';
 import { type ContentBlock, toolDisplayName } from '../../../shared/messages.js';
 import type { AuditRow } from '../runtime/index.js';
 import { originOf, type RunRow, type StoredMessage, type ToolCallRow } from '../runtime/index.js';

@@ -5,8 +5,8 @@ import {
   ipcContract,
   isChannelName,
   type RequestOf,
-  requestLimit,
   type ResponseOf,
+  requestLimit,
 } from '../../../shared/ipc.js';
 import { ipcCodeOf } from '../errors.js';
 

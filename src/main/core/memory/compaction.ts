@@ -6,12 +6,7 @@
  * finishes, so a slow, stale summary never overwrites a newer one. Nothing is deleted: the
  * summarized messages stay in the runs store, and `view` shows where the summary stands in.
  */
-import {
-  type ContentBlock,
-  type Message,
-  textOf,
-  userText,
-} from '../../../shared/messages.js';
+import { type ContentBlock, type Message, textOf, userText } from '../../../shared/messages.js';
 import { IMAGE_TOKEN_ESTIMATE, type ModelAccess } from '../models/index.js';
 import type { HistoryEntry, HistoryShaper } from '../runtime/index.js';
 import type { Db } from '../storage/index.js';
