@@ -64,7 +64,12 @@ export const ChatBlockSchema = z.discriminatedUnion('type', [
     content: z.string(),
     isError: z.boolean(),
   }),
-  z.object({ type: z.literal('image'), mediaType: z.string() }),
+  z.object({
+    type: z.literal('image'),
+    mediaType: z.string(),
+    /** The image's bytes as base64, for the transcript; absent when it is not a sniffed image. */
+    data: z.string().optional(),
+  }),
 ]);
 export type ChatBlock = z.infer<typeof ChatBlockSchema>;
 
@@ -330,6 +335,9 @@ export const ModelOptionSchema = z.object({
   /** The heading it is listed under: "This computer", a provider's name. */
   source: z.string(),
   detail: z.string().nullable(),
+  /** Whether its declaration says it takes images (manifest `capabilities`, the connection's
+   * choice); a local GGUF model takes text only. */
+  takesImages: z.boolean(),
 });
 export type ModelOption = z.infer<typeof ModelOptionSchema>;
 
@@ -380,6 +388,8 @@ export const ConnectionViewSchema = z.object({
   endpoint: z.string(),
   keyName: z.string().nullable(),
   models: z.array(z.string()),
+  /** Its models take images (chosen when it was added). */
+  takesImages: z.boolean(),
 });
 export type ConnectionView = z.infer<typeof ConnectionViewSchema>;
 

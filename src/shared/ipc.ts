@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { AttachmentSchema, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS } from './attachments.js';
+import { ImageInputSchema, MAX_IMAGE_BASE64, MAX_IMAGES } from './images.js';
 import {
   AppInfoSchema,
   type AssistantEvent,
@@ -43,11 +44,17 @@ import {
 } from './ipc-schemas.js';
 
 export * from './attachments.js';
+export * from './images.js';
 export { IpcCallError, type IpcErrorCode, type IpcResult, unwrapResult } from './ipc-result.js';
 export * from './ipc-schemas.js';
 
 /** Requests larger than this (serialised JSON, in bytes) are rejected before parsing. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;
+/**
+ * `chat.send` alone may carry images: the ordinary bound plus MAX_IMAGES images at their largest
+ * as base64 (and their names and JSON punctuation), about 28 MiB. No other channel is raised.
+ */
+export const MAX_SEND_REQUEST_BYTES = MAX_REQUEST_BYTES + MAX_IMAGES * (MAX_IMAGE_BASE64 + 1024);
 /** One piece of an imported model file: 512 KiB, as base64. */
 export const IMPORT_CHUNK_BYTES = 512 * 1024;
 const MAX_IMPORT_CHUNK_BASE64 = Math.ceil(IMPORT_CHUNK_BYTES / 3) * 4;
@@ -144,6 +151,11 @@ export const ipcContract = {
       fromMessageId: IdSchema.nullable().optional(),
       /** Text files given as context of this message (content, never instructions). */
       attachments: z.array(AttachmentSchema).max(MAX_ATTACHMENTS).optional(),
+      /** PNG, JPEG, GIF or WebP images for a model that takes images (sniffed by the core). */
+      images: z
+        .array(ImageInputSchema)
+        .max(MAX_IMAGES, `at most ${MAX_IMAGES} images per message`)
+        .optional(),
     }),
     response: z.object({ runId: IdSchema, sessionId: IdSchema }),
   },
@@ -268,6 +280,8 @@ export const ipcContract = {
       kind: ConnectionKindSchema,
       endpoint: HttpUrl.optional(),
       key: ApiKey.optional(),
+      /** Its models take images (default: on for OpenAI, Anthropic, Gemini; off otherwise). */
+      takesImages: z.boolean().optional(),
     }),
     response: ConnectionViewSchema,
   },
@@ -402,6 +416,11 @@ export const ipcContract = {
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type Contract = typeof ipcContract;
+
+/** The largest request a channel takes (serialised JSON, in bytes). */
+export function requestLimit(channel: keyof Contract): number {
+  return channel === 'chat.send' ? MAX_SEND_REQUEST_BYTES : MAX_REQUEST_BYTES;
+}
 export type ChannelName = keyof Contract;
 export type RequestOf<C extends ChannelName> = z.input<Contract[C]['request']>;
 export type ResponseOf<C extends ChannelName> = z.output<Contract[C]['response']>;

@@ -108,6 +108,11 @@ export function userText(text: string): Message {
   return { role: 'user', content: [{ type: 'text', text }] };
 }
 
+/** A person's turn: the images first (as vendors advise for image questions), then the text. */
+export function userTurn(text: string, images: readonly ImageBlock[] = []): Message {
+  return { role: 'user', content: [...images, { type: 'text', text }] };
+}
+
 /**
  * How people read a stored tool name: history written before names were canonical spells
  * `fs/read` as `fs__read` (the wire spelling, now confined to the model layer).

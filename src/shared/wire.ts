@@ -4,6 +4,7 @@
  * `result` with the same id. Pure module: used by the renderer's client and the core's server.
  */
 import { z } from 'zod';
+import { MAX_SEND_REQUEST_BYTES } from './ipc.js';
 import type { Result } from './result.js';
 
 /** Close codes (4000-4999 are the application's). */
@@ -13,8 +14,12 @@ export const WireClose = {
   helloTimeout: 4408,
 } as const;
 
-/** Frames over this many bytes close the connection (the contract's own limit sits below it). */
-export const MAX_FRAME_BYTES = 2 * 1024 * 1024;
+/**
+ * Frames over this many bytes close the connection: the largest request the contract takes (a
+ * `chat.send` with images) and room for the frame around it. Each channel's own, lower limit is
+ * then enforced by the dispatcher.
+ */
+export const MAX_FRAME_BYTES = MAX_SEND_REQUEST_BYTES + 64 * 1024;
 
 export const ClientFrameSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('hello'), token: z.string().min(1).max(256) }),

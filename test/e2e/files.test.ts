@@ -2,8 +2,8 @@
  * Files in and out, in Chromium through the real gateway over the real assistant (scripted
  * model): Settings → Workspace names the agent's folder; the browser, which cannot reach this
  * machine's file manager, shows the path to copy instead of an "Open folder" button; a text file
- * attached in the composer reaches the model's request as a fenced block of that message, and an
- * image is refused with the reason; a tool card names the file the agent wrote; Settings saves the system prompt and temperature.
+ * attached in the composer reaches the model's request as a fenced block of that message, and a
+ * file named as an image whose bytes are not one is refused with the reason (images: images.test.ts); a tool card names the file the agent wrote; Settings saves the system prompt and temperature.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -76,7 +76,8 @@ describe.skipIf(skipReason !== null)('files in and out, in the browser', () => {
       { name: 'photo.png', mimeType: 'image/png', buffer: Buffer.from([0x89, 0x50, 0x4e, 0x47]) },
     ]);
     await page.getByRole('listitem').filter({ hasText: 'notes.md' }).waitFor();
-    await page.getByText('photo.png: images cannot be attached yet').waitFor();
+    // Four bytes of a PNG signature are no image (judged by the bytes, not the name or type).
+    await page.getByText('photo.png: not a PNG, JPEG, GIF or WebP image').waitFor();
 
     const before = fixture.provider.requests.length;
     await page.getByRole('textbox', { name: 'Message' }).fill('Summarise the attached plan');

@@ -18,6 +18,7 @@ import {
   ipcContract,
   MAX_MESSAGE_CHARS,
   MAX_REQUEST_BYTES,
+  MAX_SEND_REQUEST_BYTES,
   type RequestOf,
   unwrapResult,
 } from '../../src/shared/ipc.js';
@@ -391,8 +392,21 @@ describe('dispatch in front of the real assistant', () => {
   });
 
   it('refuses oversized requests before parsing them', async () => {
-    const result = await dispatch(handlers, 'chat.send', { text: 'x'.repeat(MAX_REQUEST_BYTES) });
+    const result = await dispatch(handlers, 'sessions.create', {
+      title: 'x'.repeat(MAX_REQUEST_BYTES),
+    });
     expect(result).toMatchObject({ ok: false, error: { code: 'too_large' } });
+    // chat.send alone is sized for images, and still bounded.
+    const send = await dispatch(handlers, 'chat.send', {
+      text: 'x'.repeat(MAX_SEND_REQUEST_BYTES),
+    });
+    expect(send).toMatchObject({
+      ok: false,
+      error: {
+        code: 'too_large',
+        message: expect.stringContaining(`limit ${MAX_SEND_REQUEST_BYTES}`),
+      },
+    });
   });
 
   it('turns a handler exception into an internal error without a stack', async () => {

@@ -40,6 +40,7 @@ export interface ModelChoiceOptions extends LocalModelOptions {
   apiKeyEnv?: string;
   timeout: number;
   toolFormat?: string;
+  takesImages?: boolean;
 }
 
 /** What every agent command accepts; `pincer runs resume` and the tests pass a subset. */
@@ -100,6 +101,10 @@ export function addModelChoiceOptions(command: Command): Command {
       'deadline for the response head and for each stream pause',
       integerIn(1, 86_400_000),
       60_000,
+    )
+    .option(
+      '--takes-images',
+      'the --model reads images (a manifest provider declares it in claw.yaml instead)',
     )
     .option(
       '--tool-format <format>',
@@ -182,6 +187,7 @@ export function modelChoiceOf(options: AgentFlags): ModelChoice {
     apiKeyRef: options.apiKeyEnv,
     timeoutMs: options.timeout,
     toolFormat,
+    takesImages: options.takesImages === true,
   };
 }
 

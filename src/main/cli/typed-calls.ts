@@ -33,6 +33,8 @@ export async function startTyped(
       error: `tool call, line ${error.line}, column ${error.column}: ${error.detail}${expected}`,
     };
   }
+  if (start.images?.length)
+    return { error: 'images go with a message to the model, not with typed tool calls' };
   const context = directCallContext({
     secretNames: await secretNames(ctx),
     secretValues: secretRedactor.entries().map((entry) => entry.value),

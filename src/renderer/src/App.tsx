@@ -403,6 +403,7 @@ function Workspace() {
                 : 'Not connected to the Pincer core: start it again (pincer gateway) and reload'
             }
             focusMessageId={focusMessage}
+            takesImages={models?.options.find((o) => o.id === pickerValue)?.takesImages ?? false}
             firstRun={
               models && models.selectedId === null && models.options.length === 0 ? (
                 <FirstRun

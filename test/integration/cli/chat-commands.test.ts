@@ -90,6 +90,7 @@ describe.skipIf(skipReason !== null)('pincer chat slash commands on a terminal',
         endpoint: server.url,
         keyName: null,
         models: ['llama3'],
+        takesImages: false,
       });
     } finally {
       db.close();

@@ -98,6 +98,8 @@ describe('Add provider', () => {
       endpoint: server.url,
       keyName: 'pincer.provider.ollama',
       models: ['llama3', 'qwen2.5:7b'],
+      // An OpenAI-compatible server takes no images unless the person says so.
+      takesImages: false,
     });
     const listed = await call('providers.list', {});
     expect(listed.connections).toEqual([added]);

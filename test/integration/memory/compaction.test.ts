@@ -11,11 +11,12 @@ import {
 } from '../../../src/main/core/memory/compaction.js';
 import { MemoryStore } from '../../../src/main/core/memory/store.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
+import { IMAGE_TOKEN_ESTIMATE } from '../../../src/main/core/models/limits.js';
 import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import { AgentRuntime } from '../../../src/main/core/runtime/runtime.js';
 import { RunStore } from '../../../src/main/core/runtime/store.js';
 import { openDatabase } from '../../../src/main/core/storage/database.js';
-import { textOf, userText } from '../../../src/shared/messages.js';
+import { textOf, userText, userTurn } from '../../../src/shared/messages.js';
 import { noTools, UNGOVERNED } from '../../support/runtime-hooks.js';
 
 const dirs: string[] = [];
@@ -38,6 +39,31 @@ const history = (n: number): HistoryEntry[] =>
   }));
 
 describe('Compactor', () => {
+  it('counts an image at a fixed estimate, and the summarizer reads a placeholder, never its bytes', async () => {
+    const database = await db();
+    const provider = new ScriptedProvider([{ text: 'A photo was shared.' }]);
+    const compactor = new Compactor(database, {
+      summarize: summarizeWith(viaProvider(provider, 'm')),
+      keepRecent: 1,
+    });
+    const photo = Buffer.alloc(300_000, 7).toString('base64'); // 400k characters of base64
+    const image = userTurn('look', [{ type: 'image', mediaType: 'image/png', data: photo }]);
+    expect(compactor.tokens([image])).toBe(
+      compactor.tokens([userText('look')]) + IMAGE_TOKEN_ESTIMATE,
+    );
+    // Over a small window it still compacts, and what the summarizer saw holds no base64.
+    const turns: HistoryEntry[] = [
+      { id: 'm1', message: image },
+      { id: 'm2', message: userText('and then?') },
+    ];
+    expect(await compactor.maybeCompact('s-img', turns, 1000)).toMatchObject({
+      status: 'compacted',
+    });
+    const asked = JSON.stringify(provider.requests[0]?.messages);
+    expect(asked).toContain('[1 image(s)] look');
+    expect(asked).not.toContain(photo.slice(0, 40));
+  });
+
   it('summarizes older turns with the model past 85% of the window, keeping the recent ones', async () => {
     const database = await db();
     const provider = new ScriptedProvider([{ text: 'Ana wants a trip to Lyon.' }]);

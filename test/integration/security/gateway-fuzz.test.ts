@@ -248,7 +248,19 @@ describe('gateway under garbage from a local process (built dist/cli.js)', () =>
 
     it(`lives through a frame over the size limit ${when}`, async () => {
       const code = await client(hello, (ws) => ws.send('x'.repeat(MAX_FRAME_BYTES + 1024 * 1024)));
+      // The frame header declares its length: refused before a byte of it is buffered.
       expect(code).toBe(1009);
+      await expectAlive();
+    });
+
+    it(`${hello ? 'takes' : 'drops'} a 1 MiB frame ${when} (the frame limit is for callers)`, async () => {
+      const outcome = await client(hello, (ws) =>
+        ws.send(
+          JSON.stringify({ type: 'call', id: 1, channel: 'x', request: 'y'.repeat(1 << 20) }),
+        ),
+      );
+      if (hello) expect(outcome).toMatchObject({ type: 'result', result: { ok: false } });
+      else expect(outcome).toBe(1006);
       await expectAlive();
     });
 

@@ -1,6 +1,15 @@
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { Command } from 'commander';
+import { MAX_IMAGE_BYTES, MAX_IMAGE_SIZE_TEXT, MAX_IMAGES } from '../../../shared/images.js';
 import { textOf } from '../../../shared/messages.js';
-import { openAgentRecords } from '../../core/agent/index.js';
+import {
+  type Agent,
+  ImageError,
+  type ImageFile,
+  imageBlocks,
+  openAgentRecords,
+} from '../../core/agent/index.js';
 import type { AgentRuntime, RunHandle, RunRow, RunStore } from '../../core/runtime/index.js';
 import type { MessageId, RunId, SessionId } from '../../core/terms.js';
 import {
@@ -21,6 +30,7 @@ interface RunOptions extends ModelChoiceOptions {
   session?: string;
   from?: string;
   requireTool?: boolean;
+  image: string[];
 }
 
 /** `pincer run "<message>"` drives one agent run; `pincer runs` lists, shows and resumes them. */
@@ -38,23 +48,51 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
     .option('--session <id>', 'continue this session (see `pincer runs list`)')
     .option('--from <message-id>', 'branch the session from this earlier message')
     .option('--require-tool', 'the first model call must call a tool (tests, demos)')
+    .option(
+      '--image <file>',
+      `a PNG, JPEG, GIF or WebP image for the model to see (repeatable: at most ${MAX_IMAGES}, each at most ${MAX_IMAGE_SIZE_TEXT}); the model must take images`,
+      (file: string, previous: string[]) => [...previous, file],
+      [] as string[],
+    )
     .option('--json', 'print every run event as one JSON line')
-    .action((message: string, options: RunOptions) => {
+    .action(async (message: string, options: RunOptions) => {
       // Refused before a model is loaded for it.
       const tooLong = messageTooLong(message);
       if (tooLong) {
         ctx.stderr.write(`pincer run: ${tooLong}\n`);
         return setExit(ExitCode.usage);
       }
-      return driveRun(ctx, setExit, 'pincer run', options, (runtime, signal) =>
-        startTyped(ctx, runtime, {
+      const files = await readImages(options.image);
+      if ('error' in files) {
+        ctx.stderr.write(`pincer run: ${files.error}\n`);
+        return setExit(ExitCode.usage);
+      }
+      return driveRun(ctx, setExit, 'pincer run', options, (runtime, signal, agent) => {
+        let images: ReturnType<typeof imageBlocks>;
+        try {
+          images = imageBlocks(files.images, {
+            takesImages: agent.models.takesImages,
+            label: agent.models.label(),
+          });
+        } catch (error) {
+          if (error instanceof ImageError) {
+            const hint =
+              error.code === 'text_only_model'
+                ? ' (with --protocol, say --takes-images if the model does; a manifest provider declares capabilities: [text, image])'
+                : '';
+            return { error: `${error.message}${hint}` };
+          }
+          throw error;
+        }
+        return startTyped(ctx, runtime, {
           text: message,
+          ...(images.length > 0 ? { images } : {}),
           sessionId: options.session as SessionId | undefined,
           fromMessageId: options.from as MessageId | undefined,
           signal,
           requireToolFirst: options.requireTool === true,
-        }),
-      );
+        });
+      });
     });
 
   const runs = program.command('runs').description('list, inspect and resume agent runs');
@@ -191,7 +229,8 @@ async function driveRun(
   launch: (
     runtime: AgentRuntime,
     signal: AbortSignal,
-  ) => RunHandle | Promise<RunHandle | { error: string }>,
+    agent: Agent,
+  ) => RunHandle | { error: string } | Promise<RunHandle | { error: string }>,
 ): Promise<void> {
   const problem = checkModelChoice(options);
   if (problem) {
@@ -209,7 +248,7 @@ async function driveRun(
     // Said when chosen, so a typo'd but existing folder shows; the default stays quiet for scripts.
     if (options.workspace !== undefined)
       ctx.stderr.write(`${command}: workspace ${opened.agent.governance.workspace}\n`);
-    const handle = await launch(runtime, controller.signal);
+    const handle = await launch(runtime, controller.signal, opened.agent);
     if ('error' in handle) {
       ctx.stderr.write(`${command}: ${handle.error}\n`);
       return setExit(ExitCode.usage);
@@ -228,6 +267,26 @@ async function driveRun(
     process.off('SIGINT', onSigint);
     await close();
   }
+}
+
+/**
+ * The `--image` files, read whole only once their size is known to fit; what they are is
+ * decided later from their bytes (agent/images.ts), with the model's declaration.
+ */
+async function readImages(files: string[]): Promise<{ images: ImageFile[] } | { error: string }> {
+  if (files.length > MAX_IMAGES) return { error: `at most ${MAX_IMAGES} images per message` };
+  const images: ImageFile[] = [];
+  for (const file of files) {
+    const info = await stat(file).catch(() => undefined);
+    if (!info?.isFile()) return { error: `--image ${file}: no such file` };
+    if (info.size > MAX_IMAGE_BYTES) {
+      return {
+        error: `--image ${file}: ${info.size} bytes; an image is at most ${MAX_IMAGE_SIZE_TEXT} (${MAX_IMAGE_BYTES} bytes)`,
+      };
+    }
+    images.push({ name: path.basename(file), bytes: await readFile(file) });
+  }
+  return { images };
 }
 
 function reportEnd(

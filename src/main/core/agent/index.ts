@@ -8,6 +8,13 @@ export {
 } from './agent.js';
 export { AutonomySwitch } from './autonomy.js';
 export { clampBudget } from './delegation.js';
+export {
+  decodeImages,
+  ImageError,
+  type ImageErrorCode,
+  type ImageFile,
+  imageBlocks,
+} from './images.js';
 export { openLocalEngine } from './local-engine.js';
 export {
   kindOf,
@@ -17,5 +24,5 @@ export {
   type ToolFormat,
 } from './model-choice.js';
 export { type ModelOption, type ModelOptionGroup, ModelOptions } from './model-options.js';
-export type { ModelSwitch } from './model-switch.js';
+export { IMAGE_PLACEHOLDER, type ModelSwitch, withoutImages } from './model-switch.js';
 export { type AgentRecords, openAgentRecords } from './records.js';

@@ -27,6 +27,8 @@ export type ModelChoice =
       apiKeyRef?: string;
       timeoutMs?: number;
       toolFormat?: ToolFormat;
+      /** Declared by whoever chose it (a connection's setting, `--takes-images`); default off. */
+      takesImages?: boolean;
     }
   | { kind: 'provider'; name: string }
   | {
@@ -37,6 +39,8 @@ export type ModelChoice =
       scripted?: boolean;
       /** Its context window in tokens, where it has one to report. */
       contextWindow?: number;
+      /** Whether it reads image blocks (default off). */
+      takesImages?: boolean;
       dispose?: () => Promise<void>;
     };
 

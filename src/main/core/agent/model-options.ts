@@ -8,7 +8,12 @@
  */
 import { isLocalEngineProvider } from '../ckp/index.js';
 import { listInstalled } from '../local/index.js';
-import { CONNECTION_PROTOCOL, type ConnectionBook, ModelError } from '../models/index.js';
+import {
+  CONNECTION_PROTOCOL,
+  type ConnectionBook,
+  ModelError,
+  takesImages,
+} from '../models/index.js';
 import type { Agent } from './agent.js';
 import type { ModelChoice } from './model-choice.js';
 
@@ -21,6 +26,8 @@ export interface ModelOption {
   /** Where it comes from, as people read it: "This computer", a provider's name. */
   source: string;
   detail: string | null;
+  /** What its declaration says (see ModelSwitch.takesImages): the composer asks before sending. */
+  takesImages: boolean;
 }
 
 export class ModelOptions {
@@ -54,6 +61,7 @@ export class ModelOptions {
         group: 'local' as const,
         source: 'This computer',
         detail: model.fileName,
+        takesImages: false,
       }));
     // A manifest provider on the in-process engine is the local files above, listed once.
     for (const provider of agent.claw.providers.filter((p) => !isLocalEngineProvider(p))) {
@@ -63,6 +71,7 @@ export class ModelOptions {
         group: 'provider',
         source: 'Manifest providers',
         detail: provider.spec.protocol,
+        takesImages: takesImages(provider),
       });
     }
     for (const connection of this.connections.list()) {
@@ -73,6 +82,7 @@ export class ModelOptions {
           group: 'connection',
           source: connection.name,
           detail: connection.endpoint,
+          takesImages: connection.takesImages,
         });
       }
     }
@@ -83,6 +93,9 @@ export class ModelOptions {
         group: 'launch',
         source: 'Started with',
         detail: null,
+        takesImages:
+          (this.launch.kind === 'server' || this.launch.kind === 'fixed') &&
+          this.launch.takesImages === true,
       });
     }
     return options;
@@ -147,6 +160,7 @@ export class ModelOptions {
         endpoint: connection.endpoint,
         model: modelName,
         apiKeyRef: connection.keyName ?? undefined,
+        takesImages: connection.takesImages,
       };
     }
     throw unknown();

@@ -6,6 +6,7 @@
  * and which GGUF's tokenizer measures the context.
  */
 import path from 'node:path';
+import type { Message } from '../../../shared/messages.js';
 import type { ResolvedClaw } from '../ckp/index.js';
 import type { LoadedModelInfo, LocalEngine, ModelCatalog } from '../local/index.js';
 import {
@@ -23,6 +24,7 @@ import {
   HttpProvider,
   type ModelAccess,
   ModelError,
+  type ModelRequest,
   type ProviderId,
   providerId,
   routerFromManifest,
@@ -62,6 +64,8 @@ export class ModelSwitch {
   private current: ModelAccess;
   /** The window the choice declares (catalog, manifest limit); a local one is known on load. */
   private declaredWindow: number | null;
+  /** Whether the choice declares that it takes images. */
+  private images: boolean;
   private loadedWindow: number | null = null;
   private engine: LocalEngine | undefined;
   private opening: Promise<LocalEngine> | undefined;
@@ -69,15 +73,25 @@ export class ModelSwitch {
   private localPath: string | undefined;
   /** Told after every switch (the root swaps the context's tokenizer). */
   private readonly listeners = new Set<() => void | Promise<void>>();
-  /** What the runtime calls: always the current choice. */
-  readonly access: ModelAccess = { turn: (request) => this.current.turn(request) };
+  /**
+   * What the runtime calls: always the current choice. A model that takes no images gets each
+   * image of the history as a line of text instead (a conversation may have started with one
+   * that does), so switching models never breaks a conversation.
+   */
+  readonly access: ModelAccess = {
+    turn: (request) => this.current.turn(this.images ? request : withoutImages(request)),
+  };
 
   private constructor(
     private readonly deps: ModelSwitchDeps,
     first: ModelChoice,
   ) {
     this.choice = first;
-    ({ access: this.current, window: this.declaredWindow } = this.build(first));
+    ({
+      access: this.current,
+      window: this.declaredWindow,
+      takesImages: this.images,
+    } = this.build(first));
   }
 
   static async open(deps: ModelSwitchDeps, first: ModelChoice): Promise<ModelSwitch> {
@@ -116,6 +130,11 @@ export class ModelSwitch {
     return this.choice.kind === 'local' && this.choice.toolFormat !== 'text'
       ? { maxString: this.deps.local.maxArgLength }
       : undefined;
+  }
+
+  /** Whether the model in force declares that it takes images (the local engine: never). */
+  get takesImages(): boolean {
+    return this.images;
   }
 
   /** The context window of the model in force, in tokens; null while unknown. */
@@ -181,6 +200,7 @@ export class ModelSwitch {
     this.choice = choice;
     this.current = next.access;
     this.declaredWindow = next.window;
+    this.images = next.takesImages;
     this.loadedWindow = null;
     this.localPath = undefined;
     await this.resolveLocalPath();
@@ -224,7 +244,11 @@ export class ModelSwitch {
     this.localPath = found?.path;
   }
 
-  private build(choice: ModelChoice): { access: ModelAccess; window: number | null } {
+  private build(choice: ModelChoice): {
+    access: ModelAccess;
+    window: number | null;
+    takesImages: boolean;
+  } {
     const textCalls = (provider: ModelProvider, toolFormat?: string): ModelProvider =>
       toolFormat === 'text'
         ? withTextToolCalls(provider, {
@@ -234,7 +258,11 @@ export class ModelSwitch {
         : provider;
     switch (choice.kind) {
       case 'fixed':
-        return { access: choice.access, window: choice.contextWindow ?? null };
+        return {
+          access: choice.access,
+          window: choice.contextWindow ?? null,
+          takesImages: choice.takesImages === true,
+        };
       case 'local':
         return {
           access: {
@@ -245,6 +273,8 @@ export class ModelSwitch {
               ).turn(request),
           },
           window: null,
+          // node-llama-cpp runs here without a vision projector: the local engine reads text.
+          takesImages: false,
         };
       case 'server': {
         const provider = new HttpProvider({
@@ -262,6 +292,7 @@ export class ModelSwitch {
         return {
           access: viaProvider(textCalls(provider, choice.toolFormat), choice.model),
           window: known?.capabilities.contextWindow ?? null,
+          takesImages: choice.takesImages === true,
         };
       }
       case 'provider': {
@@ -281,6 +312,9 @@ export class ModelSwitch {
         return {
           access: viaRouter(router, { strategy: 'fallback', model }),
           window: descriptor?.capabilities.contextWindow ?? null,
+          // The manifest's declaration (from-manifest.ts); the router also keeps a text-only
+          // fallback from being handed images.
+          takesImages: descriptor?.capabilities.vision ?? false,
         };
       }
     }
@@ -338,4 +372,38 @@ export class ModelSwitch {
     });
     return this.opening;
   }
+}
+
+/** The line a model that takes no images reads where an image was. */
+export const IMAGE_PLACEHOLDER =
+  '[an image was attached here; the model in use does not take images]';
+
+/** The request with every image block (also inside tool results) as a line of text. */
+export function withoutImages(request: ModelRequest): ModelRequest {
+  const hasImage = request.messages.some((m) =>
+    m.content.some(
+      (b) =>
+        b.type === 'image' ||
+        (b.type === 'tool_result' &&
+          typeof b.content !== 'string' &&
+          b.content.some((p) => p.type === 'image')),
+    ),
+  );
+  if (!hasImage) return request;
+  const messages: Message[] = request.messages.map((message) => ({
+    ...message,
+    content: message.content.map((block) => {
+      if (block.type === 'image') return { type: 'text', text: IMAGE_PLACEHOLDER };
+      if (block.type === 'tool_result' && typeof block.content !== 'string') {
+        return {
+          ...block,
+          content: block.content.map((part) =>
+            part.type === 'image' ? { type: 'text' as const, text: IMAGE_PLACEHOLDER } : part,
+          ),
+        };
+      }
+      return block;
+    }),
+  }));
+  return { ...request, messages };
 }

@@ -1,4 +1,5 @@
 /** A conversation as a file: Markdown for people, JSON (the history as the app sees it) for tools. */
+import { base64Size } from '../../../shared/images.js';
 import type { ChatBlock, SessionHistory } from '../../../shared/ipc-schemas.js';
 
 export interface ExportedFile {
@@ -16,7 +17,7 @@ export function exportConversation(
     return {
       fileName: `${base}.json`,
       mediaType: 'application/json',
-      content: `${JSON.stringify({ format: 'pincer.conversation/1', ...history }, null, 2)}\n`,
+      content: `${JSON.stringify({ format: 'pincer.conversation/1', ...withoutImageBytes(history) }, null, 2)}\n`,
     };
   }
   const parts = [`# ${history.session.title}`, '', `_Exported from Pincer, ${history.session.id}_`];
@@ -42,10 +43,33 @@ function blockMarkdown(block: ChatBlock): string {
     case 'tool_result':
       return `Tool result${block.isError ? ' (error)' : ''}:\n\n${fence(block.content, '')}`;
     case 'image':
-      return `_[image: ${block.mediaType}]_`;
+      return imagePlaceholder(block);
     case 'reasoning':
       return '';
   }
+}
+
+/** An image is exported as a line naming it, never as its bytes. */
+function imagePlaceholder(block: Extract<ChatBlock, { type: 'image' }>): string {
+  const size = block.data === undefined ? '' : `, ${kib(base64Size(block.data))}`;
+  return `_[image: ${block.mediaType}${size}]_`;
+}
+
+function kib(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} KiB`;
+}
+
+/** The history with each image's bytes left out (JSON export): its type and size stay. */
+function withoutImageBytes(history: SessionHistory): SessionHistory {
+  return {
+    ...history,
+    messages: history.messages.map((message) => ({
+      ...message,
+      blocks: message.blocks.map((block) =>
+        block.type === 'image' ? { type: 'image', mediaType: block.mediaType } : block,
+      ),
+    })),
+  };
 }
 
 /** A fence longer than any run of backticks inside, so the content cannot close it. */

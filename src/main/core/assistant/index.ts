@@ -27,6 +27,8 @@ import { AssistantEventSchema, AutonomySchema } from '../../../shared/ipc-schema
 import {
   type Agent,
   type AgentOptions,
+  decodeImages,
+  imageBlocks,
   type ModelChoice,
   ModelOptions,
   openAgent,
@@ -37,6 +39,7 @@ import {
   BUILTIN_MODELS,
   CONNECTION_ENDPOINT,
   CONNECTION_PROTOCOL,
+  CONNECTION_TAKES_IMAGES,
   type Connection,
   ConnectionBook,
   connectionKeyName,
@@ -417,7 +420,7 @@ export async function assistantOver(
       };
     },
 
-    send({ sessionId, text: typedText, fromMessageId, attachments }) {
+    send({ sessionId, text: typedText, fromMessageId, attachments, images: attachedImages }) {
       const isNew = !sessionId;
       if (sessionId) requireSession(sessionId);
       // `@fs/list{path="."}` typed in the chat runs the tools directly, still under policy; an
@@ -428,8 +431,19 @@ export async function assistantOver(
         const { line, column, detail } = typed.error;
         throw new InvalidRequest(`tool call, line ${line}, column ${column}: ${detail}`);
       }
+      // Checked here whatever the window checked: the bytes, the limits, and the model in force
+      // (prepareSend put this conversation's model in force) must take images.
+      const images = imageBlocks(decodeImages(attachedImages ?? []), {
+        takesImages: models.takesImages,
+        label: models.label(),
+      });
+      if (images.length > 0 && typed.kind === 'calls')
+        throw new InvalidRequest(
+          'images go with a message to the model, not with typed tool calls',
+        );
       const handle = runtime.start({
         text,
+        ...(images.length > 0 ? { images } : {}),
         sessionId: sessionId as SessionId | undefined,
         fromMessageId: fromMessageId as MessageId | null | undefined,
         ...(typed.kind === 'calls'
@@ -606,6 +620,7 @@ export async function assistantOver(
         endpoint,
         keyName,
         models: listed,
+        takesImages: request.takesImages ?? CONNECTION_TAKES_IMAGES[request.kind],
       };
       connections.save(connection);
       emit({ topic: 'models.changed' });

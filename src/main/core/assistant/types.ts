@@ -1,6 +1,7 @@
 /** What the assistant is given and what it offers: the surface both transports build on. */
 
 import type { Attachment } from '../../../shared/attachments.js';
+import type { ImageInput } from '../../../shared/images.js';
 import type {
   AppInfo,
   AssistantEvent,
@@ -34,6 +35,8 @@ export interface SendOptions {
   fromMessageId?: string | null;
   /** Text files that become context of this message (see attachments.ts). */
   attachments?: Attachment[];
+  /** Images (base64) for the model to see with the text; see agent/images.ts. */
+  images?: ImageInput[];
 }
 
 export interface ProviderRequest {
@@ -41,6 +44,8 @@ export interface ProviderRequest {
   endpoint?: string;
   key?: string;
   name?: string;
+  /** Whether its models take images (adding only; default per kind: CONNECTION_TAKES_IMAGES). */
+  takesImages?: boolean;
 }
 
 export interface Assistant {

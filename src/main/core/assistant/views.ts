@@ -3,6 +3,7 @@
  * the assistant fetches, these shape; nothing here reaches the file system.
  */
 
+import { imageDataUrl } from '../../../shared/images.js';
 import type {
   AuditEntry,
   ChatBlock,
@@ -50,7 +51,10 @@ export function blockView(block: ContentBlock): ChatBlock {
         isError: block.isError === true,
       };
     case 'image':
-      return { type: 'image', mediaType: block.mediaType };
+      // The bytes travel only when they really are the image type they are stored as.
+      return imageDataUrl(block.mediaType, block.data) === null
+        ? { type: 'image', mediaType: block.mediaType }
+        : { type: 'image', mediaType: block.mediaType, data: block.data };
   }
 }
 

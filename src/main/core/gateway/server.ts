@@ -11,6 +11,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http, { type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { AssistantEvent } from '../../../shared/ipc-schemas.js';
 import {
@@ -23,6 +24,9 @@ import type { Assistant } from '../assistant/index.js';
 import { PincerError } from '../errors.js';
 import { createCoreHandlers, dispatch, type IpcHandlers } from '../ipc/index.js';
 import { serveStatic } from './static-files.js';
+
+/** What a client may send before its hello is accepted (the hello is a few hundred bytes). */
+const MAX_HELLO_BYTES = 64 * 1024;
 
 export interface GatewayOptions {
   handlers: IpcHandlers;
@@ -110,14 +114,22 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
       return;
     }
-    sockets.handleUpgrade(request, socket, head, (ws) => serveConnection(ws));
+    sockets.handleUpgrade(request, socket, head, (ws) => serveConnection(ws, socket, head.length));
   });
 
-  function serveConnection(ws: WebSocket): void {
+  function serveConnection(ws: WebSocket, socket: Duplex, alreadyRead: number): void {
     // Oversize frames, invalid UTF-8 and broken headers arrive here; ws closes the connection
     // with the matching code (1009, 1007, 1002) once the error is handled.
     ws.on('error', () => undefined);
     let authenticated = false;
+    // The frame limit is sized for a message with images; until its hello is accepted a client
+    // may send only a little, so an unauthenticated one cannot make the gateway buffer that much.
+    let unauthenticatedBytes = alreadyRead;
+    const countUnauthenticated = (chunk: Buffer) => {
+      unauthenticatedBytes += chunk.length;
+      if (unauthenticatedBytes > MAX_HELLO_BYTES) socket.destroy();
+    };
+    socket.on('data', countUnauthenticated);
     const send = (frame: ServerFrame) => ws.send(JSON.stringify(frame));
     const helloTimer = setTimeout(
       () => ws.close(WireClose.helloTimeout, 'no hello'),
@@ -143,6 +155,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
           return;
         }
         authenticated = true;
+        socket.off('data', countUnauthenticated);
         clearTimeout(helloTimer);
         send({ type: 'welcome' });
         unsubscribe = options.subscribe?.((event) => {

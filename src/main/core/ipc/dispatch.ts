@@ -4,9 +4,9 @@ import {
   type IpcResult,
   ipcContract,
   isChannelName,
-  MAX_REQUEST_BYTES,
   type RequestOf,
   type ResponseOf,
+  requestLimit,
 } from '../../../shared/ipc.js';
 import { ipcCodeOf } from '../errors.js';
 
@@ -42,8 +42,9 @@ export async function dispatch(
   } catch {
     return fail('invalid_request', `${channel}: request is not serialisable JSON`);
   }
-  if (size > MAX_REQUEST_BYTES) {
-    return fail('too_large', `${channel}: request is ${size} bytes, limit ${MAX_REQUEST_BYTES}`);
+  const limit = requestLimit(channel);
+  if (size > limit) {
+    return fail('too_large', `${channel}: request is ${size} bytes, limit ${limit}`);
   }
   const spec = ipcContract[channel];
   const parsed = spec.request.safeParse(rawRequest);

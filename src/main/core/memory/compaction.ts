@@ -6,8 +6,8 @@
  * finishes, so a slow, stale summary never overwrites a newer one. Nothing is deleted: the
  * summarized messages stay in the runs store, and `view` shows where the summary stands in.
  */
-import { type Message, textOf, userText } from '../../../shared/messages.js';
-import type { ModelAccess } from '../models/index.js';
+import { type ContentBlock, type Message, textOf, userText } from '../../../shared/messages.js';
+import { IMAGE_TOKEN_ESTIMATE, type ModelAccess } from '../models/index.js';
 import type { HistoryEntry, HistoryShaper } from '../runtime/index.js';
 import type { Db } from '../storage/index.js';
 import { estimateTokens } from './context.js';
@@ -98,8 +98,12 @@ export class Compactor {
     ];
   }
 
+  /** Text as the tokenizer counts it; each image at a fixed estimate, never its base64. */
   tokens(messages: readonly Message[]): number {
-    return messages.reduce((n, m) => n + this.count(JSON.stringify(m.content)), 0);
+    return messages.reduce((n, m) => {
+      const images = m.content.filter((b) => b.type === 'image').length;
+      return n + this.count(JSON.stringify(textual(m.content))) + images * IMAGE_TOKEN_ESTIMATE;
+    }, 0);
   }
 
   /** Summarizes the older turns if the history's view is over the threshold. */
@@ -157,7 +161,11 @@ export class Compactor {
 export function summarizeWith(model: ModelAccess, maxTokens = 512): CompactorOptions['summarize'] {
   return async (messages, previous) => {
     const transcript = messages
-      .map((m) => `${m.role}: ${textOf(m) || JSON.stringify(m.content)}`)
+      .map((m) => {
+        const images = m.content.filter((b) => b.type === 'image').length;
+        const text = textOf(m) || JSON.stringify(textual(m.content, '[image]'));
+        return `${m.role}: ${images > 0 && textOf(m) ? `[${images} image(s)] ` : ''}${text}`;
+      })
       .join('\n');
     const turn = model.turn({
       system:
@@ -209,4 +217,22 @@ export function compactingHistory(
       running.set(sessionId, work);
     },
   };
+}
+
+/** Content without image bytes: an image left out, or as `placeholder` where one is given. */
+function textual(content: readonly ContentBlock[], placeholder?: string): ContentBlock[] {
+  return content.flatMap((block): ContentBlock[] => {
+    if (block.type === 'image') return placeholder ? [{ type: 'text', text: placeholder }] : [];
+    if (block.type === 'tool_result' && typeof block.content !== 'string') {
+      return [
+        {
+          ...block,
+          content: block.content.map((part) =>
+            part.type === 'image' ? { type: 'text' as const, text: placeholder ?? '' } : part,
+          ),
+        },
+      ];
+    }
+    return [block];
+  });
 }

@@ -26,6 +26,20 @@ export const CONNECTION_ENDPOINT: Record<ConnectionKind, string | undefined> = {
   'openai-compatible': undefined,
 };
 
+/**
+ * Whether a new connection's models take images unless the person says otherwise. OpenAI,
+ * Anthropic and Gemini: on, because the chat models those services list today read images (a
+ * model that does not answers the request with an error the chat shows). An OpenAI-compatible
+ * server (Ollama, LM Studio, vLLM) mostly serves text-only models: off until the person turns it
+ * on for a vision model. "Add provider" shows the choice with this default.
+ */
+export const CONNECTION_TAKES_IMAGES: Record<ConnectionKind, boolean> = {
+  openai: true,
+  anthropic: true,
+  gemini: true,
+  'openai-compatible': false,
+};
+
 export interface Connection {
   name: string;
   kind: ConnectionKind;
@@ -33,6 +47,8 @@ export interface Connection {
   /** The secret holding the API key; null for a server that needs none. */
   keyName: string | null;
   models: string[];
+  /** Its models take images (the person's choice when adding it). */
+  takesImages: boolean;
 }
 
 /** The secret name a connection's key is stored under. */
@@ -55,6 +71,12 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    description: 'whether a connection takes images',
+    // Null on rows saved before: read as the kind's default.
+    up: 'alter table model_connections add column takes_images integer',
+  },
 ];
 
 interface Row {
@@ -63,7 +85,10 @@ interface Row {
   endpoint: string;
   key_name: string | null;
   models: string;
+  takes_images: number | null;
 }
+
+const COLUMNS = 'name, kind, endpoint, key_name, models, takes_images';
 
 export class ConnectionBook {
   constructor(private readonly db: Db) {
@@ -72,16 +97,14 @@ export class ConnectionBook {
 
   list(): Connection[] {
     const rows = this.db
-      .prepare('select name, kind, endpoint, key_name, models from model_connections order by name')
+      .prepare(`select ${COLUMNS} from model_connections order by name`)
       .all() as Row[];
     return rows.map(fromRow);
   }
 
   get(name: string): Connection | undefined {
     const row = this.db
-      .prepare(
-        'select name, kind, endpoint, key_name, models from model_connections where name = ?',
-      )
+      .prepare(`select ${COLUMNS} from model_connections where name = ?`)
       .get(name) as Row | undefined;
     return row ? fromRow(row) : undefined;
   }
@@ -90,10 +113,11 @@ export class ConnectionBook {
   save(connection: Connection): void {
     this.db
       .prepare(
-        `insert into model_connections (name, kind, endpoint, key_name, models, added_at)
-         values (?, ?, ?, ?, ?, ?)
+        `insert into model_connections (${COLUMNS}, added_at)
+         values (?, ?, ?, ?, ?, ?, ?)
          on conflict(name) do update set kind = excluded.kind, endpoint = excluded.endpoint,
-           key_name = excluded.key_name, models = excluded.models`,
+           key_name = excluded.key_name, models = excluded.models,
+           takes_images = excluded.takes_images`,
       )
       .run(
         connection.name,
@@ -101,6 +125,7 @@ export class ConnectionBook {
         connection.endpoint,
         connection.keyName,
         JSON.stringify(connection.models),
+        connection.takesImages ? 1 : 0,
         new Date().toISOString(),
       );
   }
@@ -118,5 +143,7 @@ function fromRow(row: Row): Connection {
     endpoint: row.endpoint,
     keyName: row.key_name,
     models: Array.isArray(models) ? models.filter((m): m is string => typeof m === 'string') : [],
+    takesImages:
+      row.takes_images === null ? CONNECTION_TAKES_IMAGES[row.kind] : row.takes_images === 1,
   };
 }

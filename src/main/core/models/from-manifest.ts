@@ -97,12 +97,20 @@ function describe(provider: ProviderPrimitive, protocol: Protocol, id: ModelId):
     : // A provider the user declared is meant to run the agent, which needs tools.
       defineModel({ id, protocol, capabilities: { tools: true } });
   if (contextWindow) base.capabilities.contextWindow = contextWindow;
+  // Images as the manifest declares them (CKP `capabilities`, default ['text']), not as the
+  // catalog remembers the model: the declaration is what the person running it vouches for.
+  base.capabilities.vision = takesImages(provider);
   return {
     ...base,
     id,
     provider: providerId(provider.name.toLowerCase()),
     apiModel: provider.spec.model,
   };
+}
+
+/** Whether the provider declares the `image` modality (CKP Provider `capabilities`). */
+export function takesImages(provider: ProviderPrimitive): boolean {
+  return (provider.spec.capabilities ?? ['text']).includes('image');
 }
 
 function providerFor(

@@ -8,6 +8,7 @@ export type { Connection } from './connections.js';
 export {
   CONNECTION_ENDPOINT,
   CONNECTION_PROTOCOL,
+  CONNECTION_TAKES_IMAGES,
   ConnectionBook,
   connectionKeyName,
 } from './connections.js';
@@ -16,11 +17,12 @@ export { CONVENTIONAL_ENV } from './credentials.js';
 export type { Embedder } from './embedder.js';
 export type { ModelErrorCode } from './errors.js';
 export { isModelError, ModelError } from './errors.js';
-export { routerFromManifest } from './from-manifest.js';
+export { routerFromManifest, takesImages } from './from-manifest.js';
 export type { HttpProtocol } from './http-provider.js';
 export { ADAPTERS, HttpProvider } from './http-provider.js';
 export type { ProviderId } from './ids.js';
 export { providerId } from './ids.js';
+export { IMAGE_TOKEN_ESTIMATE } from './limits.js';
 export { listServerModels } from './list-models.js';
 export { withTextToolCalls } from './text-tools.js';
 export { toWireNames, WIRE_TOOL_NAME, wireToolName, withCanonicalNames } from './tool-names.js';

@@ -7,12 +7,14 @@
  */
 
 import {
+  type ImageBlock,
   type Message,
   type ToolCall,
   type ToolResultBlock,
   toolCallsOf,
   type Usage,
   userText,
+  userTurn,
 } from '../../../shared/messages.js';
 import { categoryOfCkpCode, PincerError } from '../errors.js';
 import type { ModelAccess, ModelEvent } from '../models/index.js';
@@ -92,6 +94,11 @@ export interface SystemRequest {
 
 export interface StartOptions {
   text: string;
+  /**
+   * Images that go with the text in the user's turn (checked by the caller: see
+   * agent/images.ts). Stored with the message like any content; the run's goal stays the text.
+   */
+  images?: ImageBlock[];
   sessionId?: SessionId;
   /** Branch: start from this earlier message instead of the session's newest one (null: from
    * the start of the conversation, a new first message beside the old). */
@@ -346,7 +353,7 @@ class RunLoop {
             : store.latestMessage(this.run.sessionId);
         this.history = store.branch(parent).map(({ id, message }) => ({ id, message }));
         this.go('start');
-        this.append(userText(options.text), parent, true);
+        this.append(userTurn(options.text, options.images), parent, true);
       }
       if (options.calls && !resumed) return await this.direct(options.calls);
       if (options.toolCall && !resumed) return await this.single(options.toolCall);

@@ -4,6 +4,7 @@
  */
 import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { errorText } from '../../../shared/format';
+import { base64Head, sniffImage } from '../../../shared/images';
 import type {
   Attachment,
   ChatMessage,
@@ -14,6 +15,7 @@ import type {
   Settings,
 } from '../../../shared/ipc';
 import { applyRunEvent, type LiveRun, startLiveRun } from '../../../shared/live-run';
+import type { ImageAttachment } from '../lib/attach';
 import { useBridge, useCoreEvents } from '../lib/bridge-context';
 import type { Verdict } from './ApprovalCard';
 import { Composer } from './Composer';
@@ -24,6 +26,7 @@ import {
   EditBubble,
   LiveAssistant,
   RunNotice,
+  type ShownImage,
   StoredAssistant,
   UserBubble,
   VersionArrows,
@@ -62,7 +65,10 @@ export function ChatView({
   firstRun,
   focusMessageId,
   disabledReason,
+  takesImages = false,
 }: {
+  /** Whether the model this conversation answers with takes images. */
+  takesImages?: boolean;
   /** Why nothing can be sent now (the core is gone), or null. */
   disabledReason?: string | null;
   /** Brought into view and marked once the conversation is loaded (a search result). */
@@ -85,6 +91,8 @@ export function ChatView({
   const bridge = useBridge();
   const [history, setHistory] = useState<SessionHistory | null>(null);
   const [live, setLive] = useState<LiveRun | null>(null);
+  /** The images of the message being sent, shown in its bubble until the stored one replaces it. */
+  const [liveImages, setLiveImages] = useState<ShownImage[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
   /** While a regenerated or edited turn streams: the message it follows (null: the start). */
@@ -171,8 +179,10 @@ export function ChatView({
     text: string,
     from?: string | null,
     attachments: Attachment[] = [],
+    images: ImageAttachment[] = [],
   ): Promise<boolean> {
     sending.current = true;
+    setLiveImages(images.map(({ mediaType, data }) => ({ mediaType, data })));
     early.current = [];
     setError(null);
     setEditing(null);
@@ -185,10 +195,11 @@ export function ChatView({
           ? { sessionId, text, fromMessageId: after }
           : { sessionId, text }
         : { text };
-      const started = await bridge.invoke(
-        'chat.send',
-        attachments.length > 0 ? { ...request, attachments } : request,
-      );
+      const started = await bridge.invoke('chat.send', {
+        ...request,
+        ...(attachments.length > 0 ? { attachments } : {}),
+        ...(images.length > 0 ? { images: images.map(({ name, data }) => ({ name, data })) } : {}),
+      });
       const mine = early.current.filter((event) => event.run_id === started.runId);
       early.current = [];
       const run = mine.reduce((run, e) => applyRunEvent(run, e), startLiveRun(started.runId, text));
@@ -319,6 +330,14 @@ export function ChatView({
   const busy = live !== null && !live.finished;
   const textOf = (message: { blocks: ChatMessage['blocks'] }) =>
     message.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
+  /** A stored question's images, to send again with it (regenerate, edit). */
+  const imagesOf = (message: { blocks: ChatMessage['blocks'] }): ImageAttachment[] =>
+    message.blocks.flatMap((b, i) => {
+      const mediaType = b.type === 'image' && b.data ? sniffImage(base64Head(b.data)) : null;
+      return b.type === 'image' && b.data && mediaType
+        ? [{ name: `image-${i + 1}.${mediaType.slice(6)}`, mediaType, data: b.data }]
+        : [];
+    });
   /** The question a reply answers: the user message before it. */
   const questionBefore = (index: number) =>
     messages
@@ -327,7 +346,7 @@ export function ChatView({
       .find((m) => m.role === 'user' && textOf(m));
   const regenerate = (index: number) => {
     const question = questionBefore(index);
-    if (question) void send(textOf(question), question.parentId);
+    if (question) void send(textOf(question), question.parentId, [], imagesOf(question));
   };
   const showVersion = (id: string) => {
     if (sessionId) void load(sessionId, id);
@@ -423,12 +442,13 @@ export function ChatView({
             ) : null;
           if (message.role === 'user') {
             const text = textOf(message);
+            const images = message.blocks.filter((b) => b.type === 'image');
             if (editing === message.id) {
               return (
                 <div key={message.id} data-message-id={message.id}>
                   <EditBubble
                     text={text}
-                    onSend={(edited) => void send(edited, message.parentId)}
+                    onSend={(edited) => void send(edited, message.parentId, [], imagesOf(message))}
                     onCancel={() => setEditing(null)}
                   />
                 </div>
@@ -437,7 +457,7 @@ export function ChatView({
             return (
               <div key={message.id} data-message-id={message.id}>
                 {text && (
-                  <UserBubble text={text}>
+                  <UserBubble text={text} images={images}>
                     <VersionArrows
                       siblings={message.siblings}
                       current={message.id}
@@ -488,7 +508,7 @@ export function ChatView({
             </div>
           );
         })}
-        {live && !liveGoalStored && <UserBubble text={live.goal} />}
+        {live && !liveGoalStored && <UserBubble text={live.goal} images={liveImages} />}
         {live && (
           <LiveAssistant
             live={live}
@@ -513,7 +533,8 @@ export function ChatView({
         disabled={!!disabledReason}
         disabledReason={disabledReason ?? undefined}
         enterSends={settings.enterSends}
-        onSend={(text, attachments) => send(text, undefined, attachments)}
+        takesImages={takesImages}
+        onSend={(text, attachments, images) => send(text, undefined, attachments, images)}
         onCancel={cancel}
         toolbar={toolbar}
       />

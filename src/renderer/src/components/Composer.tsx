@@ -1,6 +1,7 @@
 /**
  * The message box: Enter sends (or Ctrl+Enter, per settings), Escape stops a running reply.
- * Text files attach by the button, by dropping them on the box or by pasting them.
+ * Text files and images attach by the button, by dropping them on the box or by pasting them;
+ * images show as thumbnails, and a model that takes no images is said before sending.
  */
 import {
   type ClipboardEvent,
@@ -12,8 +13,11 @@ import {
   useRef,
   useState,
 } from 'react';
-import type { Attachment } from '../../../shared/ipc';
-import { addAttachments } from '../lib/attach';
+import { type Attachment, imageDataUrl } from '../../../shared/ipc';
+import { addAttachments, type ImageAttachment } from '../lib/attach';
+
+export const TEXT_ONLY_MODEL =
+  'The selected model does not take images; pick one that does, or remove the images.';
 
 export function Composer({
   busy,
@@ -23,27 +27,32 @@ export function Composer({
   onCancel,
   toolbar,
   disabledReason,
+  takesImages,
 }: {
+  /** Whether the model this conversation answers with takes images. */
+  takesImages: boolean;
   /** Said in the box while it is disabled. */
   disabledReason?: string;
   busy: boolean;
   disabled: boolean;
   enterSends: boolean;
-  onSend: (text: string, attachments: Attachment[]) => Promise<boolean>;
+  onSend: (text: string, attachments: Attachment[], images: ImageAttachment[]) => Promise<boolean>;
   onCancel: () => void;
   /** Shown under the message box (the model picker). */
   toolbar?: ReactNode;
 }) {
   const [draft, setDraft] = useState('');
   const [files, setFiles] = useState<Attachment[]>([]);
+  const [images, setImages] = useState<ImageAttachment[]>([]);
   const [refused, setRefused] = useState<string[]>([]);
   const box = useRef<HTMLTextAreaElement>(null);
   const picker = useRef<HTMLInputElement>(null);
 
   async function attach(picked: readonly File[]) {
     if (picked.length === 0 || disabled) return;
-    const result = await addAttachments(files, picked);
-    setFiles(result.attachments);
+    const result = await addAttachments({ files, images }, picked);
+    setFiles(result.files);
+    setImages(result.images);
     setRefused(result.refused);
   }
   function onDrop(event: DragEvent<HTMLFormElement>) {
@@ -52,11 +61,13 @@ export function Composer({
     void attach([...event.dataTransfer.files]);
   }
   function onPaste(event: ClipboardEvent<HTMLTextAreaElement>) {
-    // Pasted text stays text; only pasted files become attachments.
+    // Pasted text stays text; only pasted files (a copied image among them) become attachments.
     if (event.clipboardData.files.length === 0) return;
     event.preventDefault();
     void attach([...event.clipboardData.files]);
   }
+
+  const imagesBlocked = images.length > 0 && !takesImages;
 
   // Keyboard first: a new or opened conversation is ready to type into.
   useEffect(() => {
@@ -74,15 +85,18 @@ export function Composer({
   async function submit(event?: FormEvent) {
     event?.preventDefault();
     const text = draft.trim();
-    if (!text || busy || disabled) return;
+    if (!text || busy || disabled || imagesBlocked) return;
     const sent = files;
+    const sentImages = images;
     setDraft('');
     setFiles([]);
+    setImages([]);
     setRefused([]);
-    // A refused send gives the words and files back rather than losing them.
-    if (!(await onSend(text, sent))) {
+    // A refused send gives the words, files and images back rather than losing them.
+    if (!(await onSend(text, sent, sentImages))) {
       setDraft(text);
       setFiles(sent);
+      setImages(sentImages);
     }
   }
 
@@ -132,7 +146,12 @@ export function Composer({
             Stop <kbd>Esc</kbd>
           </button>
         ) : (
-          <button type="submit" className="primary" disabled={disabled || !draft.trim()}>
+          <button
+            type="submit"
+            className="primary"
+            disabled={disabled || !draft.trim() || imagesBlocked}
+            title={imagesBlocked ? TEXT_ONLY_MODEL : undefined}
+          >
             Send
           </button>
         )}
@@ -153,27 +172,53 @@ export function Composer({
         <button
           type="button"
           disabled={disabled}
-          title="Attach text files"
+          title="Attach text files or images (PNG, JPEG, GIF, WebP)"
           onClick={() => picker.current?.click()}
         >
           Attach
         </button>
-        {(files.length > 0 || refused.length > 0) && (
+        {(files.length > 0 || images.length > 0 || refused.length > 0) && (
           <div className="composer-attachments">
-            <ul aria-label="Attached files">
-              {files.map((file) => (
-                <li key={file.name} className="attachment-chip">
-                  <span>{file.name}</span>
-                  <button
-                    type="button"
-                    aria-label={`Remove ${file.name}`}
-                    onClick={() => setFiles(files.filter((f) => f.name !== file.name))}
-                  >
-                    ×
-                  </button>
-                </li>
-              ))}
-            </ul>
+            {images.length > 0 && (
+              <ul aria-label="Attached images" className="composer-images">
+                {images.map((image) => {
+                  const src = imageDataUrl(image.mediaType, image.data);
+                  return (
+                    <li key={image.name} className="image-chip">
+                      {src && <img src={src} alt={image.name} title={image.name} />}
+                      <button
+                        type="button"
+                        aria-label={`Remove ${image.name}`}
+                        onClick={() => setImages(images.filter((i) => i.name !== image.name))}
+                      >
+                        ×
+                      </button>
+                    </li>
+                  );
+                })}
+              </ul>
+            )}
+            {imagesBlocked && (
+              <p className="error-banner" role="alert" data-testid="images-refused">
+                {TEXT_ONLY_MODEL}
+              </p>
+            )}
+            {files.length > 0 && (
+              <ul aria-label="Attached files">
+                {files.map((file) => (
+                  <li key={file.name} className="attachment-chip">
+                    <span>{file.name}</span>
+                    <button
+                      type="button"
+                      aria-label={`Remove ${file.name}`}
+                      onClick={() => setFiles(files.filter((f) => f.name !== file.name))}
+                    >
+                      ×
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            )}
             {refused.map((line) => (
               <p key={line} className="error-banner" role="alert">
                 {line}

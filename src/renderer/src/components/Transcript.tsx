@@ -1,6 +1,11 @@
 /** The pieces of a conversation: user bubbles, stored and streaming replies, run notices. */
 import { type ReactNode, useState } from 'react';
-import type { ChatMessage, PendingApprovalView, ToolCallView } from '../../../shared/ipc';
+import {
+  type ChatMessage,
+  imageDataUrl,
+  type PendingApprovalView,
+  type ToolCallView,
+} from '../../../shared/ipc';
 import type { LiveRun } from '../../../shared/live-run';
 import { ApprovalCard, type Verdict } from './ApprovalCard';
 import { Logo } from './Icons';
@@ -137,10 +142,41 @@ function ToolWithApproval({
   );
 }
 
-export function UserBubble({ text, children }: { text: string; children?: ReactNode }) {
+/** An image of a message as the transcript shows it: only bytes that sniff as their type. */
+export interface ShownImage {
+  mediaType: string;
+  data?: string;
+}
+
+export function UserBubble({
+  text,
+  images = [],
+  children,
+}: {
+  text: string;
+  images?: readonly ShownImage[];
+  children?: ReactNode;
+}) {
   return (
     <div className="user-turn">
       <div className="message user" data-testid="user-message">
+        {images.length > 0 && (
+          <div className="message-images">
+            {images.map((image, index) => {
+              const src = image.data ? imageDataUrl(image.mediaType, image.data) : null;
+              const label = `Image ${index + 1} of the message`;
+              return src ? (
+                // biome-ignore lint/suspicious/noArrayIndexKey: a message's images never move
+                <img key={index} src={src} alt={label} data-testid="message-image" />
+              ) : (
+                // biome-ignore lint/suspicious/noArrayIndexKey: a message's images never move
+                <span key={index} className="muted">
+                  [image]
+                </span>
+              );
+            })}
+          </div>
+        )}
         <div className="bubble">{text}</div>
       </div>
       {children && <div className="message-actions user-actions">{children}</div>}

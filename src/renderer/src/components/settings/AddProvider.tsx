@@ -8,6 +8,17 @@ import { errorText } from '../../../../shared/format';
 import type { ConnectionKind } from '../../../../shared/ipc';
 import { useBridge } from '../../lib/bridge-context';
 
+/**
+ * Whether a kind's models take images unless changed here (the core's CONNECTION_TAKES_IMAGES):
+ * the OpenAI, Anthropic and Gemini chat models read images; a local server's often do not.
+ */
+const TAKES_IMAGES: Record<ConnectionKind, boolean> = {
+  'openai-compatible': false,
+  openai: true,
+  anthropic: true,
+  gemini: true,
+};
+
 const KINDS: Array<[ConnectionKind, string, string]> = [
   ['openai-compatible', 'OpenAI-compatible (Ollama, LM Studio, vLLM)', 'http://127.0.0.1:11434/v1'],
   ['openai', 'OpenAI', 'https://api.openai.com/v1'],
@@ -21,6 +32,7 @@ export function AddProvider({ onAdded }: { onAdded: () => void }) {
   const [name, setName] = useState('');
   const [endpoint, setEndpoint] = useState('');
   const [key, setKey] = useState('');
+  const [takesImages, setTakesImages] = useState(TAKES_IMAGES['openai-compatible']);
   const [models, setModels] = useState<string[] | null>(null);
   const [status, setStatus] = useState<string | null>(null);
   const [working, setWorking] = useState(false);
@@ -52,7 +64,11 @@ export function AddProvider({ onAdded }: { onAdded: () => void }) {
     setWorking(true);
     setStatus('Adding…');
     try {
-      const added = await bridge.invoke('providers.add', { ...request, name: name.trim() });
+      const added = await bridge.invoke('providers.add', {
+        ...request,
+        name: name.trim(),
+        takesImages,
+      });
       setStatus(`Added ${added.name}: its ${added.models.length} models are in the model picker`);
       setKey('');
       setModels(null);
@@ -72,7 +88,9 @@ export function AddProvider({ onAdded }: { onAdded: () => void }) {
         <select
           value={kind}
           onChange={(e) => {
-            setKind(e.target.value as ConnectionKind);
+            const next = e.target.value as ConnectionKind;
+            setKind(next);
+            setTakesImages(TAKES_IMAGES[next]);
             setModels(null);
           }}
         >
@@ -110,6 +128,14 @@ export function AddProvider({ onAdded }: { onAdded: () => void }) {
           maxLength={16_384}
           onChange={(e) => setKey(e.target.value)}
         />
+      </label>
+      <label className="toggle">
+        <input
+          type="checkbox"
+          checked={takesImages}
+          onChange={(e) => setTakesImages(e.target.checked)}
+        />
+        Its models take images (turn on for a vision model: images attached to a message go to it)
       </label>
       <div className="row">
         <button

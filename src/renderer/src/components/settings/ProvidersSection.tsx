@@ -65,7 +65,8 @@ export function ProvidersSection() {
                 <strong>{c.name}</strong>
                 <code>{c.endpoint}</code>
                 <span className="muted">
-                  {c.models.length} models · key {c.keyName ? 'stored' : 'none'}
+                  {c.models.length} models · key {c.keyName ? 'stored' : 'none'} ·{' '}
+                  {c.takesImages ? 'takes images' : 'text only'}
                 </span>
                 <span className="spacer" />
                 <button
