@@ -127,10 +127,24 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     let unauthenticatedBytes = alreadyRead;
     const countUnauthenticated = (chunk: Buffer) => {
       unauthenticatedBytes += chunk.length;
-      if (unauthenticatedBytes > MAX_HELLO_BYTES) socket.destroy();
+      // Already closing (ws refused an oversize frame by its header): let that close finish.
+      if (unauthenticatedBytes > MAX_HELLO_BYTES && ws.readyState === ws.OPEN) socket.destroy();
     };
     socket.on('data', countUnauthenticated);
-    const send = (frame: ServerFrame) => ws.send(JSON.stringify(frame));
+    // A turn pushes a burst of events (deltas, steps, the end): frames sent in one tick leave in
+    // one write instead of a system call each.
+    let corked = false;
+    const send = (frame: ServerFrame) => {
+      if (!corked) {
+        corked = true;
+        socket.cork();
+        process.nextTick(() => {
+          corked = false;
+          socket.uncork();
+        });
+      }
+      ws.send(JSON.stringify(frame));
+    };
     const helloTimer = setTimeout(
       () => ws.close(WireClose.helloTimeout, 'no hello'),
       helloTimeoutMs,
