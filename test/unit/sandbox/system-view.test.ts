@@ -75,6 +75,9 @@ describe('the system view', () => {
 
   it('keeps only the outermost of nested paths', () => {
     expect(outermost(['/a/b', '/a', '/c', '/a/b/c', '/c'])).toEqual(['/a', '/c']);
+    // A shared prefix is not nesting; the root holds everything.
+    expect(outermost(['/a', '/ab', '/a/b/'])).toEqual(['/a', '/ab']);
+    expect(outermost(['/usr/lib', '/usr', '/usrx', '/'])).toEqual(['/']);
   });
 
   it('an installation: its folder, and node_modules and linked packages that live elsewhere', async () => {

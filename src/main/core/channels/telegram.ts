@@ -11,7 +11,7 @@
  * from the chat with `/pair CODE`. Voice is off; files are not taken yet (a message with a file
  * gets a sentence saying so).
  */
-import { Bot, GrammyError, InlineKeyboard } from 'grammy';
+import type { Bot } from 'grammy';
 import type { PendingApproval } from '../policy/index.js';
 import type { RunHandle } from '../runtime/index.js';
 import { originOf } from '../runtime/index.js';
@@ -42,6 +42,8 @@ export class TelegramChannel implements Channel {
   readonly name: string;
   readonly type = 'telegram';
   private bot: Bot | undefined;
+  /** grammY, loaded when a Telegram channel starts: every other start-up goes without it. */
+  private grammy: typeof import('grammy') | undefined;
   private readonly access: ChannelAccess;
   private readonly limits: ChannelLimits;
   private readonly log: (line: string) => void;
@@ -74,7 +76,9 @@ export class TelegramChannel implements Channel {
       this.fail(`no bot token: store ${this.decl.spec.auth.secret_ref} with pincer secrets set`);
     }
     const apiRoot = settingsOf(this.decl).api_root?.replace(/\/+$/, '');
-    const bot = new Bot(this.options.token, { client: apiRoot ? { apiRoot } : {} });
+    const grammy = await import('grammy');
+    this.grammy = grammy;
+    const bot = new grammy.Bot(this.options.token, { client: apiRoot ? { apiRoot } : {} });
     bot.on('message', (ctx) => {
       const message = ctx.message;
       const from = String(ctx.from.id);
@@ -205,7 +209,8 @@ export class TelegramChannel implements Channel {
         await bot.api.sendMessage(chat, piece, { parse_mode: 'Markdown' });
       } catch (error) {
         // Model Markdown that Telegram cannot parse is sent as it is.
-        if (!(error instanceof GrammyError) || error.error_code !== 400) throw error;
+        if (!this.grammy || !(error instanceof this.grammy.GrammyError) || error.error_code !== 400)
+          throw error;
         await bot.api.sendMessage(chat, piece);
       }
     }
@@ -237,13 +242,13 @@ export class TelegramChannel implements Channel {
     const run = this.hub.agent.store.getRun(pending.runId as RunId);
     const origin = run ? originOf(run) : undefined;
     const admins = this.access.admins();
-    if (!origin || admins.length === 0 || !this.bot) return;
+    if (!origin || admins.length === 0 || !this.bot || !this.grammy) return;
     const call = this.hub.agent.governance.scanner.redactValue(pending.call);
     const text =
       `Approval needed for a run from ${origin.channel}` +
       `${origin.userId ? ` (user ${origin.userId})` : origin.schedule ? ` (schedule ${origin.schedule})` : ''}:\n` +
       `${call.name} ${JSON.stringify(call.input).slice(0, 800)}\n${pending.reason}`;
-    const keyboard = new InlineKeyboard()
+    const keyboard = new this.grammy.InlineKeyboard()
       .text('Approve', `ap:${pending.id}:${APPROVE}`)
       .text('Deny', `ap:${pending.id}:${DENY}`);
     const offer: { sent: Array<{ chat: string; message: number }>; answer?: string } = {

@@ -150,7 +150,17 @@ export function nodeInstallation(execPath = process.execPath): string {
 /** Drops paths inside another of the list (and repeats): binding the outer one shows them. */
 export function outermost(paths: readonly string[]): string[] {
   const unique = [...new Set(paths)];
-  return unique.filter((p) => !unique.some((other) => other !== p && inside(other, p)));
+  // Each path's ancestors are looked up, not compared with every other path: the view of /etc
+  // alone has a few hundred entries, and the pairwise check cost tens of ms at every start.
+  const present = new Set(unique.map((p) => path.resolve(p)));
+  return unique.filter((p) => {
+    for (let dir = path.resolve(p); ; ) {
+      const up = path.dirname(dir);
+      if (up === dir) return true;
+      if (present.has(up)) return false;
+      dir = up;
+    }
+  });
 }
 
 function lstatOrNothing(file: string) {
