@@ -208,7 +208,7 @@ it('serves CKP over its own agent: policy applies, the token is required, claw.s
     })
     .toContain('approval_requested');
   daemon.child.kill('SIGTERM');
-  expect((await held).error).toBeDefined();
+  expect((await held).error).toMatchObject({ data: { outcome: 'cancelled' } });
   expect(await daemon.exited).toBe(1); // not drained: the held call was cancelled
   await expect(fetch(url, { method: 'POST', body: '{}' })).rejects.toThrow();
 

@@ -80,8 +80,9 @@ describe('a host that does not own its agent', () => {
 
     const shutdown = await peer.request('claw.shutdown', { timeout_ms: 100 });
     expect(shutdown.result).toEqual({ drained: false });
-    // The call was cancelled rather than left running on the shared agent.
-    expect((await waiting).error).toBeDefined();
+    // The call was cancelled rather than left running on the shared agent (until its
+    // approval's 60 s timeout, -32012).
+    expect((await waiting).error).toMatchObject({ code: -32603, data: { outcome: 'cancelled' } });
     expect(agent.governance.broker.pending()).toEqual([]);
     expect(agent.runtime.activeRuns).toBe(0);
     expect(host.signal.aborted).toBe(true);
