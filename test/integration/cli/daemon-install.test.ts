@@ -185,3 +185,36 @@ it('prints the systemctl commands when systemctl is not on PATH', async () => {
   expect(result.stdout).toContain('  systemctl --user enable --now pincer.service');
   expect(existsSync(unit)).toBe(true);
 });
+
+it('carries the CKP listener flags into the unit, and refuses a token the service would not see', async () => {
+  const { env, unit } = await setUp();
+  const ckp = ['--ckp-http', '7411', '--ckp-ws', '7412', '--ckp-host', '127.0.0.1'];
+  const installed = await runBuiltCli(['daemon', 'install', ...FLAGS, ...ckp], { env });
+  expect(installed.code, installed.stderr).toBe(0);
+  expect(await readFile(unit, 'utf8')).toContain(
+    '"--ckp-http" "7411" "--ckp-ws" "7412" "--ckp-host" "127.0.0.1"',
+  );
+
+  // The service does not get this shell's environment: a token named there could never be read.
+  const withEnv = await runBuiltCli(
+    ['daemon', 'install', ...FLAGS, '--ckp-http', '7411', '--ckp-token-env', 'CKP_TOKEN'],
+    { env: { ...env, CKP_TOKEN: 'set-here-only' } },
+  );
+  expect(withEnv.code).toBe(2);
+  expect(withEnv.stderr).toMatch(/CKP_TOKEN would be unset there/);
+  expect(withEnv.stderr).toContain(path.join('daemon', 'ckp-token'));
+  expect(withEnv.stderr + withEnv.stdout).not.toContain('set-here-only');
+
+  const badPort = await runBuiltCli(['daemon', 'install', ...FLAGS, '--ckp-http', '70000'], {
+    env,
+  });
+  expect(badPort.code).toBe(2);
+  expect(badPort.stderr).toMatch(/a CKP port is 0-65535/);
+  const hostAlone = await runBuiltCli(['daemon', 'install', ...FLAGS, '--ckp-host', '0.0.0.0'], {
+    env,
+  });
+  expect(hostAlone.code).toBe(2);
+  expect(hostAlone.stderr).toMatch(/go with --ckp-http or --ckp-ws/);
+  // The unit written first is untouched by the refused installs.
+  expect(await readFile(unit, 'utf8')).toContain('"--ckp-http" "7411"');
+}, 60_000);

@@ -1,13 +1,17 @@
 /**
  * `pincer daemon`: the agent without a window, serving the manifest's channels (Telegram,
  * webhook, schedules) until SIGINT/SIGTERM, which drain it. One per data dir. `pincer daemon
- * status` reads the status file the running daemon keeps.
+ * status` reads the status file the running daemon keeps. `--ckp-http` / `--ckp-ws` also serve
+ * the agent over the Claw Kernel Protocol, as `pincer serve --http/--ws` does, with a bearer token
+ * from `--ckp-token-env` or kept in the data dir (never printed or logged).
  */
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import {
+  ckpTokenFileOf,
+  type DaemonCkpOptions,
   type DaemonStatus,
   installService,
   lockHolder,
@@ -18,6 +22,7 @@ import {
   spawnRunner,
   startDaemon,
   statusFileOf,
+  storedCkpToken,
   uninstallService,
 } from '../../core/daemon/index.js';
 import { serveAgentAttachPoint } from '../../core/gateway/index.js';
@@ -31,7 +36,15 @@ import {
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
 
-type DaemonOptions = ModelChoiceOptions & { drain: number; attach: boolean; dataDir?: string };
+type DaemonOptions = ModelChoiceOptions & {
+  drain: number;
+  attach: boolean;
+  dataDir?: string;
+  ckpHttp?: string;
+  ckpWs?: string;
+  ckpHost?: string;
+  ckpTokenEnv?: string;
+};
 
 /** Flags whose value is a path: the service runs elsewhere, so they travel absolute. */
 const PATH_FLAGS = new Set(['manifest', 'modelPath', 'workspace']);
@@ -54,10 +67,18 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
         .option(
           '--data-dir <dir>',
           'serve this data dir instead of the usual one (the installed service passes it)',
+        )
+        .option('--ckp-http <port>', 'also serve the agent over CKP on HTTP (as `pincer serve`)')
+        .option('--ckp-ws <port>', 'also serve the agent over CKP on WebSocket')
+        .option('--ckp-host <host>', 'the interface the CKP listeners bind (default 127.0.0.1)')
+        .option(
+          '--ckp-token-env <name>',
+          'the CKP bearer token is in this environment variable (default: kept in ' +
+            '<data dir>/daemon/ckp-token, mode 0600)',
         ),
     ),
   ).action(async (options: DaemonOptions) => {
-    const problem = checkModelChoice(options);
+    const problem = checkModelChoice(options) ?? checkCkp(options);
     if (problem) {
       ctx.stderr.write(`pincer daemon: ${problem}\n`);
       setExit(ExitCode.usage);
@@ -68,8 +89,17 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
       options.dataDir ? { ...ctx, dataDir: path.resolve(options.dataDir) } : ctx,
       options,
     );
+    let ckp: DaemonCkpOptions | undefined;
+    try {
+      ckp = ckpOptionsOf(options, agentOptions.dataDir);
+    } catch (error) {
+      ctx.stderr.write(`pincer daemon: ${(error as Error).message}\n`);
+      setExit(ExitCode.failed);
+      return;
+    }
     try {
       running = await startDaemon({
+        ckp,
         agent: agentOptions,
         drainMs: options.drain * 1000,
         attach: options.attach
@@ -151,8 +181,52 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
       ctx.stdout.write(
         `Daemon pid ${pid}, since ${status?.startedAt ?? '?'}, model ${status?.model ?? '?'}\n`,
       );
-      if (status) ctx.stdout.write(describeChannels(status));
+      if (status) ctx.stdout.write(`${describeServers(status)}${describeChannels(status)}`);
     });
+}
+
+/** The protocol listeners, one line each (URLs only: the token is never in the status). */
+export function describeServers(status: DaemonStatus): string {
+  // A status file written before listeners were reported has none.
+  return (status.servers ?? [])
+    .map(
+      (server) =>
+        `  ${server.protocol.toUpperCase()} (${server.transport}): ` +
+        `${server.url ?? `not served: ${server.error ?? 'unknown'}`}\n`,
+    )
+    .join('');
+}
+
+function portOf(value: string | undefined): number | undefined | null {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  return Number.isInteger(port) && port >= 0 && port <= 65535 ? port : null;
+}
+
+/** What is wrong with the CKP flags, if anything (checked before anything starts). */
+function checkCkp(options: DaemonOptions, check = { env: true }): string | undefined {
+  const http = portOf(options.ckpHttp);
+  const ws = portOf(options.ckpWs);
+  if (http === null || ws === null) return 'a CKP port is 0-65535';
+  if (http === undefined && ws === undefined) {
+    if (options.ckpHost !== undefined || options.ckpTokenEnv !== undefined)
+      return '--ckp-host and --ckp-token-env go with --ckp-http or --ckp-ws';
+    return undefined;
+  }
+  if (check.env && options.ckpTokenEnv !== undefined && !process.env[options.ckpTokenEnv])
+    return `${options.ckpTokenEnv} is not set (the CKP token)`;
+  return undefined;
+}
+
+/** The CKP listeners asked for, with their token; undefined when none is. */
+function ckpOptionsOf(options: DaemonOptions, dataDir: string): DaemonCkpOptions | undefined {
+  const http = portOf(options.ckpHttp) ?? undefined;
+  const ws = portOf(options.ckpWs) ?? undefined;
+  if (http === undefined && ws === undefined) return undefined;
+  const token = options.ckpTokenEnv
+    ? (process.env[options.ckpTokenEnv] as string)
+    : storedCkpToken(dataDir);
+  return { http, ws, host: options.ckpHost, token };
 }
 
 function reportService(
@@ -222,6 +296,22 @@ function servicePlanOf(
       const text = String(value);
       forwarded.push(option.long ?? '', PATH_FLAGS.has(key) ? path.resolve(text) : text);
     }
+  }
+  const ckpProblem = checkCkp(options, { env: false });
+  if (ckpProblem) {
+    ctx.stderr.write(`pincer daemon ${verb}: ${ckpProblem}\n`);
+    setExit(ExitCode.usage);
+    return undefined;
+  }
+  // A service that could never start: it does not get this shell's environment.
+  if (options.ckpTokenEnv && verb === 'install') {
+    ctx.stderr.write(
+      `pincer daemon install: the service does not get this shell's environment, so ` +
+        `${options.ckpTokenEnv} would be unset there; leave out --ckp-token-env and the daemon ` +
+        `uses the token it keeps in ${ckpTokenFileOf(dataDir)}\n`,
+    );
+    setExit(ExitCode.usage);
+    return undefined;
   }
   if (options.apiKeyEnv && verb === 'install') {
     ctx.stderr.write(

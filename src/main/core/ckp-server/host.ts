@@ -4,6 +4,10 @@
  * (the surface binds its options); STARTING opens it, STOPPING drains what is in flight and
  * closes it, and a stopped agent can be started again. One host serves every connection of a
  * server: the lifecycle, in-flight work and idempotency records are the agent's, not a socket's.
+ *
+ * A host may serve an agent it does not own (`ownsAgent: false`: the daemon's, shared with its
+ * channels): then STOPPING drains and cancels only the work this host started (through `signal`)
+ * and leaves the agent open; STARTING takes it again from `open`.
  */
 import type { Result } from '../../../shared/result.js';
 import type { Agent } from '../agent/index.js';
@@ -33,10 +37,17 @@ export interface CkpHostOptions {
   /** How long `claw.shutdown` drains when the request gives no `timeout_ms`. */
   drainMs?: number;
   onLifecycle?: (event: LifecycleEvent) => void;
+  /**
+   * Whether STOPPING closes the agent (default true). False when the agent belongs to another
+   * surface: `claw.shutdown` then stops serving it over CKP without stopping the agent.
+   */
+  ownsAgent?: boolean;
 }
 
 export const DEFAULT_HEARTBEAT_MS = 30_000;
 const DEFAULT_DRAIN_MS = 30_000;
+/** After a drain gives up, how long cancelled work may take to record its end. */
+const CANCEL_GRACE_MS = 5_000;
 /** Finished idempotent requests kept for replay (oldest forgotten first). */
 const REMEMBERED = 1_000;
 
@@ -50,6 +61,8 @@ export class CkpHost {
   private agent: Agent | undefined;
   private starting: Promise<Agent> | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Aborted when a stop gives up draining; renewed when the agent is READY again. */
+  private work = new AbortController();
   private readonly listeners = new Set<(state: LifecycleState) => void>();
   /** Idempotent requests by method and request id: the params' fingerprint and the outcome. */
   private readonly remembered = new Map<
@@ -76,6 +89,15 @@ export class CkpHost {
     return this.readyAt ? Math.round(performance.now() - this.readyAt) : 0;
   }
 
+  /**
+   * The signal work started through this host runs under: aborted when `claw.shutdown` (or the
+   * server stopping) gives up draining, so an agent this host does not own keeps nothing it
+   * started running.
+   */
+  get signal(): AbortSignal {
+    return this.work.signal;
+  }
+
   onState(listener: (state: LifecycleState) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -96,6 +118,7 @@ export class CkpHost {
       try {
         const agent = await this.options.open();
         this.agent = agent;
+        if (this.work.signal.aborted) this.work = new AbortController();
         this.readyAt = performance.now();
         this.go('READY', {
           tools_loaded: agent.registry.list().length,
@@ -115,18 +138,23 @@ export class CkpHost {
   }
 
   /**
-   * STOPPING: waits up to `timeoutMs` for in-flight work, then closes the agent (which cancels
-   * whatever is still running) and is STOPPED. `drained` tells whether everything finished.
+   * STOPPING: waits up to `timeoutMs` for in-flight work, then cancels what is still running
+   * (the host's `signal`) and closes the agent unless another surface owns it, and is STOPPED.
+   * `drained` tells whether everything finished.
    */
   async stop(timeoutMs = this.options.drainMs ?? DEFAULT_DRAIN_MS): Promise<{ drained: boolean }> {
     if (this.current !== 'READY' && this.current !== 'ERROR')
       return { drained: this.inFlight.size === 0 };
     this.go('STOPPING');
     const drained = await settleWithin([...this.inFlight], timeoutMs);
+    if (!drained) {
+      this.work.abort();
+      await settleWithin([...this.inFlight], CANCEL_GRACE_MS);
+    }
     const agent = this.agent;
     this.agent = undefined;
     this.readyAt = 0;
-    await agent?.close();
+    if (this.options.ownsAgent !== false) await agent?.close();
     this.remembered.clear();
     this.go('STOPPED', { drained });
     return { drained };

@@ -240,7 +240,7 @@ export class CkpSession implements RpcHandler {
           method,
           p.context.request_id,
           p,
-          () => services.tools.call(agent, p.name, p.arguments, p.context.request_id),
+          () => services.tools.call(agent, p.name, p.arguments, p.context.request_id, host.signal),
           () => reused(p.context.request_id),
         );
       }
@@ -264,6 +264,7 @@ export class CkpSession implements RpcHandler {
               { task_id: p.task_id, task: p.task, swarm: p.context.swarm },
               (report) => void this.report(report),
               (work) => void host.track(work),
+              host.signal,
             ),
           () => reused(p.context.request_id),
         );

@@ -34,6 +34,8 @@ export interface CkpSwarm {
     reportTo: (report: SwarmReport) => void,
     /** Counts the task as in-flight work, so `claw.shutdown` drains it like a tool call. */
     track?: (work: Promise<unknown>) => void,
+    /** Cancels a task this process runs when aborted (the server stopping gave up draining). */
+    signal?: AbortSignal,
   ): { acknowledged: boolean };
   report(report: SwarmReport): { acknowledged: boolean };
   broadcast(agent: Agent, swarm: string, message: unknown): void | Promise<void>;
@@ -55,6 +57,7 @@ export class InProcessSwarm implements CkpSwarm {
     params: { task_id: string; task: { description: string; input?: unknown }; swarm: string },
     reportTo: (report: SwarmReport) => void,
     track: (work: Promise<unknown>) => void = () => {},
+    signal?: AbortSignal,
   ): { acknowledged: boolean } {
     checkSwarm(agent, params.swarm);
     if (this.tasks.has(params.task_id)) {
@@ -69,7 +72,7 @@ export class InProcessSwarm implements CkpSwarm {
         ? params.task.description
         : `${params.task.description}\n\nInput:\n${JSON.stringify(params.task.input, null, 2)}`;
     const started = performance.now();
-    const handle = agent.runtime.start({ text });
+    const handle = agent.runtime.start({ text, signal });
     const reported = handle.done.then((result) => {
       const report: SwarmReport = {
         task_id: params.task_id,

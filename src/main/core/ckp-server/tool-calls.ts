@@ -34,6 +34,8 @@ export class ToolCalls {
     name: string,
     input: Record<string, unknown>,
     requestId: string,
+    /** Cancels the call's run when aborted (the server stopping gave up draining). */
+    signal?: AbortSignal,
   ): Promise<ToolCallResult> {
     if (!agent.registry.get(name)) {
       throw new RpcError(CKP_ERRORS.invalidParams, `Invalid params: no tool named "${name}"`, {
@@ -44,6 +46,7 @@ export class ToolCalls {
     const handle = agent.runtime.start({
       text: `claw.tool.call ${name}`,
       toolCall: { name, input },
+      signal,
     });
     this.running.set(requestId, handle.runId);
     let result: Awaited<typeof handle.done>;

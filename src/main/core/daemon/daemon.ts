@@ -9,6 +9,10 @@
  * 127.0.0.1, named in gateway.json, so `pincer tui` attaches to this agent instead of being
  * refused by the instance lock. Passed in, not imported: the gateway builds on the desktop
  * module, which builds on this one.
+ *
+ * With `ckp` it serves the Claw Kernel Protocol over the same agent on HTTP and/or WebSocket
+ * (`ckp.ts`); a peer's `claw.shutdown` leaves the agent running, and stopping drains CKP calls
+ * in flight together with the channels' runs.
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -22,6 +26,7 @@ import {
   openChannels,
 } from '../channels/index.js';
 import type { RunHandle } from '../runtime/index.js';
+import { type DaemonCkp, type DaemonCkpOptions, type DaemonServer, serveDaemonCkp } from './ckp.js';
 import { acquireInstanceLock } from './instance-lock.js';
 import { RotatingLog } from './rotating-log.js';
 
@@ -35,6 +40,8 @@ export interface DaemonStatus {
   channels: ChannelStatus[];
   skipped: Array<{ name: string; type: string; reason: string }>;
   pendingPairings: Array<{ channel: string; userId: string; code: string; expiresAt: string }>;
+  /** The protocol listeners over the agent (CKP): their URLs, never their token. */
+  servers: DaemonServer[];
 }
 
 /** A way in for other surfaces over the daemon's agent (the attach gateway). */
@@ -53,6 +60,8 @@ export interface Daemon {
   log: RotatingLog;
   /** Where a dashboard attaches, if served. */
   attach?: DaemonAttach;
+  /** The CKP listeners, when asked for. */
+  ckp?: DaemonCkp;
   status(): DaemonStatus;
   /** Drains and releases everything; resolves once done. */
   stop(): Promise<{ drained: boolean }>;
@@ -69,6 +78,8 @@ export async function startDaemon(options: {
   echo?: (line: string) => void;
   /** Serves the attach point over the agent once channels run; a failure only logs. */
   attach?: (agent: Agent, live: LiveChannels) => Promise<DaemonAttach>;
+  /** Serves CKP over the agent on these listeners; one that cannot bind only logs. */
+  ckp?: DaemonCkpOptions;
 }): Promise<Daemon> {
   const dataDir = options.agent.dataDir;
   const release = acquireInstanceLock(dataDir);
@@ -111,6 +122,8 @@ export async function startDaemon(options: {
     }
   }
 
+  const ckp = options.ckp ? await serveDaemonCkp(agent, options.ckp, say) : undefined;
+
   const status = (): DaemonStatus => ({
     pid: process.pid,
     startedAt,
@@ -126,6 +139,7 @@ export async function startDaemon(options: {
       code,
       expiresAt,
     })),
+    servers: ckp?.servers ?? [],
   });
   const statusFile = statusFileOf(dataDir);
   const writeStatus = () => {
@@ -151,22 +165,31 @@ export async function startDaemon(options: {
     channels,
     log,
     attach,
+    ckp,
     status,
     stop() {
       stopping ??= (async () => {
         say('stopping: channels take no new work');
         await attach?.close();
         await channels.stop();
+        const drainMs = options.drainMs ?? 30_000;
         const inFlight = [...live].map((handle) => handle.done.catch(() => undefined));
         let deadline: NodeJS.Timeout | undefined;
-        const drained = await Promise.race([
-          Promise.all(inFlight).then(() => true),
-          new Promise<boolean>((resolve) => {
-            deadline = setTimeout(() => resolve(false), options.drainMs ?? 30_000);
-          }),
+        // CKP calls in flight drain alongside the channels' runs, within the same time.
+        const [runsDrained, ckpDrained] = await Promise.all([
+          Promise.race([
+            Promise.all(inFlight).then(() => true),
+            new Promise<boolean>((resolve) => {
+              deadline = setTimeout(() => resolve(false), drainMs);
+            }),
+          ]),
+          ckp ? ckp.drain(drainMs).then((result) => result.drained) : true,
         ]);
         clearTimeout(deadline);
-        if (!drained) say(`drain time over: cancelling ${live.size} run(s); they stay resumable`);
+        const drained = runsDrained && ckpDrained;
+        if (!runsDrained)
+          say(`drain time over: cancelling ${live.size} run(s); they stay resumable`);
+        await ckp?.close();
         clearInterval(timer);
         writeStatus();
         if (attach) await attach.closeWithAgent();

@@ -1,0 +1,252 @@
+/**
+ * `pincer daemon --ckp-http` as a real child process (the built CLI): CKP over HTTP on 127.0.0.1
+ * served over the daemon's own agent beside its webhook channel, with the bearer token from the
+ * environment or kept in the data dir (never printed, logged or in the status). A peer's
+ * `claw.shutdown` leaves the daemon serving; SIGTERM drains CKP calls with the rest.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeAll, expect, it } from 'vitest';
+import {
+  SIGNATURE_HEADER,
+  signWebhook,
+  TIMESTAMP_HEADER,
+} from '../../../src/main/core/channels/webhook.js';
+import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
+import { openaiFrames } from '../../fixtures/vendor-streams.js';
+import { writeManifest } from '../../support/channel-agent.js';
+import { CkpPeer } from '../../support/ckp-peer.js';
+import { builtCli, runBuiltCli } from '../../support/cli-run.js';
+
+const SECRET = 'daemon-hook-secret';
+const TOKEN = 'ckp-token-from-the-environment';
+let dataDir = '';
+let vendor: VendorServer | undefined;
+const children: ChildProcess[] = [];
+
+beforeAll(() => {
+  if (!existsSync(builtCli)) throw new Error(`${builtCli} is missing: run npm run build first`);
+});
+afterEach(async () => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  await vendor?.close();
+  vendor = undefined;
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function setUp(ckpArgs: string[]) {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-daemon-ckp-'));
+  vendor = await startVendorServer();
+  const port = await freePort();
+  const manifest = await writeManifest(dataDir, [
+    {
+      name: 'hook',
+      type: 'webhook',
+      transport: 'webhook',
+      auth: { secret_ref: 'HOOK_SECRET' },
+      'x-pincer': { listen: `127.0.0.1:${port}` },
+    },
+  ]);
+  const env = {
+    PATH: process.env.PATH,
+    HOME: dataDir,
+    PINCER_HOME: dataDir,
+    PINCER_KEYCHAIN: 'off',
+    HOOK_SECRET: SECRET,
+    CKP_TOKEN: TOKEN,
+  };
+  const args = [
+    'daemon',
+    '--manifest',
+    manifest,
+    '--protocol',
+    'openai-compatible',
+    '--endpoint',
+    vendor.url,
+    '--model',
+    'm',
+    '--drain',
+    '2',
+    '--ckp-http',
+    '0',
+    ...ckpArgs,
+  ];
+  return { hook: `http://127.0.0.1:${port}/`, env, args };
+}
+
+function startDaemon(args: string[], env: Record<string, string | undefined>) {
+  const child = spawn(process.execPath, [builtCli, ...args], {
+    env: env as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+    output += d;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    output += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { child, exited, output: () => output };
+}
+
+/** The CKP URL the running daemon reports (`pincer daemon status --json`). */
+async function ckpUrl(env: Record<string, string | undefined>, pid?: number): Promise<string> {
+  let url = '';
+  await expect
+    .poll(
+      async () => {
+        const status = await runBuiltCli(['daemon', 'status', '--json'], { env });
+        const read = JSON.parse(status.stdout) as {
+          running: boolean;
+          status: { pid: number; servers?: Array<{ url?: string }> } | null;
+        };
+        // Not the status a stopped daemon left behind.
+        if (!read.running || read.status?.pid !== pid) return '';
+        url = read.status?.servers?.[0]?.url ?? '';
+        return url;
+      },
+      { timeout: 90_000, interval: 250 },
+    )
+    .toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+  return url;
+}
+
+function httpPeer(url: string, token: string): CkpPeer {
+  const peer: CkpPeer = new CkpPeer((frame) => {
+    void fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: frame,
+    })
+      .then(async (response) => (response.status === 200 ? response.text() : ''))
+      .then((text) => {
+        if (text) peer.receive(text);
+      });
+  });
+  return peer;
+}
+
+function signedPost(url: string, body: unknown) {
+  const text = JSON.stringify(body);
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  return fetch(url, {
+    method: 'POST',
+    body: text,
+    headers: {
+      'content-type': 'application/json',
+      [TIMESTAMP_HEADER]: timestamp,
+      [SIGNATURE_HEADER]: signWebhook(SECRET, timestamp, text),
+    },
+  });
+}
+
+it('serves CKP over its own agent: policy applies, the token is required, claw.shutdown leaves the daemon serving, SIGTERM drains', async () => {
+  const { hook, env, args } = await setUp(['--ckp-token-env', 'CKP_TOKEN']);
+  const daemon = startDaemon(args, env);
+  const url = await ckpUrl(env, daemon.child.pid);
+
+  // Refused without the token, or with another one.
+  const bare = await fetch(url, { method: 'POST', body: '{}' });
+  expect(bare.status).toBe(401);
+  const wrong = await fetch(url, {
+    method: 'POST',
+    body: '{}',
+    headers: { authorization: 'Bearer not-the-token' },
+  });
+  expect(wrong.status).toBe(401);
+
+  const peer = httpPeer(url, TOKEN);
+  expect((await peer.initialize({}, 'pincer')).result).toMatchObject({
+    agentInfo: { name: expect.any(String) },
+  });
+  // Under the manifest's policy: a read-only tool is allowed, a program launcher denied.
+  const listed = await peer.call('fs/list', { path: '.' }, 'list-1');
+  expect(listed.error).toBeUndefined();
+  expect(listed.result).toMatchObject({ isError: false });
+  const denied = await peer.call('sys/exec', { command: 'sudo', args: ['ls', '-l'] }, 'sudo-1');
+  expect(denied.error).toMatchObject({
+    code: -32011,
+    data: { rule_id: 'deny-program-launchers' },
+  });
+
+  // A peer's shutdown stops serving over CKP, not the daemon.
+  expect((await peer.request('claw.shutdown', { timeout_ms: 1000 })).result).toEqual({
+    drained: true,
+  });
+  expect((await peer.request('claw.status', {})).result).toMatchObject({ state: 'STOPPED' });
+  vendor?.reply({ kind: 'sse', frames: openaiFrames({ text: ['Still here.'] }) });
+  const answered = await signedPost(hook, { text: 'still there?', user: 'ci' });
+  expect(await answered.json()).toMatchObject({ reply: 'Still here.' });
+  expect((await runBuiltCli(['daemon', 'status'], { env })).code).toBe(0);
+  // A second initialize serves the same agent again.
+  expect((await peer.initialize({}, 'pincer')).result).toMatchObject({
+    conformanceLevel: expect.any(String),
+  });
+  expect((await peer.call('fs/list', { path: '.' }, 'list-2')).error).toBeUndefined();
+
+  // A write waits for an approval nobody gives: in flight when SIGTERM comes. It is answered
+  // (cancelled after the drain time) before the daemon ends, and the listener goes with it.
+  const held = peer.call('fs/write', { path: 'held.md', content: 'x' }, 'held-1');
+  await expect
+    .poll(async () => (await runBuiltCli(['audit', '--json'], { env })).stdout, {
+      timeout: 60_000,
+      interval: 250,
+    })
+    .toContain('approval_requested');
+  daemon.child.kill('SIGTERM');
+  expect((await held).error).toMatchObject({ data: { outcome: 'cancelled' } });
+  expect(await daemon.exited).toBe(1); // not drained: the held call was cancelled
+  await expect(fetch(url, { method: 'POST', body: '{}' })).rejects.toThrow();
+
+  const log = await readFile(path.join(dataDir, 'logs', 'daemon.log'), 'utf8');
+  expect(log).toMatch(/CKP \(http\) on http:\/\/127\.0\.0\.1:\d+\//);
+  expect(log).toMatch(/ckp: STOPPING -> STOPPED \(drain time over: calls cancelled\)/);
+  expect(log).toMatch(/stopped/);
+  expect(log).not.toContain(TOKEN);
+  expect(daemon.output()).not.toContain(TOKEN);
+}, 180_000);
+
+it('without --ckp-token-env keeps a token in the data dir (0600), reused on restart and never shown', async () => {
+  const { env, args } = await setUp([]);
+  const first = startDaemon(args, env);
+  const url = await ckpUrl(env, first.child.pid);
+  const file = path.join(dataDir, 'daemon', 'ckp-token');
+  const token = (await readFile(file, 'utf8')).trim();
+  expect(token.length).toBeGreaterThanOrEqual(32);
+  if (process.platform !== 'win32') expect(statSync(file).mode & 0o777).toBe(0o600);
+
+  const peer = httpPeer(url, token);
+  expect((await peer.initialize({}, 'pincer')).error).toBeUndefined();
+  const status = await runBuiltCli(['daemon', 'status'], { env });
+  expect(status.stdout).toMatch(/CKP \(http\): http:\/\/127\.0\.0\.1:\d+\//);
+  expect(status.stdout).not.toContain(token);
+  const statusFile = await readFile(path.join(dataDir, 'daemon', 'status.json'), 'utf8');
+  expect(statusFile).not.toContain(token);
+
+  first.child.kill('SIGTERM');
+  expect(await first.exited).toBe(0);
+  const second = startDaemon(args, env);
+  const again = await ckpUrl(env, second.child.pid);
+  expect((await readFile(file, 'utf8')).trim()).toBe(token);
+  expect((await httpPeer(again, token).initialize({}, 'pincer')).error).toBeUndefined();
+  second.child.kill('SIGTERM');
+  expect(await second.exited).toBe(0);
+
+  const log = await readFile(path.join(dataDir, 'logs', 'daemon.log'), 'utf8');
+  expect(log).not.toContain(token);
+  expect(first.output() + second.output()).not.toContain(token);
+}, 180_000);
