@@ -194,6 +194,8 @@ export const RunDetailSchema = z.object({
   steps: z.array(StepViewSchema),
   toolCalls: z.array(ToolCallViewSchema),
   audit: z.array(AuditEntrySchema),
+  /** The sub-agents this run started (agents/delegate), oldest first. */
+  children: z.array(RunSummarySchema),
 });
 export type RunDetail = z.infer<typeof RunDetailSchema>;
 

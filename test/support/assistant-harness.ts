@@ -122,10 +122,14 @@ export async function scriptedAssistant(
     askForInput?: boolean;
     /** A claw.yaml to use instead of the shipped default. */
     manifest?: string;
+    /** Tool name globs (the agent's default list otherwise). */
+    tools?: string;
+    /** Answers instead of the conversation script. */
+    script?: (request: ModelRequest) => ScriptedReply;
   } = {},
 ): Promise<AssistantFixture> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'pincer-assistant-')));
-  const provider = new ScriptedProvider(conversationScript(options.delayMs));
+  const provider = new ScriptedProvider(options.script ?? conversationScript(options.delayMs));
   const assistant = await createAssistant({
     dataDir,
     appDir: APP_DIR,
@@ -139,6 +143,7 @@ export async function scriptedAssistant(
     catalog: options.catalog,
     ...(options.askForInput ? { askForInput: true } : {}),
     ...(options.manifest ? { manifest: options.manifest } : {}),
+    ...(options.tools !== undefined ? { tools: options.tools } : {}),
     // A real passphrase vault in the temp dir: no keychain, and nothing from this machine's env.
     secrets:
       options.secrets ??

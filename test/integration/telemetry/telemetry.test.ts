@@ -70,9 +70,11 @@ interface OtlpSpan {
   attributes: { key: string; value: OtlpValue }[];
 }
 
-/** The spans of OTLP/JSON export requests. */
+const isTraces = (body: Receiver['bodies'][number]) => body.type.includes(' /v1/traces ');
+
+/** The spans of OTLP/JSON trace export requests (metrics go to /v1/metrics). */
 function otlpSpans(bodies: Receiver['bodies']): OtlpSpan[] {
-  return bodies.flatMap(({ text }) => {
+  return bodies.filter(isTraces).flatMap(({ text }) => {
     const payload = JSON.parse(text) as {
       resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[];
     };
@@ -204,7 +206,8 @@ it('a run with a delegated child, tool calls and approvals reaches an OTLP/HTTP 
 
   // Two runs, four model calls, two tool calls, two approvals.
   await vi.waitFor(() => expect(otlpSpans(otlp.bodies)).toHaveLength(10), { timeout: 10_000 });
-  for (const body of otlp.bodies) expect(body.type).toMatch(/^POST \/v1\/traces application\/json/);
+  for (const body of otlp.bodies)
+    expect(body.type).toMatch(/^POST \/v1\/(traces|metrics) application\/json/);
   const spans = otlpSpans(otlp.bodies);
   const raw = otlp.bodies.map((b) => b.text).join('\n');
   expect(raw).not.toContain(PROMPT);
@@ -295,7 +298,7 @@ it('tool arguments are exported only when the manifest opts in, and then screene
   expect(text).not.toContain(PROMPT);
 });
 
-it('sampling 0 exports nothing, and a manifest without telemetry opens none', async () => {
+it('sampling 0 exports no span, and a manifest without telemetry opens none', async () => {
   const otlp = await receiver();
   servers.push(otlp.server);
   const file = path.join(dataDir, 'spans.jsonl');
@@ -307,7 +310,9 @@ it('sampling 0 exports nothing, and a manifest without telemetry opens none', as
       sampling: { rate: 0 }
 `);
   await sampled.agent.close();
-  expect(otlp.bodies).toEqual([]);
+  expect(otlp.bodies.filter(isTraces)).toEqual([]);
+  // Metrics are not sampled: closing sent them.
+  expect(otlp.bodies.map((b) => b.type)).toEqual(['POST /v1/metrics application/json']);
   // The counters still cover unsampled runs.
   expect(sampled.agent.telemetry?.metrics()).toMatchObject({
     runs: { completed: 2 },

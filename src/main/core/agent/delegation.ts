@@ -126,6 +126,12 @@ export class Delegation {
     },
   };
 
+  /** Whether a sub-agent's run is executing now. */
+  isLive(runId: RunId): boolean {
+    for (const runtime of this.running) if (runtime.isLive(runId)) return true;
+    return false;
+  }
+
   /** The tools a run may use, as exact names. */
   toolsOf(runId: RunId): string[] {
     const run = this.deps.store.getRun(runId);

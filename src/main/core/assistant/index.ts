@@ -221,7 +221,9 @@ export async function assistantOver(
   ];
   const scrub = (text: string) =>
     hidden.reduce((out, [place, name]) => (place ? out.split(place).join(name) : out), text);
-  const liveRun = (id: string) => runtime.isLive(id as RunId);
+  // A sub-agent runs in a runtime of its own, kept by the delegation.
+  const liveRun = (id: string) =>
+    runtime.isLive(id as RunId) || agent.delegation.isLive(id as RunId);
 
   const imports = new ModelImports(locations.modelsDir);
   /** A model that just arrived answers at once when nothing was chosen yet (the first run). */
@@ -496,6 +498,7 @@ export async function assistantOver(
         steps,
         toolCalls: toolCallViews(runId, store.toolCalls(row.id), audit, liveRun(runId), tierOf),
         audit: audit.map(auditEntry),
+        children: store.childRuns(row.id).map((child) => runSummary(child, liveRun(child.id))),
       };
     },
 

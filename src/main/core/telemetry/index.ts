@@ -1,26 +1,29 @@
 /**
  * Telemetry as the manifest declares it (CKP Telemetry primitive): run events become
  * OpenTelemetry spans (spans.ts) sent to the declared exporters (exporters.ts), sampled by trace
- * id. Opened by the agent root only when the manifest has a Telemetry primitive.
+ * id, and counters (metrics.ts) that otlp exporters also receive as OpenTelemetry metrics
+ * (metric-export.ts). Opened by the agent root only when the manifest has a Telemetry primitive.
  */
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { TelemetrySpec } from '../ckp/index.js';
 import type { RunEvent } from '../runtime/index.js';
 import { createExporter, type ProfileDb } from './exporters.js';
+import { METRICS_INTERVAL_MS, openMetricsExport, otlpMetricsUrl } from './metric-export.js';
 import { type MetricsSnapshot, TelemetryMetrics } from './metrics.js';
 import { DerivedIds, RunSpans, type TelemetrySettings } from './spans.js';
 
 export { SPANS_TABLE, type SpanRecord } from './exporters.js';
 export { otelSpanId, otelTraceId, runSpanId, sampled, traceparent } from './ids.js';
 export type { MetricsSnapshot } from './metrics.js';
+export { METRICS_INTERVAL_MS, otlpMetricsUrl };
 
 export interface Telemetry {
   /** Every run event, in order; never throws. */
   consume(event: RunEvent): void;
   metrics(): MetricsSnapshot;
-  /** Sends what is batched. */
+  /** Sends what is batched, and the metrics as they stand to the otlp exporters. */
   flush(): Promise<void>;
-  /** Ends open spans, flushes and shuts the exporters down. */
+  /** Ends open spans, sends the last spans and metrics and shuts the exporters down. */
   close(): Promise<void>;
 }
 
@@ -48,18 +51,29 @@ export function settingsOf(spec: TelemetrySpec): TelemetrySettings {
 }
 
 export async function openTelemetry(spec: TelemetrySpec, deps: TelemetryDeps): Promise<Telemetry> {
-  const metrics = new TelemetryMetrics();
-  const processors = await Promise.all(
+  const tokens = await Promise.all(
     spec.exporters.map(async (exporter) => {
       const ref = exporter.auth?.secret_ref;
-      const token = ref ? await deps.secret(ref) : undefined;
-      return new BatchSpanProcessor(createExporter(exporter, token, metrics, deps.profile), {
+      return ref ? await deps.secret(ref) : undefined;
+    }),
+  );
+  // The counters are recorded on OpenTelemetry instruments when an otlp exporter will send them.
+  let countFailure = () => {};
+  const metricsExport = openMetricsExport(spec.exporters, tokens, () => countFailure());
+  const metrics = new TelemetryMetrics(metricsExport?.meter, {
+    tokens: spec.metrics.token_usage,
+    cost: spec.metrics.cost_usd,
+    latency: spec.metrics.latency_histogram,
+  });
+  countFailure = () => metrics.exportFailed();
+  const processors = spec.exporters.map(
+    (exporter, index) =>
+      new BatchSpanProcessor(createExporter(exporter, tokens[index], metrics, deps.profile), {
         ...(exporter.batch?.max_size ? { maxExportBatchSize: exporter.batch.max_size } : {}),
         ...(exporter.batch?.flush_interval_ms
           ? { scheduledDelayMillis: exporter.batch.flush_interval_ms }
           : {}),
-      });
-    }),
+      }),
   );
   const ids = new DerivedIds();
   // Sampling is decided per trace id in RunSpans; the SDK records every span it is given.
@@ -82,12 +96,23 @@ export async function openTelemetry(spec: TelemetrySpec, deps: TelemetryDeps): P
       }
     },
     metrics: () => metrics.snapshot(),
-    flush: () => provider.forceFlush().catch(() => undefined),
+    async flush() {
+      // Each processor on its own: one failing exporter must not cut the others' flush short.
+      await Promise.all([
+        Promise.allSettled(processors.map((processor) => processor.forceFlush())),
+        metricsExport?.flush(),
+      ]);
+    },
     async close() {
       if (closed) return;
       closed = true;
       spans.endAll();
-      await provider.shutdown().catch(() => undefined);
+      await Promise.all([
+        Promise.allSettled(processors.map((processor) => processor.shutdown())).then(() =>
+          provider.shutdown().catch(() => undefined),
+        ),
+        metricsExport?.close(),
+      ]);
     },
   };
 }

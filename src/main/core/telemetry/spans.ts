@@ -172,9 +172,11 @@ export class RunSpans {
     const since = this.lastStep.get(event.run_id) ?? ms(event.at);
     if (event.type === 'model.finished') {
       const { input_tokens: input, output_tokens: output } = event.usage;
-      this.metrics.model({ input, output }, event.cost_usd, Math.max(0, ms(event.at) - since));
+      this.metrics.model({ input, output }, event.cost_usd, Math.max(0, ms(event.at) - since), {
+        model: event.model,
+      });
     } else if (event.type === 'tool.finished') {
-      this.metrics.tool(event.status, event.duration_ms);
+      this.metrics.tool(event.status, event.duration_ms, event.name);
     } else if (event.type === 'run.finished') {
       this.metrics.run(event.outcome);
       this.lastStep.delete(event.run_id);

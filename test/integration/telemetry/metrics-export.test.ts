@@ -1,0 +1,261 @@
+/**
+ * The telemetry counters as OpenTelemetry metrics: a manifest's otlp exporter also receives
+ * OTLP/JSON metrics at /v1/metrics, from a receiver on 127.0.0.1 written here: periodically
+ * while the agent runs, and once more when it closes, with the counts of the run (runs by
+ * outcome, model calls, GenAI token usage and durations, tool calls) and no prompt or secret.
+ */
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
+import { viaProvider } from '../../../src/main/core/models/access.js';
+import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
+import { createSecretStore } from '../../../src/main/core/secrets/index.js';
+import { otlpMetricsUrl } from '../../../src/main/core/telemetry/index.js';
+import { APP_DIR } from '../../support/assistant-harness.js';
+import { FAST_SCRYPT } from '../../support/secrets.js';
+
+const PROMPT = 'PROMPT-TEXT-never-in-metrics-77aa';
+const SECRET = 'sk-metrics-SECRET-0c1d2e3f4a5b6c7d';
+const NOTE = 'NOTE-TEXT-never-in-metrics-3b3b';
+
+interface Posted {
+  path: string;
+  type: string;
+  authorization: string;
+  text: string;
+}
+
+/** An OTLP/HTTP collector: keeps every POST; answers `status`. */
+async function collector(status = 200): Promise<{ url: string; posts: Posted[]; server: Server }> {
+  const posts: Posted[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      posts.push({
+        path: `${request.method} ${request.url}`,
+        type: request.headers['content-type'] ?? '',
+        authorization: request.headers.authorization ?? '',
+        text: Buffer.concat(chunks).toString('utf8'),
+      });
+      response.writeHead(status, { 'content-type': 'application/json' });
+      response.end('{}');
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, posts, server };
+}
+
+type Attribute = { key: string; value: { stringValue?: string } };
+interface Point {
+  attributes?: Attribute[];
+  asDouble?: number;
+  asInt?: number | string;
+  count?: number | string;
+  sum?: number;
+}
+interface OtlpMetric {
+  name: string;
+  unit?: string;
+  sum?: { dataPoints: Point[] };
+  histogram?: { dataPoints: Point[] };
+}
+
+const metricPosts = (posts: Posted[]) => posts.filter((p) => p.path === 'POST /v1/metrics');
+
+/** The metrics of one OTLP/JSON export request, by name. */
+function metricsOf(post: Posted | undefined): Map<string, OtlpMetric> {
+  if (!post) return new Map();
+  const payload = JSON.parse(post.text) as {
+    resourceMetrics: { scopeMetrics: { metrics: OtlpMetric[] }[] }[];
+  };
+  const all = payload.resourceMetrics.flatMap((r) => r.scopeMetrics.flatMap((s) => s.metrics));
+  return new Map(all.map((m) => [m.name, m]));
+}
+
+const labels = (point: Point) =>
+  Object.fromEntries((point.attributes ?? []).map((a) => [a.key, a.value.stringValue]));
+
+/** A counter's points as "attr=value,... -> n", sorted; a histogram's as "... -> count/sum". */
+function points(metrics: Map<string, OtlpMetric>, name: string): string[] {
+  const metric = metrics.get(name);
+  const describe = (point: Point) =>
+    Object.entries(labels(point))
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
+  if (metric?.sum)
+    return metric.sum.dataPoints
+      .map((p) => `${describe(p)} -> ${Number(p.asDouble ?? p.asInt)}`)
+      .sort();
+  if (metric?.histogram)
+    return metric.histogram.dataPoints
+      .map((p) => `${describe(p)} -> ${Number(p.count)}/${Number(p.sum)}`)
+      .sort();
+  return [];
+}
+
+let dataDir = '';
+let servers: Server[] = [];
+beforeEach(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-metrics-'));
+  servers = [];
+});
+afterEach(async () => {
+  for (const server of servers) server.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** An agent whose run writes one memory note (a tool call), with the usage the script sets. */
+async function agentWith(exporters: string): Promise<Agent> {
+  const manifest = path.join(dataDir, 'test-claw.yaml');
+  await writeFile(
+    manifest,
+    `claw: "0.2.0"
+kind: Claw
+metadata: { name: "metered" }
+spec:
+  identity: { inline: { personality: "A test agent.", autonomy: "autonomous" } }
+  providers:
+    - inline: { protocol: "openai-compatible", endpoint: "http://127.0.0.1:9/v1", model: "none", auth: { type: "none" } }
+  policies:
+    - inline: { name: "open", rules: [{ id: "allow-all", action: "allow", scope: "all" }] }
+  telemetry:
+    inline:
+      exporters:
+${exporters}
+`,
+  );
+  const provider = new ScriptedProvider((request) => {
+    const answered = request.messages.at(-1)?.content.some((b) => b.type === 'tool_result');
+    return answered
+      ? { text: 'Noted.', usage: { inputTokens: 13, outputTokens: 2 } }
+      : {
+          toolCalls: [{ name: 'memory/note', input: { text: NOTE } }],
+          usage: { inputTokens: 11, outputTokens: 5 },
+        };
+  });
+  const secrets = createSecretStore({
+    dataDir,
+    env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
+    scrypt: FAST_SCRYPT,
+  });
+  await secrets.set('METRICS_TEST_TOKEN', SECRET);
+  return openAgent({
+    dataDir,
+    appDir: APP_DIR,
+    manifest,
+    model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
+    tools: 'memory/*',
+    secrets,
+  });
+}
+
+async function runOnce(agent: Agent): Promise<void> {
+  const handle = agent.runtime.start({ text: `note this: ${PROMPT}` });
+  expect((await handle.done).outcome).toBe('completed');
+}
+
+/** What one completed run with one memory/note call adds up to, `n` times over. */
+function expectRunCounts(metrics: Map<string, OtlpMetric>, n: number): void {
+  expect(points(metrics, 'pincer.runs')).toEqual([`pincer.run.outcome=completed -> ${n}`]);
+  const chat = 'gen_ai.operation.name=chat,gen_ai.response.model=scripted/scripted';
+  expect(points(metrics, 'pincer.model.calls')).toEqual([`${chat} -> ${2 * n}`]);
+  expect(points(metrics, 'gen_ai.client.token.usage')).toEqual([
+    `${chat},gen_ai.token.type=input -> ${2 * n}/${24 * n}`,
+    `${chat},gen_ai.token.type=output -> ${2 * n}/${7 * n}`,
+  ]);
+  expect(metrics.get('gen_ai.client.token.usage')?.unit).toBe('{token}');
+  expect(points(metrics, 'gen_ai.client.operation.duration')).toHaveLength(1);
+  expect(points(metrics, 'gen_ai.client.operation.duration')[0]).toMatch(
+    new RegExp(`^${chat} -> ${2 * n}/`),
+  );
+  expect(metrics.get('gen_ai.client.operation.duration')?.unit).toBe('s');
+  expect(points(metrics, 'pincer.tool.calls')).toEqual([
+    `gen_ai.tool.name=memory/note,pincer.tool.status=ok -> ${n}`,
+  ]);
+  expect(points(metrics, 'pincer.tool.duration')[0]).toMatch(
+    new RegExp(`^gen_ai.tool.name=memory/note,pincer.tool.status=ok -> ${n}/`),
+  );
+}
+
+it('the periodic reader sends the counts of a run with a tool call while the agent runs', async () => {
+  const otlp = await collector();
+  servers.push(otlp.server);
+  const agent = await agentWith(
+    `        - { type: "otlp", endpoint: "${otlp.url}", auth: { secret_ref: "METRICS_TEST_TOKEN" }, batch: { flush_interval_ms: 150 } }`,
+  );
+  try {
+    await runOnce(agent);
+    // Cumulative: the latest collection holds the whole run once its events are in.
+    await expect
+      .poll(() => points(metricsOf(metricPosts(otlp.posts).at(-1)), 'pincer.runs'), {
+        timeout: 10_000,
+      })
+      .toEqual(['pincer.run.outcome=completed -> 1']);
+    expectRunCounts(metricsOf(metricPosts(otlp.posts).at(-1)), 1);
+    // Another run: the next collections count both.
+    await runOnce(agent);
+    await expect
+      .poll(() => points(metricsOf(metricPosts(otlp.posts).at(-1)), 'pincer.runs'), {
+        timeout: 10_000,
+      })
+      .toEqual(['pincer.run.outcome=completed -> 2']);
+    expectRunCounts(metricsOf(metricPosts(otlp.posts).at(-1)), 2);
+    expect(agent.telemetry?.metrics()).toMatchObject({
+      runs: { completed: 2 },
+      model_calls: 4,
+      input_tokens: 48,
+      output_tokens: 14,
+      tool_calls: { ok: 2 },
+    });
+  } finally {
+    await agent.close();
+  }
+  const posted = metricPosts(otlp.posts);
+  for (const post of posted) {
+    expect(post.type).toBe('application/json');
+    expect(post.authorization).toBe(`Bearer ${SECRET}`);
+  }
+  const raw = otlp.posts.map((p) => p.text).join('\n');
+  expect(raw).not.toContain(PROMPT);
+  expect(raw).not.toContain(NOTE);
+  expect(raw).not.toContain(SECRET);
+});
+
+it('closing the agent sends the last counts; a collector answering 500 is counted, never thrown', async () => {
+  const otlp = await collector();
+  const broken = await collector(500);
+  servers.push(otlp.server, broken.server);
+  // No interval given: the default (a minute) does not pass during the test.
+  const agent = await agentWith(
+    `        - { type: "otlp", endpoint: "${otlp.url}/v1/traces" }
+        - { type: "otlp", endpoint: "${broken.url}" }`,
+  );
+  await runOnce(agent);
+  expect(metricPosts(otlp.posts)).toEqual([]);
+  await agent.close();
+
+  const posted = metricPosts(otlp.posts);
+  expect(posted).toHaveLength(1);
+  expectRunCounts(metricsOf(posted[0]), 1);
+  expect(metricPosts(broken.posts)).toHaveLength(1);
+  expect(agent.telemetry?.metrics().export_failures).toBeGreaterThan(0);
+});
+
+it('an OTLP endpoint names where metrics go', () => {
+  expect(otlpMetricsUrl('http://127.0.0.1:4318')).toBe('http://127.0.0.1:4318/v1/metrics');
+  expect(otlpMetricsUrl('http://127.0.0.1:4318/v1/traces')).toBe(
+    'http://127.0.0.1:4318/v1/metrics',
+  );
+  expect(otlpMetricsUrl('http://127.0.0.1:4318/otel/')).toBe(
+    'http://127.0.0.1:4318/otel/v1/metrics',
+  );
+});
