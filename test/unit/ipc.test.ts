@@ -210,7 +210,7 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
   },
   'settings.get': { valid: {}, invalid: [{ theme: 'dark' }] },
   'settings.set': {
-    valid: { theme: 'dark' },
+    valid: { theme: 'dark', contextSize: 4096 },
     invalid: [
       { theme: 'pink' },
       { enterSends: 'yes' },
@@ -218,6 +218,9 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
       { temperature: 2.5 },
       { temperature: '0.3' },
       { systemPrompt: 'x'.repeat(8001) },
+      { contextSize: 3000 },
+      { contextSize: '4096' },
+      { contextSize: 'auto' },
     ],
   },
   'workspace.get': { valid: {}, invalid: [null, { path: '/' }] },

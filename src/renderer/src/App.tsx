@@ -33,6 +33,7 @@ const DEFAULT_SETTINGS: Settings = {
   enterSends: true,
   systemPrompt: '',
   temperature: null,
+  contextSize: null,
 };
 const NO_STATS: ChatStats = {
   model: null,

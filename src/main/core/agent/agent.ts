@@ -307,7 +307,11 @@ async function assemble(
     workspace: governance.workspace,
     embeddingModel: await findEmbeddingModel(options.dataDir, options.appDir, { env }),
     threads: options.local?.threads,
-    contextWindow: options.local?.contextSize,
+    // The local engine's window once loaded, else the size it will load with (a setting).
+    contextWindow: () =>
+      (models.kind === 'local'
+        ? (models.contextWindow ?? models.localContextSize)
+        : options.local?.contextSize) ?? 8192,
     tokenizerModel: models.tokenizerModel,
     preamble: options.system ?? DEFAULT_SYSTEM,
     personality: claw.identity.spec.personality,

@@ -59,6 +59,7 @@ export const DEFAULT_SETTINGS: Settings = {
   enterSends: true,
   systemPrompt: '',
   temperature: null,
+  contextSize: null,
 };
 
 export class SessionNotFoundError extends PincerError {
