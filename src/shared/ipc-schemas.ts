@@ -432,6 +432,24 @@ export const PoliciesViewSchema = z.object({
 });
 export type PoliciesView = z.infer<typeof PoliciesViewSchema>;
 
+/** A tool's registry name: `fs/read`, `mcp/server/tool`. */
+export const ToolNameSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[a-z0-9][a-z0-9_-]*(\/[a-z0-9][a-z0-9_-]*)*$/, 'not a tool name');
+
+/** A tool a conversation may offer its model, and whether this conversation does. */
+export const SessionToolSchema = z.object({
+  name: ToolNameSchema,
+  description: z.string(),
+  tier: RiskTierSchema,
+  /** Where it comes from: Pincer itself, the manifest, or an MCP server. */
+  source: z.enum(['builtin', 'manifest', 'mcp']),
+  enabled: z.boolean(),
+});
+export type SessionTool = z.infer<typeof SessionToolSchema>;
+
 /** The local engine's context sizes Settings offers, in tokens (null in Settings: automatic). */
 export const CONTEXT_SIZES = [2048, 4096, 8192, 16384, 32768] as const;
 export const ContextSizeSchema = z.literal(CONTEXT_SIZES);

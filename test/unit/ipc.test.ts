@@ -70,6 +70,21 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
       { text: 'hi', model: 'gpt' },
     ],
   },
+  'sessions.tools.get': {
+    valid: { sessionId: ID },
+    invalid: [{}, { sessionId: '' }, { sessionId: ID, tool: 'fs/read' }],
+  },
+  'sessions.tools.set': {
+    valid: { sessionId: ID, tool: 'mcp/notes/find-note', enabled: false },
+    invalid: [
+      { sessionId: ID, tool: 'fs/read' },
+      { sessionId: ID, tool: 'FS/Read', enabled: false },
+      { sessionId: ID, tool: '../x', enabled: false },
+      { sessionId: ID, tool: 'fs/read', enabled: 'no' },
+      { sessionId: ID, tool: long(201), enabled: true },
+      { sessionId: ID, tool: 'fs/read', enabled: true, scope: 'all' },
+    ],
+  },
   'sessions.search': {
     valid: { query: 'zebra' },
     invalid: [{ query: '' }, { query: '   ' }, { query: 'x'.repeat(201) }],

@@ -113,6 +113,8 @@ export async function assistantOver(
   };
 
   const book = new SessionBook(store, (id) => runtime.isSessionBusy(id));
+  // A conversation's runs are not offered the tools it turned off, and their policy refuses them.
+  agent.setTurnedOffTools((sessionId) => book.toolsOff(sessionId));
   const applyPreferences = ({ systemPrompt, temperature }: Settings) =>
     agent.setPreferences({ systemPrompt, temperature });
   applyPreferences(book.settings());
@@ -403,6 +405,18 @@ export async function assistantOver(
     },
 
     listSessions: () => book.list(),
+    sessionTools(sessionId) {
+      requireSession(sessionId);
+      const off = book.toolsOff(sessionId);
+      return agent.offeredTools().map((tool) => ({ ...tool, enabled: !off.has(tool.name) }));
+    },
+    setSessionTool(sessionId, tool, enabled) {
+      requireSession(sessionId);
+      if (!agent.offeredTools().some((offered) => offered.name === tool))
+        throw new NotFound(`no tool "${tool}" is offered to this conversation`);
+      book.setToolEnabled(sessionId, tool, enabled);
+      return assistant.sessionTools(sessionId);
+    },
     createSession(title) {
       const created = book.create(title);
       emit({ topic: 'sessions.changed' });
