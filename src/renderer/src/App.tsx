@@ -425,7 +425,7 @@ function Workspace() {
                   onPick={pickModel}
                   onAddProvider={() => openSettings('providers')}
                 />
-                <ToolsMenu sessionId={activeId} />
+                <ToolsMenu key={activeId ?? 'new'} sessionId={activeId} />
               </>
             }
           />

@@ -3,7 +3,7 @@
  * or off for this conversation only. A tool turned off is left out of the model's tool list, and
  * a call to it (typed, or a model naming it anyway) is refused by policy with the reason.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { errorText } from '../../../shared/format';
 import type { SessionTool } from '../../../shared/ipc';
 import { useBridge } from '../lib/bridge-context';
@@ -17,11 +17,12 @@ export function ToolsMenu({ sessionId }: { sessionId: string | null }) {
   const [saving, setSaving] = useState<string | null>(null);
   const box = useRef<HTMLDivElement>(null);
 
-  useEffect(() => {
-    setTools(null);
-    setOpen(false);
-    if (!sessionId) return;
+  // Loaded for the conversation (the menu is keyed by it), and again each time it opens: an MCP
+  // server may have connected since.
+  const load = useCallback(() => {
+    if (!sessionId) return () => {};
     let current = true;
+    setError(null);
     bridge
       .invoke('sessions.tools.get', { sessionId })
       .then((list) => current && setTools(list))
@@ -30,6 +31,7 @@ export function ToolsMenu({ sessionId }: { sessionId: string | null }) {
       current = false;
     };
   }, [bridge, sessionId]);
+  useEffect(load, [load]);
 
   useEffect(() => {
     if (!open) return;
@@ -80,7 +82,10 @@ export function ToolsMenu({ sessionId }: { sessionId: string | null }) {
             ? 'Tools this conversation may use'
             : 'Tools can be turned off once the conversation has started'
         }
-        onClick={() => setOpen((was) => !was)}
+        onClick={() => {
+          if (!open) load();
+          setOpen(!open);
+        }}
       >
         {off > 0 ? `Tools (${off} off)` : 'Tools'}
       </button>
