@@ -51,7 +51,9 @@ describe('the local context size setting', () => {
       const state = await first.assistant.models();
       // The header's facts: what the size is bounded by and what memory it costs.
       expect(state.localModel).toMatchObject({ trainedContext: 8192, contextSize: null });
-      expect(state.localModel?.kvBytesPerToken).toBeGreaterThan(0);
+      // 2 layers x 2 KV heads x (16 + 16) key and value dims x 2 bytes (the fixture's shape).
+      expect(state.localModel?.kvBytesPerToken).toBe(2 * 2 * (16 + 16) * 2);
+      expect(state.localModel?.fileBytes).toBeGreaterThan(0);
       expect(first.assistant.updateSettings({ contextSize: 2048 }).contextSize).toBe(2048);
     } finally {
       await first.assistant.close();

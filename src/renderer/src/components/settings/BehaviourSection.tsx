@@ -89,7 +89,7 @@ export function BehaviourSection({
             </option>
           ))}
         </select>
-        <ContextFacts models={models} size={contextSize} />
+        <ContextFacts models={models} size={contextSize} saved={settings.contextSize} />
       </label>
       <button type="submit" className="primary" disabled={!valid}>
         Save
@@ -99,7 +99,15 @@ export function BehaviourSection({
 }
 
 /** What the chosen size comes to for the selected local model: its bound and the memory it needs. */
-function ContextFacts({ models, size }: { models: ModelsState | null; size: ContextSize }) {
+function ContextFacts({
+  models,
+  size,
+  saved,
+}: {
+  models: ModelsState | null;
+  size: ContextSize;
+  saved: ContextSize;
+}) {
   const local = models?.localModel;
   if (!models || !local) {
     return (
@@ -108,7 +116,8 @@ function ContextFacts({ models, size }: { models: ModelsState | null; size: Cont
       </span>
     );
   }
-  const asked = size ?? AUTOMATIC_CONTEXT;
+  // Automatic is the launch's size where one was given (known while nothing is saved here).
+  const asked = size ?? (saved === null ? local.contextSize : null) ?? AUTOMATIC_CONTEXT;
   const trained = local.trainedContext;
   const used = trained ? Math.min(asked, trained) : asked;
   const kv = local.kvBytesPerToken ? local.kvBytesPerToken * used : null;
