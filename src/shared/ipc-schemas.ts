@@ -364,6 +364,18 @@ export const ModelsStateSchema = z.object({
   machineRamBytes: z.number(),
   /** The model in force's context window in tokens; null until known (a local model loads). */
   contextWindow: z.number().int().positive().nullable(),
+  /** The selected local model's header facts; null for another kind of model or none. */
+  localModel: z
+    .object({
+      /** The context the model was trained for: no larger window is used. */
+      trainedContext: z.number().int().positive().nullable(),
+      fileBytes: z.number().int().nonnegative(),
+      /** KV cache bytes per token of context (16-bit cache); null where the header lacks it. */
+      kvBytesPerToken: z.number().int().positive().nullable(),
+      /** The context size the next load asks for (the setting, else the launch's; null: automatic). */
+      contextSize: z.number().int().positive().nullable(),
+    })
+    .nullable(),
 });
 export type ModelsState = z.infer<typeof ModelsStateSchema>;
 
@@ -422,6 +434,28 @@ export const PoliciesViewSchema = z.object({
 });
 export type PoliciesView = z.infer<typeof PoliciesViewSchema>;
 
+/** A tool's registry name: `fs/read`, `mcp/server/tool`. */
+export const ToolNameSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[a-z0-9][a-z0-9_-]*(\/[a-z0-9][a-z0-9_-]*)*$/, 'not a tool name');
+
+/** A tool a conversation may offer its model, and whether this conversation does. */
+export const SessionToolSchema = z.object({
+  name: ToolNameSchema,
+  description: z.string(),
+  tier: RiskTierSchema,
+  /** Where it comes from: Pincer itself, the manifest, or an MCP server. */
+  source: z.enum(['builtin', 'manifest', 'mcp']),
+  enabled: z.boolean(),
+});
+export type SessionTool = z.infer<typeof SessionToolSchema>;
+
+/** The local engine's context sizes Settings offers, in tokens (null in Settings: automatic). */
+export const CONTEXT_SIZES = [2048, 4096, 8192, 16384, 32768] as const;
+export const ContextSizeSchema = z.literal(CONTEXT_SIZES);
+
 export const SettingsSchema = z.strictObject({
   theme: z.enum(['system', 'dark', 'light']),
   showReasoning: z.boolean(),
@@ -431,6 +465,11 @@ export const SettingsSchema = z.strictObject({
   systemPrompt: z.string().max(8000),
   /** Sampling temperature for the next runs; null keeps the model's default. */
   temperature: z.number().min(0).max(2).nullable(),
+  /**
+   * The local model's context window, bounded by what the model was trained for; null: automatic
+   * (the launch's `--context-size`, else up to 8192 tokens as memory allows).
+   */
+  contextSize: ContextSizeSchema.nullable(),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 

@@ -39,7 +39,9 @@ import {
   SecretsViewSchema,
   SessionHistorySchema,
   SessionSummarySchema,
+  SessionToolSchema,
   SettingsSchema,
+  ToolNameSchema,
   WorkspaceViewSchema,
 } from './ipc-schemas.js';
 
@@ -128,6 +130,20 @@ export const ipcContract = {
   'sessions.history': {
     request: z.strictObject({ sessionId: IdSchema, leafId: IdSchema.optional() }),
     response: SessionHistorySchema,
+  },
+
+  /**
+   * The tools a conversation's runs may be offered, each with whether it is on here; `set`
+   * turns one on or off for this conversation only (its runs are not offered it, and a call
+   * to it is refused).
+   */
+  'sessions.tools.get': {
+    request: z.strictObject({ sessionId: IdSchema }),
+    response: z.array(SessionToolSchema),
+  },
+  'sessions.tools.set': {
+    request: z.strictObject({ sessionId: IdSchema, tool: ToolNameSchema, enabled: z.boolean() }),
+    response: z.array(SessionToolSchema),
   },
 
   /** Full-text search over every conversation's messages and titles, newest first. */

@@ -3,7 +3,7 @@
  * model): Settings → Workspace names the agent's folder; the browser, which cannot reach this
  * machine's file manager, shows the path to copy instead of an "Open folder" button; a text file
  * attached in the composer reaches the model's request as a fenced block of that message, and a
- * file named as an image whose bytes are not one is refused with the reason (images: images.test.ts); a tool card names the file the agent wrote; Settings saves the system prompt and temperature.
+ * file named as an image whose bytes are not one is refused with the reason (images: images.test.ts); a tool card names the file the agent wrote; Settings saves the system prompt, temperature and local context size.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -62,6 +62,24 @@ describe.skipIf(skipReason !== null)('files in and out, in the browser', () => {
     await page.getByRole('spinbutton', { name: 'Temperature' }).fill('3');
     expect(await page.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
     fixture.assistant.updateSettings({ systemPrompt: '', temperature: null });
+  });
+
+  it('Settings → Model behaviour chooses the local context size, kept in the profile', async () => {
+    await page.getByRole('button', { name: 'Model behaviour' }).click();
+    const size = page.getByRole('combobox', { name: 'Context size' });
+    expect(await size.inputValue()).toBe('auto');
+    // The scripted model is no local one: the page says when the size applies.
+    await page.getByText('No local model is selected: the size applies when one is.').waitFor();
+    await size.selectOption('4096');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect
+      .poll(() => fixture.assistant.settings().contextSize, { timeout: 30_000 })
+      .toBe(4096);
+    // Shown again as saved after leaving and coming back.
+    await page.getByRole('button', { name: 'Workspace', exact: true }).click();
+    await page.getByRole('button', { name: 'Model behaviour' }).click();
+    expect(await page.getByRole('combobox', { name: 'Context size' }).inputValue()).toBe('4096');
+    fixture.assistant.updateSettings({ contextSize: null });
   });
 
   it('attaches a text file to a message: the model receives it, fenced and named', async () => {

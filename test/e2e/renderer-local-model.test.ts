@@ -112,6 +112,33 @@ describe.skipIf(skipReason !== null)('pincer gateway on the tiny GGUF, in Chromi
     await expect.poll(() => page.locator('.run-row').first().textContent()).toContain('completed');
     await page.close();
   }, 90_000);
+  it('Settings → Model behaviour shows the local model’s bound and the memory a context size needs', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(openUrl);
+    await page.getByText('connected · gateway').waitFor();
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    await page.getByRole('button', { name: 'Model behaviour' }).click();
+    const facts = page.getByTestId('context-facts');
+    // Loaded by the message above, at the tiny model's trained 2048 tokens.
+    await expect.poll(() => facts.textContent()).toContain('Loaded now with 2048 tokens.');
+    expect(await facts.textContent()).toMatch(
+      /About [\d.]+ [KM]B of memory \(model [\d.]+ [KM]B, context 512 KB\)/,
+    );
+    await page.getByRole('combobox', { name: 'Context size' }).selectOption('8192');
+    await expect
+      .poll(() => facts.textContent())
+      .toContain('This model was trained for 2048 tokens: it gets 2048.');
+    await page.getByRole('button', { name: 'Save' }).click();
+    // Kept by the core: a fresh page shows the saved size.
+    await page.reload();
+    await page.getByText('connected · gateway').waitFor();
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    await page.getByRole('button', { name: 'Model behaviour' }).click();
+    await expect
+      .poll(() => page.getByRole('combobox', { name: 'Context size' }).inputValue())
+      .toBe('8192');
+    await page.close();
+  }, 60_000);
   it('stops on SIGINT: the socket closes and the process exits with code 0', async () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.kill('SIGINT');

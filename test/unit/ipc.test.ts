@@ -70,6 +70,21 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
       { text: 'hi', model: 'gpt' },
     ],
   },
+  'sessions.tools.get': {
+    valid: { sessionId: ID },
+    invalid: [{}, { sessionId: '' }, { sessionId: ID, tool: 'fs/read' }],
+  },
+  'sessions.tools.set': {
+    valid: { sessionId: ID, tool: 'mcp/notes/find-note', enabled: false },
+    invalid: [
+      { sessionId: ID, tool: 'fs/read' },
+      { sessionId: ID, tool: 'FS/Read', enabled: false },
+      { sessionId: ID, tool: '../x', enabled: false },
+      { sessionId: ID, tool: 'fs/read', enabled: 'no' },
+      { sessionId: ID, tool: long(201), enabled: true },
+      { sessionId: ID, tool: 'fs/read', enabled: true, scope: 'all' },
+    ],
+  },
   'sessions.search': {
     valid: { query: 'zebra' },
     invalid: [{ query: '' }, { query: '   ' }, { query: 'x'.repeat(201) }],
@@ -210,7 +225,7 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
   },
   'settings.get': { valid: {}, invalid: [{ theme: 'dark' }] },
   'settings.set': {
-    valid: { theme: 'dark' },
+    valid: { theme: 'dark', contextSize: 4096 },
     invalid: [
       { theme: 'pink' },
       { enterSends: 'yes' },
@@ -218,6 +233,9 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
       { temperature: 2.5 },
       { temperature: '0.3' },
       { systemPrompt: 'x'.repeat(8001) },
+      { contextSize: 3000 },
+      { contextSize: '4096' },
+      { contextSize: 'auto' },
     ],
   },
   'workspace.get': { valid: {}, invalid: [null, { path: '/' }] },

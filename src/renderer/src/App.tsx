@@ -23,6 +23,7 @@ import { SearchDialog } from './components/SearchDialog';
 import { type Section, SettingsView } from './components/SettingsView';
 import { Sidebar, type View } from './components/Sidebar';
 import { type ModelHealth, StatusBar } from './components/StatusBar';
+import { ToolsMenu } from './components/ToolsMenu';
 import { BridgeProvider, useBridge, useCoreEvents } from './lib/bridge-context';
 import { typingIn, withMod } from './lib/keys';
 import { applyTheme } from './lib/theme';
@@ -33,6 +34,7 @@ const DEFAULT_SETTINGS: Settings = {
   enterSends: true,
   systemPrompt: '',
   temperature: null,
+  contextSize: null,
 };
 const NO_STATS: ChatStats = {
   model: null,
@@ -415,13 +417,16 @@ function Workspace() {
               ) : undefined
             }
             toolbar={
-              <ModelPicker
-                state={models}
-                value={pickerValue}
-                busy={stats.busy}
-                onPick={pickModel}
-                onAddProvider={() => openSettings('providers')}
-              />
+              <>
+                <ModelPicker
+                  state={models}
+                  value={pickerValue}
+                  busy={stats.busy}
+                  onPick={pickModel}
+                  onAddProvider={() => openSettings('providers')}
+                />
+                <ToolsMenu key={activeId ?? 'new'} sessionId={activeId} />
+              </>
             }
           />
         )}

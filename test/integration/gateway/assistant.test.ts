@@ -234,6 +234,7 @@ describe('sessions', () => {
       enterSends: true,
       systemPrompt: '',
       temperature: null,
+      contextSize: null,
     });
     assistant.updateSettings({ theme: 'dark' });
     expect(assistant.settings().theme).toBe('dark');

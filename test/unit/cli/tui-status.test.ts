@@ -21,6 +21,7 @@ const models = (extra: Partial<ModelsState>): ModelsState => ({
   recommended: null,
   machineRamBytes: 0,
   contextWindow: 8192,
+  localModel: null,
   ...extra,
 });
 

@@ -7,7 +7,7 @@
  * here and adds only its own surface: where approvals are answered and who hears run events.
  */
 import { mkdir } from 'node:fs/promises';
-import type { Autonomy } from '../../../shared/ipc-schemas.js';
+import type { Autonomy, RiskTier } from '../../../shared/ipc-schemas.js';
 import {
   autonomyOf,
   loadActiveClaw,
@@ -57,6 +57,7 @@ import {
 import { createSecretStore, loadKnownSecrets, type SecretStore } from '../secrets/index.js';
 import { type Db, openDatabase, profileDatabasePath } from '../storage/index.js';
 import type { Telemetry } from '../telemetry/index.js';
+import type { SessionId } from '../terms.js';
 import { BUILTIN_TOOLS, ToolRegistry } from '../tools/index.js';
 import { AutonomySwitch } from './autonomy.js';
 import {
@@ -64,6 +65,7 @@ import {
   DEFAULT_DELEGATION,
   Delegation,
   narrowedPolicy,
+  narrowedTools,
   partitionedMemory,
 } from './delegation.js';
 import type { LocalModelSettings, ModelChoice } from './model-choice.js';
@@ -146,8 +148,22 @@ export interface Agent {
   selectModel(choice: ModelChoice): Promise<void>;
   /** The user's standing instructions and temperature, applied from the next model call. */
   setPreferences(next: AgentPreferences): void;
+  /** The tools a person's run may be offered (the allow list's, MCP servers' included). */
+  offeredTools(): OfferedTool[];
+  /**
+   * Where the tools a conversation turned off are looked up (at each model call and each
+   * decision): its runs are not offered them, their policy refuses them, and so are children.
+   */
+  setTurnedOffTools(lookup: (sessionId: SessionId) => ReadonlySet<string>): void;
   /** Releases everything in reverse order of opening. Runs still going are cancelled first. */
   close(): Promise<void>;
+}
+
+export interface OfferedTool {
+  name: string;
+  description: string;
+  tier: RiskTier;
+  source: 'builtin' | 'manifest' | 'mcp';
 }
 
 export interface AgentPreferences {
@@ -307,7 +323,11 @@ async function assemble(
     workspace: governance.workspace,
     embeddingModel: await findEmbeddingModel(options.dataDir, options.appDir, { env }),
     threads: options.local?.threads,
-    contextWindow: options.local?.contextSize,
+    // The local engine's window once loaded, else the size it will load with (a setting).
+    contextWindow: () =>
+      (models.kind === 'local'
+        ? (models.contextWindow ?? models.localContextSize)
+        : options.local?.contextSize) ?? 8192,
     tokenizerModel: models.tokenizerModel,
     preamble: options.system ?? DEFAULT_SYSTEM,
     personality: claw.identity.spec.personality,
@@ -321,14 +341,20 @@ async function assemble(
   // The context is measured in the units of the model that reads it.
   models.onSwitch(() => memory.useTokenizer(models.tokenizerModel));
 
-  const tools = screenedTools(
-    registry.host({
-      allow,
-      executor: memory.executor,
-      workspace: governance.workspace,
-      grammar: () => models.grammar,
-    }),
-    governance.scanner,
+  // A run is offered what it may use (`Delegation.toolsOf`: the allow list less what its
+  // conversation turned off), and its policy refuses the rest: the narrowing sub-agents get.
+  let turnedOff: (sessionId: SessionId) => ReadonlySet<string> = () => new Set();
+  const tools = narrowedTools(
+    screenedTools(
+      registry.host({
+        allow,
+        executor: memory.executor,
+        workspace: governance.workspace,
+        grammar: () => models.grammar,
+      }),
+      governance.scanner,
+    ),
+    (runId) => delegation.toolsOf(runId),
   );
 
   // Autonomy: the manifest's level unless a surface overrides it for this process.
@@ -354,10 +380,14 @@ async function assemble(
     model: models.access,
     tools,
     // Channel and schedule runs meet the same policy, never a looser one (see origin-guard).
-    policy: originGuarded(autonomy, (runId) => {
-      const run = store.getRun(runId);
-      return run ? originOf(run) : undefined;
-    }),
+    policy: narrowedPolicy(
+      originGuarded(autonomy, (runId) => {
+        const run = store.getRun(runId);
+        return run ? originOf(run) : undefined;
+      }),
+      (context) => delegation.toolsOf(context.runId),
+      (name, context) => delegation.refusal(context.runId, name),
+    ),
     approvals: governance.broker,
     inputs: governance.inputs,
     redact: (value) => governance.scanner.redactValue(value),
@@ -407,6 +437,7 @@ async function assemble(
     store,
     registry,
     rootTools: allow,
+    turnedOff: (sessionId) => turnedOff(sessionId),
     ceiling: guards,
     limits: limits
       ? { maxDepth: limits.max_depth, maxChildren: limits.max_children }
@@ -449,6 +480,16 @@ async function assemble(
     },
     setPreferences(next) {
       Object.assign(preferences, next);
+    },
+    offeredTools: () =>
+      registry.visible(allow).map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        tier: facts(tool.name)?.tier ?? 'unsafe',
+        source: tool.source,
+      })),
+    setTurnedOffTools(lookup) {
+      turnedOff = lookup;
     },
     async selectModel(choice) {
       if (runtime.activeRuns > 0)

@@ -18,11 +18,11 @@
 import path from 'node:path';
 import type { MemoryToolAccess } from '../memory/index.js';
 import type { ModelAccess } from '../models/index.js';
-import type { PolicyHook } from '../policy/index.js';
+import type { PolicyContext, PolicyHook } from '../policy/index.js';
 import { patternMatches } from '../policy/index.js';
 import type { AgentRuntime, Guards, RunStore } from '../runtime/index.js';
 import { newId, type RunId, type SessionId } from '../terms.js';
-import type { ToolRegistry } from '../tools/index.js';
+import type { ToolHost, ToolRegistry } from '../tools/index.js';
 import { type Tool, ToolError } from '../tools/index.js';
 
 export const DELEGATE_TOOL = 'agents/delegate';
@@ -64,6 +64,8 @@ export interface DelegationDeps {
   registry: ToolRegistry;
   /** Globs a run a person started may use (the agent's allow list). */
   rootTools: readonly string[];
+  /** Tools turned off in a conversation: its runs (and so their children) may not use them. */
+  turnedOff?: (sessionId: SessionId) => ReadonlySet<string>;
   /** The agent's guards: no child budget goes past them. */
   ceiling: Guards;
   limits: DelegationLimits;
@@ -132,12 +134,30 @@ export class Delegation {
     return false;
   }
 
-  /** The tools a run may use, as exact names. */
+  /**
+   * The tools a run may use, as exact names: a delegated run's brief, else the agent's allow
+   * list less what the run's conversation turned off.
+   */
   toolsOf(runId: RunId): string[] {
     const run = this.deps.store.getRun(runId);
     const record = run?.options.delegation as DelegationRecord | undefined;
     const globs = record?.tools ?? this.deps.rootTools;
-    return this.deps.registry.visible(globs).map((tool) => tool.name);
+    const off = !record && run ? this.deps.turnedOff?.(run.sessionId) : undefined;
+    return this.deps.registry
+      .visible(globs)
+      .map((tool) => tool.name)
+      .filter((name) => !off?.has(name));
+  }
+
+  /** Why a run may not use `name`: its brief left it out, or its conversation turned it off. */
+  refusal(runId: RunId, name: string): { reason: string; rule: string } {
+    const run = this.deps.store.getRun(runId);
+    return run?.options.delegation
+      ? subAgentRefusal(name)
+      : {
+          reason: `${name} is turned off for this conversation (its Tools menu turns it back on)`,
+          rule: 'session:tools',
+        };
   }
 
   async delegate(
@@ -252,20 +272,43 @@ export function clampBudget(ceiling: Guards, budget: DelegationBrief['budget'] =
 }
 
 /** A child's policy: its own tool subset first, then the parent's engine decides. */
-export function narrowedPolicy(inner: PolicyHook, tools: readonly string[]): PolicyHook {
-  const allowed = new Set(tools);
+export function narrowedPolicy(
+  inner: PolicyHook,
+  tools: readonly string[] | ((context: PolicyContext) => readonly string[]),
+  refusal: (name: string, context: PolicyContext) => { reason: string; rule: string } = (name) =>
+    subAgentRefusal(name),
+): PolicyHook {
+  const fixed = typeof tools === 'function' ? undefined : new Set(tools);
   return {
     decide: async (call, context) => {
       const name = call.name;
-      if (!allowed.has(name)) {
-        return {
-          action: 'deny',
-          reason: `${name} is not among the tools this sub-agent was given`,
-          rule: 'delegation:tools',
-        };
-      }
+      const allowed = fixed ?? new Set(typeof tools === 'function' ? tools(context) : tools);
+      if (!allowed.has(name)) return { action: 'deny', ...refusal(name, context) };
       return inner.decide(call, context);
     },
+  };
+}
+
+/**
+ * The tool list a run's model is offered, narrowed to what the run may use (`toolsOf`): the
+ * same subset its policy lets through, so what the model sees and what runs never differ.
+ */
+export function narrowedTools(host: ToolHost, toolsOf: (runId: RunId) => readonly string[]) {
+  return {
+    ...host,
+    definitions: (scope) => {
+      const all = host.definitions(scope);
+      if (!scope) return all;
+      const allowed = new Set(toolsOf(scope.runId));
+      return all.filter((tool) => allowed.has(tool.name));
+    },
+  } satisfies ToolHost;
+}
+
+function subAgentRefusal(name: string): { reason: string; rule: string } {
+  return {
+    reason: `${name} is not among the tools this sub-agent was given`,
+    rule: 'delegation:tools',
   };
 }
 

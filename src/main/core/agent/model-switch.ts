@@ -8,9 +8,10 @@
 import path from 'node:path';
 import type { Message } from '../../../shared/messages.js';
 import type { ResolvedClaw } from '../ckp/index.js';
-import type { LoadedModelInfo, LocalEngine, ModelCatalog } from '../local/index.js';
+import type { LoadedModelInfo, LocalEngine, ModelCatalog, ModelFileFacts } from '../local/index.js';
 import {
   FairGate,
+  inspectModelFile,
   LocalModelProvider,
   type ModelLocations,
   noModelHelp,
@@ -71,6 +72,10 @@ export class ModelSwitch {
   private opening: Promise<LocalEngine> | undefined;
   /** The local GGUF in force (the choice's path, else the default found on disk). */
   private localPath: string | undefined;
+  /** The context size chosen in the app; undefined: the launch's (`--context-size`), else automatic. */
+  private contextChoice: number | undefined;
+  /** The selected GGUF's header facts, read once per file. */
+  private facts: { path: string; read: Promise<ModelFileFacts | undefined> } | undefined;
   /** Told after every switch (the root swaps the context's tokenizer). */
   private readonly listeners = new Set<() => void | Promise<void>>();
   /**
@@ -140,6 +145,29 @@ export class ModelSwitch {
   /** The context window of the model in force, in tokens; null while unknown. */
   get contextWindow(): number | null {
     return this.choice.kind === 'local' ? this.loadedWindow : this.declaredWindow;
+  }
+
+  /** The local engine's upper bound of context for its next load (undefined: the engine's default). */
+  get localContextSize(): number | undefined {
+    return this.contextChoice ?? this.deps.local.contextSize;
+  }
+
+  /**
+   * Chooses the local context size (undefined: the launch's, else automatic). It applies when the
+   * engine next loads; a loaded engine keeps its size until then (see `unload`).
+   */
+  setContextSize(size: number | undefined): void {
+    this.contextChoice = size;
+  }
+
+  /** The selected local GGUF's header facts (trained context, KV bytes per token); else undefined. */
+  async localFacts(): Promise<ModelFileFacts | undefined> {
+    const file = this.choice.kind === 'local' ? this.localPath : undefined;
+    if (!file) return undefined;
+    if (this.facts?.path !== file) {
+      this.facts = { path: file, read: inspectModelFile(file).catch(() => undefined) };
+    }
+    return this.facts.read;
   }
 
   label(): string {
@@ -359,7 +387,7 @@ export class ModelSwitch {
       const engine = new LocalEngine({
         modelPath: found.path,
         runtime: { threads: this.deps.local.threads },
-        contextSize: this.deps.local.contextSize,
+        contextSize: this.localContextSize,
         maxConversations: this.deps.local.maxConversations ?? 1,
         idleTimeoutMs: 0,
       });

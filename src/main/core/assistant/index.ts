@@ -113,9 +113,13 @@ export async function assistantOver(
   };
 
   const book = new SessionBook(store, (id) => runtime.isSessionBusy(id));
+  // A conversation's runs are not offered the tools it turned off, and their policy refuses them.
+  agent.setTurnedOffTools((sessionId) => book.toolsOff(sessionId));
   const applyPreferences = ({ systemPrompt, temperature }: Settings) =>
     agent.setPreferences({ systemPrompt, temperature });
   applyPreferences(book.settings());
+  // The context size chosen in Settings holds from the first load on.
+  models.setContextSize(book.settings().contextSize ?? undefined);
   const connections = new ConnectionBook(store.db);
   const search = new ChatSearch(store.db, () => book.deletedIds());
   const versions = new MessageVersions(store.db);
@@ -259,6 +263,36 @@ export async function assistantOver(
     );
   };
 
+  const localModelView = async (): Promise<ModelsState['localModel']> => {
+    const facts = await models.localFacts();
+    if (!facts) return null;
+    return {
+      trainedContext: facts.trainContextSize ?? null,
+      fileBytes: facts.bytes,
+      kvBytesPerToken: facts.kvBytesPerToken ?? null,
+      contextSize: models.localContextSize ?? null,
+    };
+  };
+
+  /**
+   * A new context size reaches a loaded local engine by reloading it, once nothing uses it (no
+   * reply of the app running, nothing of the Local API's waiting); until then it keeps its size.
+   */
+  let contextReloadWanted = false;
+  const reloadForContext = async () => {
+    const external = endpoint.view();
+    if (!contextReloadWanted || !models.loaded || models.kind !== 'local') {
+      contextReloadWanted = false;
+      return;
+    }
+    if (runtime.activeRuns > 0 || external.active + external.queued > 0) return;
+    contextReloadWanted = false;
+    await models.unload();
+    emit({ topic: 'models.changed' });
+    await models.load().catch(() => undefined);
+    emit({ topic: 'models.changed' });
+  };
+
   const modelsState = async (): Promise<ModelsState> => {
     const installed = await listInstalled(catalog, locations.modelsDir).catch(() => []);
     const files = new Set(installed.map((m) => m.fileName));
@@ -267,6 +301,7 @@ export async function assistantOver(
       recommended,
       machineRamBytes,
       contextWindow: models.contextWindow,
+      localModel: await localModelView(),
       active: models.label(),
       kind: models.kind,
       loaded: models.loaded,
@@ -372,6 +407,18 @@ export async function assistantOver(
     },
 
     listSessions: () => book.list(),
+    sessionTools(sessionId) {
+      requireSession(sessionId);
+      const off = book.toolsOff(sessionId);
+      return agent.offeredTools().map((tool) => ({ ...tool, enabled: !off.has(tool.name) }));
+    },
+    setSessionTool(sessionId, tool, enabled) {
+      requireSession(sessionId);
+      if (!agent.offeredTools().some((offered) => offered.name === tool))
+        throw new NotFound(`no tool "${tool}" is offered to this conversation`);
+      book.setToolEnabled(sessionId, tool, enabled);
+      return assistant.sessionTools(sessionId);
+    },
     createSession(title) {
       const created = book.create(title);
       emit({ topic: 'sessions.changed' });
@@ -467,6 +514,8 @@ export async function assistantOver(
       emit({ topic: 'sessions.changed' });
       void handle.done.finally(() => {
         emit({ topic: 'sessions.changed' });
+        // A context size chosen during the reply reloads the engine now that it is free.
+        if (contextReloadWanted) void reloadForContext();
       });
       return { runId: handle.runId, sessionId: handle.sessionId };
     },
@@ -666,8 +715,15 @@ export async function assistantOver(
       return { path: target, isFolder: found.isDirectory() };
     },
     updateSettings(patch) {
+      const before = book.settings();
       const next = book.saveSettings(patch);
       applyPreferences(next);
+      if (next.contextSize !== before.contextSize) {
+        models.setContextSize(next.contextSize ?? undefined);
+        contextReloadWanted = models.kind === 'local' && models.loaded;
+        void reloadForContext();
+        emit({ topic: 'models.changed' });
+      }
       emit({ topic: 'settings.changed', settings: next });
       return next;
     },

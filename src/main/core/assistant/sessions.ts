@@ -51,6 +51,17 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    description: 'the tools each conversation turned off',
+    up: `
+      create table assistant_session_tools_off (
+        session_id text not null,
+        tool_name text not null,
+        primary key (session_id, tool_name)
+      );
+    `,
+  },
 ];
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -59,6 +70,7 @@ export const DEFAULT_SETTINGS: Settings = {
   enterSends: true,
   systemPrompt: '',
   temperature: null,
+  contextSize: null,
 };
 
 export class SessionNotFoundError extends PincerError {
@@ -157,6 +169,27 @@ export class SessionBook {
       .run(id, modelId);
   }
 
+  /** The tools this conversation turned off (a tool added later is on). */
+  toolsOff(id: string): Set<string> {
+    return new Set(
+      (
+        this.db
+          .prepare('select tool_name from assistant_session_tools_off where session_id = ?')
+          .all(id) as Array<{ tool_name: string }>
+      ).map((row) => row.tool_name),
+    );
+  }
+
+  setToolEnabled(id: string, tool: string, enabled: boolean): void {
+    this.db
+      .prepare(
+        enabled
+          ? 'delete from assistant_session_tools_off where session_id = ? and tool_name = ?'
+          : 'insert or ignore into assistant_session_tools_off (session_id, tool_name) values (?, ?)',
+      )
+      .run(id, tool);
+  }
+
   /** The model option new conversations start with (the last one picked). */
   defaultModel(): string | undefined {
     const row = this.db
@@ -199,6 +232,7 @@ export class SessionBook {
       throw new Error('the session has a run in progress: cancel it first');
     this.db.transaction(() => {
       this.store.eraseSession(id as SessionId);
+      this.db.prepare('delete from assistant_session_tools_off where session_id = ?').run(id);
       this.db
         .prepare(
           'insert or ignore into assistant_deleted_sessions (session_id, deleted_at) values (?, ?)',
@@ -224,6 +258,13 @@ export class SessionBook {
           'insert into assistant_session_branches (session_id, source_session_id, source_message_id) values (?, ?, ?)',
         )
         .run(made, id, messageId);
+      // A branch keeps the tools its source turned off.
+      this.db
+        .prepare(
+          `insert into assistant_session_tools_off (session_id, tool_name)
+           select ?, tool_name from assistant_session_tools_off where session_id = ?`,
+        )
+        .run(made, id);
       return made;
     })();
     return this.get(copy);

@@ -20,6 +20,7 @@ import type {
   SecretsView,
   SessionHistory,
   SessionSummary,
+  SessionTool,
   Settings,
 } from '../../../shared/ipc-schemas.js';
 import { PincerError, type PincerErrorOptions } from '../errors.js';
@@ -55,6 +56,10 @@ export interface Assistant {
   subscribe(listener: (event: AssistantEvent) => void): () => void;
 
   listSessions(): SessionSummary[];
+  /** The tools this conversation's runs may be offered, each with whether it is on here. */
+  sessionTools(sessionId: string): SessionTool[];
+  /** Turns a tool on or off for this conversation only; the list as it is now. */
+  setSessionTool(sessionId: string, tool: string, enabled: boolean): SessionTool[];
   createSession(title?: string): SessionSummary;
   /** Tells every UI to open a fresh conversation (the tray's "New chat"). */
   requestNewChat(): void;

@@ -52,6 +52,9 @@ export function createCoreHandlers({
     },
     'sessions.branch': ({ sessionId, messageId }) => a.branchSession(sessionId, messageId),
     'sessions.history': ({ sessionId, leafId }) => a.history(sessionId, leafId),
+    'sessions.tools.get': ({ sessionId }) => a.sessionTools(sessionId),
+    'sessions.tools.set': ({ sessionId, tool, enabled }) =>
+      a.setSessionTool(sessionId, tool, enabled),
     'sessions.search': ({ query }) => ({ hits: a.searchChats(query) }),
     'sessions.export': ({ sessionId, format }) => a.exportSession(sessionId, format),
 

@@ -588,7 +588,8 @@ function contextTooSmall(
     'context_too_small',
     `This model's context holds ${contextSize} tokens; ${what} take ${needed}, leaving no room ` +
       'for the conversation. Offer fewer tools or a larger context (on the command line: --tools, ' +
-      '--context-size), or choose a model with a larger context.',
+      '--context-size; in the app: the chat’s Tools menu, Settings → Model behaviour → Context ' +
+      'size), or choose a model with a larger context.',
     { cause },
   );
 }

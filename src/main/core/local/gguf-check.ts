@@ -11,6 +11,11 @@ export interface ModelFileFacts {
   /** Width of the model's hidden state: an embedding model's vector length. */
   embeddingLength?: number;
   chatTemplate?: string;
+  /**
+   * Bytes the context's KV cache takes per token at llama.cpp's default 16-bit cache, from the
+   * header's layer and attention sizes; undefined where the header lacks them.
+   */
+  kvBytesPerToken?: number;
 }
 
 /** The header walk is bounded in bytes; this only catches a file system that stops answering. */
@@ -41,7 +46,27 @@ export async function inspectModelFile(file: string): Promise<ModelFileFacts> {
     trainContextSize: typeof context === 'number' ? context : undefined,
     embeddingLength: typeof embedding === 'number' ? embedding : undefined,
     chatTemplate: text(meta.get('tokenizer.chat_template')),
+    kvBytesPerToken: kvBytesPerToken(meta, architecture),
   };
+}
+
+/** 2 bytes per value, a key and a value per KV head and layer (GQA: fewer KV heads than heads). */
+function kvBytesPerToken(
+  meta: ReadonlyMap<string, GgufScalar>,
+  architecture: string,
+): number | undefined {
+  const num = (key: string) => {
+    const value = meta.get(`${architecture}.${key}`);
+    return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
+  };
+  const layers = num('block_count');
+  const embedding = num('embedding_length');
+  const heads = num('attention.head_count');
+  if (!layers || !embedding || !heads) return undefined;
+  const kvHeads = num('attention.head_count_kv') ?? heads;
+  const keyLength = num('attention.key_length') ?? embedding / heads;
+  const valueLength = num('attention.value_length') ?? embedding / heads;
+  return Math.round(layers * kvHeads * (keyLength + valueLength) * 2);
 }
 
 /** The reason a file is not a usable model, or undefined when its header is sound. */

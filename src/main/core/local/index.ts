@@ -8,7 +8,7 @@ export type { LoadedModelInfo, LocalEngine } from './engine.js';
 export { errorMessage, isLocalEngineError } from './errors.js';
 export type { TurnSource } from './fair-gate.js';
 export { FairGate } from './fair-gate.js';
-export { inspectModelFile } from './gguf-check.js';
+export { inspectModelFile, type ModelFileFacts } from './gguf-check.js';
 export type { ModelLocations, PullProgress, SkippedModel } from './model-manager.js';
 export {
   chatModelFiles,

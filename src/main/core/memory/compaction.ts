@@ -195,7 +195,8 @@ export function summarizeWith(model: ModelAccess, maxTokens = 512): CompactorOpt
  */
 export function compactingHistory(
   compactor: Compactor,
-  contextWindow: number,
+  /** Read after each reply when a function (the local context size is a setting). */
+  contextWindow: number | (() => number),
   onOutcome?: (
     sessionId: string,
     outcome: CompactionOutcome | { status: 'failed'; error: string },
@@ -207,7 +208,11 @@ export function compactingHistory(
     afterTurn(sessionId, entries) {
       if (running.has(sessionId)) return;
       const work = compactor
-        .maybeCompact(sessionId, entries, contextWindow)
+        .maybeCompact(
+          sessionId,
+          entries,
+          typeof contextWindow === 'function' ? contextWindow() : contextWindow,
+        )
         .then(
           (outcome) => onOutcome?.(sessionId, outcome),
           (error: unknown) =>

@@ -57,7 +57,8 @@ export interface ContextBuilderOptions {
   /** Whether a tool is allowed in this session; skills needing others are not offered. */
   isToolAllowed?: (name: string) => boolean;
   /** Tokens the system text may use: a share of the model's window (see `budgetFor`). */
-  budgetTokens: number;
+  /** Read at each build when a function (the local context size is a setting). */
+  budgetTokens: number | (() => number);
   /** The model's own tokenizer where there is one; else about four characters a token. */
   countTokens?: (text: string) => number;
   dailyThreads?: number;
@@ -242,7 +243,9 @@ export class ContextBuilder {
     }
 
     // Keep the most important sections that fit; a lower-priority one never displaces a higher.
-    let left = options.budgetTokens;
+    const budget =
+      typeof options.budgetTokens === 'function' ? options.budgetTokens() : options.budgetTokens;
+    let left = budget;
     const kept: Array<Candidate & { tokens: number }> = [];
     const ranked = [...candidates].sort((a, b) => a.priority - b.priority || a.order - b.order);
     for (const candidate of ranked) {
@@ -253,7 +256,7 @@ export class ContextBuilder {
       } else {
         dropped.push({
           name: candidate.name,
-          reason: `over the token budget (needs ${tokens}, ${left} of ${options.budgetTokens} left)`,
+          reason: `over the token budget (needs ${tokens}, ${left} of ${budget} left)`,
           tokens,
         });
       }
@@ -262,8 +265,8 @@ export class ContextBuilder {
     const body = kept.map((c) => c.text).join('\n\n');
     return {
       text: body,
-      tokens: options.budgetTokens - left,
-      budget: options.budgetTokens,
+      tokens: budget - left,
+      budget,
       included: kept.map((c) => ({ name: c.name, tokens: c.tokens })),
       dropped,
     };

@@ -31,8 +31,11 @@ export interface SessionMemoryOptions {
   preamble?: string;
   personality?: string;
   isToolAllowed: (name: string) => boolean;
-  /** The model's context window in tokens (default 8192, the local engine's default). */
-  contextWindow?: number;
+  /**
+   * The model's context window in tokens (default 8192, the local engine's default); read at
+   * each use when a function, so a new context size applies without reopening memory.
+   */
+  contextWindow?: number | (() => number);
   /** Wrapped so tools reach memory; in-process by default. */
   executor?: ToolExecutor;
   /** The local chat model's GGUF: its tokenizer measures the context (else an estimate). */
@@ -67,6 +70,10 @@ export async function openSessionMemory(options: SessionMemoryOptions): Promise<
         runtime: { threads: options.threads },
       })
     : undefined;
+  const windowOf = () =>
+    (typeof options.contextWindow === 'function'
+      ? options.contextWindow()
+      : options.contextWindow) ?? 8192;
   let tokens: TokenCounter | undefined;
   // A tokenizer that cannot open only costs precision: fall back to the estimate.
   const openTokenizer = (modelPath: string | undefined) =>
@@ -85,7 +92,7 @@ export async function openSessionMemory(options: SessionMemoryOptions): Promise<
       memory: store,
       skills,
       isToolAllowed: options.isToolAllowed,
-      budgetTokens: budgetFor(options.contextWindow ?? 8192),
+      budgetTokens: () => budgetFor(windowOf()),
       countTokens,
       now: options.now,
     });
@@ -102,7 +109,7 @@ export async function openSessionMemory(options: SessionMemoryOptions): Promise<
               summarize: summarizeWith(options.summarizer),
               countTokens,
             }),
-            options.contextWindow ?? 8192,
+            windowOf,
           )
         : undefined,
       system: async (request = {}) => {

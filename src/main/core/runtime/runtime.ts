@@ -416,7 +416,7 @@ class RunLoop {
         messages:
           this.deps.history?.view(this.run.sessionId, this.history) ??
           this.history.map((entry) => entry.message),
-        tools: this.tools.definitions(),
+        tools: this.tools.definitions({ runId: this.run.id, sessionId: this.run.sessionId }),
         conversationId: this.run.sessionId,
         ...(typeof this.deps.generation === 'function'
           ? this.deps.generation()

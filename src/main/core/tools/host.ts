@@ -3,7 +3,13 @@
  * The registry implements it; decorators (policy screening, the sandbox) keep every method.
  */
 import type { ToolCall, ToolDef } from '../../../shared/messages.js';
-import type { CapabilityGrant, RunId, StepId } from '../terms.js';
+import type { CapabilityGrant, RunId, SessionId, StepId } from '../terms.js';
+
+/** The run a tool list is for (a conversation may have tools turned off). */
+export interface ToolScope {
+  runId: RunId;
+  sessionId: SessionId;
+}
 
 export interface ToolRunContext {
   signal: AbortSignal;
@@ -20,8 +26,8 @@ export interface ToolOutcome {
 }
 
 export interface ToolHost {
-  /** The tools the model may see in this run (model-facing names). */
-  definitions(): ToolDef[];
+  /** The tools the model may see (model-facing names); `scope`: in that run. */
+  definitions(scope?: ToolScope): ToolDef[];
   /** No side effects: may run in parallel, and may run again when a run resumes. */
   isReadOnly(name: string): boolean;
   /**

@@ -75,7 +75,7 @@ export function SettingsView({
         {section === 'behaviour' && (
           // Saved values (loaded late, or changed elsewhere) replace the draft.
           <BehaviourSection
-            key={`${settings.systemPrompt}\u0000${settings.temperature}`}
+            key={`${settings.systemPrompt}\u0000${settings.temperature}\u0000${settings.contextSize}`}
             settings={settings}
             onChange={onChange}
           />
