@@ -9,7 +9,7 @@ import path from 'node:path';
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ActiveTools, AgentsList } from '../../../src/main/cli/tui/AgentsPanel.js';
-import { ApprovalPrompt } from '../../../src/main/cli/tui/ApprovalPrompt.js';
+import { ApprovalPrompt, previewLines } from '../../../src/main/cli/tui/ApprovalPrompt.js';
 import {
   connectGateway,
   type DashboardLink,
@@ -221,6 +221,11 @@ describe('terminal dashboard', { timeout: 120_000 }, () => {
     const asked = await frameWhere(ui, has('Approve?'), 'the approval prompt');
     expect(asked).toContain('[s] approve every call of this tool for session');
     expect(asked).toMatch(/risk: (safe|guarded|unsafe)/);
+    // The write's preview: the file it creates and the line it adds.
+    expect(asked).toMatch(/create \S*notes\/hello\.txt/);
+    expect(asked).toMatch(/^\W*\+\S/m);
+    // The preview's rows are counted into the layout: the frame still fits the terminal.
+    expect(asked.split('\n').length).toBeLessThanOrEqual(40);
     await type(ui, 's');
     await frameWhere(ui, has('Done: the tool said'), 'the first write done');
     // The same call again in this session: not asked.
@@ -261,7 +266,13 @@ describe('terminal dashboard', { timeout: 120_000 }, () => {
           sessionApprovable: true,
           sessionScope: 'rm …',
           expiresAt: null,
-          preview: null,
+          preview: {
+            kind: 'command',
+            command: 'rm -rf build',
+            shell: false,
+            cwd: '/home/ada/project',
+            sandbox: ['no network', 'writes: the workspace'],
+          },
           risk: { destructive: true, reasons: ['deletes files recursively'] },
         }}
         waiting={0}
@@ -273,6 +284,10 @@ describe('terminal dashboard', { timeout: 120_000 }, () => {
     cleanups.push(() => ui.unmount());
     const frame = ui.lastFrame() ?? '';
     expect(frame).toContain('rm -rf build');
+    // What will run, where, and what the sandbox allows, as the UI's card shows it.
+    expect(frame).toContain('$ rm -rf build');
+    expect(frame).toContain('in /home/ada/project');
+    expect(frame).toContain('sandbox: no network; writes: the workspace');
     expect(frame).toContain('risk: unsafe · ⚠ deletes files recursively · why: commands ask first');
     expect(frame).toContain('[Y] approve  [S] approve `rm …` for session  [n] deny');
     await type(ui, 'y');
@@ -280,6 +295,41 @@ describe('terminal dashboard', { timeout: 120_000 }, () => {
     expect(answers).toEqual([]);
     await type(ui, 'Y');
     expect(answers).toEqual(['approve']);
+  });
+
+  it("shows a write's diff in the prompt, cut to the rows it is given", () => {
+    const diff = ['--- a/notes.txt', '+++ b/notes.txt', '@@ -1,2 +1,8 @@', ' kept', '-old'];
+    for (let i = 1; i <= 7; i++) diff.push(`+line ${i}`);
+    const lines = previewLines(
+      {
+        kind: 'file',
+        path: '/w/notes.txt',
+        change: 'edit',
+        diff: diff.join('\n'),
+        truncated: false,
+      },
+      6,
+    );
+    expect(lines.map((l) => l.text)).toEqual([
+      'edit /w/notes.txt',
+      '@@ -1,2 +1,8 @@',
+      ' kept',
+      '-old',
+      '+line 1',
+      '… 6 more lines',
+    ]);
+    expect(lines.map((l) => l.color)).toEqual([
+      undefined,
+      'cyan',
+      undefined,
+      'red',
+      'green',
+      'gray',
+    ]);
+    expect(
+      previewLines({ kind: 'fetch', url: 'https://example.org/a', host: 'example.org' }, 2),
+    ).toEqual([{ text: 'fetch https://example.org/a' }]);
+    expect(previewLines(null, 6)).toEqual([]);
   });
 
   it('lists running tools with the time since each started', () => {

@@ -5,7 +5,7 @@
  */
 import { Box, Text } from 'ink';
 import { useRef, useState } from 'react';
-import type { PendingApprovalView, RequestOf } from '../../../shared/ipc.js';
+import type { ApprovalPreview, PendingApprovalView, RequestOf } from '../../../shared/ipc.js';
 import { fieldKey, useRawInput } from './keys.js';
 import { safe } from './safe-text.js';
 import { callNotation } from './state.js';
@@ -14,14 +14,62 @@ type Verdict = RequestOf<'approvals.resolve'>['verdict'];
 
 const TIER_COLOR = { safe: 'green', guarded: 'yellow', unsafe: 'red' } as const;
 
+/** The prompt's rows besides the preview: border (2), the call, the risk line and the keys. */
+export const PROMPT_ROWS = 5;
+
+export interface PreviewLine {
+  text: string;
+  color?: 'green' | 'red' | 'cyan' | 'gray';
+}
+
+/**
+ * What the call will do, as the UI's card shows it, in at most `max` one-row lines: the command
+ * line with its folder and what the sandbox allows, a write's diff, a fetch's address. A longer
+ * diff ends with how many lines were left out.
+ */
+export function previewLines(preview: ApprovalPreview | null, max: number): PreviewLine[] {
+  if (!preview || max <= 0) return [];
+  const lines: PreviewLine[] = [];
+  if (preview.kind === 'command') {
+    lines.push({ text: `$ ${preview.command}` });
+    lines.push({ text: `in ${preview.cwd}`, color: 'gray' });
+    if (preview.sandbox.length > 0)
+      lines.push({ text: `sandbox: ${preview.sandbox.join('; ')}`, color: 'gray' });
+  } else if (preview.kind === 'fetch') {
+    lines.push({ text: `fetch ${preview.url}` });
+  } else {
+    lines.push({ text: `${preview.change} ${preview.path}` });
+    const diff = preview.diff
+      .split('\n')
+      .filter((line) => line !== '' && !line.startsWith('---') && !line.startsWith('+++'));
+    for (const line of diff) {
+      const color = line.startsWith('+')
+        ? 'green'
+        : line.startsWith('-')
+          ? 'red'
+          : line.startsWith('@@')
+            ? 'cyan'
+            : undefined;
+      lines.push(color ? { text: line, color } : { text: line });
+    }
+    if (preview.truncated) lines.push({ text: '… (the diff was cut short)', color: 'gray' });
+  }
+  if (lines.length <= max) return lines;
+  const kept = lines.slice(0, max - 1);
+  return [...kept, { text: `… ${lines.length - kept.length} more lines`, color: 'gray' }];
+}
+
 export function ApprovalPrompt({
   approval,
   waiting,
   active,
+  previewRows = 6,
   onAnswer,
   onDefer,
 }: {
   approval: PendingApprovalView;
+  /** The most rows the preview may take (the dashboard counts them into its layout). */
+  previewRows?: number;
   /** How many more wait behind this one. */
   waiting: number;
   active: boolean;
@@ -68,6 +116,13 @@ export function ApprovalPrompt({
         </Text>
         <Text color="blue">{safe(callNotation(approval.call.name, approval.call.input))}</Text>
       </Text>
+      {previewLines(approval.preview, previewRows).map((line, index) => (
+        // One row each (the layout counts them); a long line is cut, not wrapped.
+        // biome-ignore lint/suspicious/noArrayIndexKey: the lines are positional and fixed
+        <Text key={index} wrap="truncate-end" {...(line.color ? { color: line.color } : {})}>
+          {safe(line.text)}
+        </Text>
+      ))}
       {/* One row (the layout counts it so): the risk first, the rule's wording cut if need be. */}
       <Text wrap="truncate-end">
         <Text dimColor>risk: </Text>

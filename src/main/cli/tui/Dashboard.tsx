@@ -6,7 +6,7 @@
 import { Box, Text, useApp, useInput, useStdout } from 'ink';
 import { useEffect, useMemo, useState } from 'react';
 import { AgentsPanel } from './AgentsPanel.js';
-import { ApprovalPrompt } from './ApprovalPrompt.js';
+import { ApprovalPrompt, PROMPT_ROWS, previewLines } from './ApprovalPrompt.js';
 import { ChatPane } from './ChatPane.js';
 import type { DashboardLink } from './connection.js';
 import { MIN_ROWS } from './fits.js';
@@ -143,7 +143,11 @@ export function DashboardApp({
   const height = Math.max(MIN_ROWS, rows) - 1;
   const side = columns >= SIDE_FROM && view === 'chat';
   const inputLines = 4;
-  const approvalHeight = approval ? 5 : 0;
+  // The preview gets what a short terminal can spare: 2 lines at 24 rows, 6 from 43.
+  const previewRows = Math.max(0, Math.min(6, Math.floor(height / 6) - 1));
+  const approvalHeight = approval
+    ? PROMPT_ROWS + previewLines(approval.preview, previewRows).length
+    : 0;
   const noticeHeight = dashboard.notice ? 1 : 0;
   const statusHeight = statusRows(facts, columns);
   const bodyHeight = Math.max(
@@ -208,6 +212,7 @@ export function DashboardApp({
           key={approval.id}
           approval={approval}
           waiting={state.approvals.length - 1}
+          previewRows={previewRows}
           active
           onAnswer={(verdict, reason) => void dashboard.resolve(approval.id, verdict, reason)}
           onDefer={() => setDeferred((d) => new Set([...d, approval.id]))}
