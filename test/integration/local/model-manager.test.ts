@@ -16,6 +16,8 @@ import {
   pullModel,
   removeModel,
   resolveChatModel,
+  settleDownloadedFile,
+  sha256File,
 } from '../../../src/main/core/local/model-manager.js';
 import { type ModelServer, startModelServer } from '../../fixtures/model-server.js';
 import { buildTinyGguf } from '../../fixtures/tiny-gguf.js';
@@ -120,6 +122,23 @@ describe('pullModel over real HTTP', () => {
     const result = await pullModel(entry('other.gguf', sha(model)), modelsDir);
     expect(result.sha256).toBe(sha(model));
     expect((await leftovers()).installed).toEqual(['other.gguf']);
+  });
+
+  it('cuts the resume state a late save leaves after the last byte, and refuses a short file', async () => {
+    // ipull keeps its progress as JSON after the file's end; a save already under way when the
+    // download finishes can land after the final cut (seen on a busy CI machine).
+    const file = path.join(modelsDir, 'late.gguf');
+    const state = JSON.stringify({ part: 0, chunks: [2, 2, 2], chunkSize: 5242880 });
+    await writeFile(file, Buffer.concat([model, Buffer.from(state)]));
+    await settleDownloadedFile(file, model.length);
+    expect(await sha256File(file)).toBe(sha(model));
+
+    const short = path.join(modelsDir, 'short.gguf');
+    await writeFile(short, model.subarray(0, 1000));
+    const error = await settleDownloadedFile(short, model.length).catch((e: unknown) => e);
+    expect(isLocalEngineError(error, 'download_failed')).toBe(true);
+    expect((error as Error).message).toContain(`1000 of ${model.length} bytes`);
+    expect(await sha256File(short)).toBe(sha(model.subarray(0, 1000)));
   });
 
   it('says it is offline when the host cannot be reached, at once', async () => {

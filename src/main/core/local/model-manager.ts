@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import type { ModelDownloader } from 'node-llama-cpp';
 import { type CatalogEntry, findEntry, type ModelCatalog } from './catalog.js';
@@ -210,7 +210,8 @@ export async function pullModel(
   const partial = path.join(partialDir, entry.fileName);
   await mkdir(partialDir, { recursive: true });
   try {
-    await download(url, partialDir, entry.fileName, options);
+    const totalBytes = await download(url, partialDir, entry.fileName, options);
+    await settleDownloadedFile(partial, totalBytes);
     const sha256 = await sha256File(partial);
     if (entry.sha256 && sha256 !== entry.sha256) {
       throw new LocalEngineError(
@@ -234,7 +235,7 @@ async function download(
   dir: string,
   fileName: string,
   options: PullOptions,
-): Promise<void> {
+): Promise<number> {
   let downloader: ModelDownloader;
   const { createModelDownloader } = await import('node-llama-cpp');
   try {
@@ -295,9 +296,28 @@ async function download(
       downloadedBytes: downloader.totalSize,
       totalBytes: downloader.totalSize,
     });
+    return downloader.totalSize;
   } finally {
     clearInterval(watchdog);
   }
+}
+
+/**
+ * Makes the downloaded file exactly `totalBytes` long. The downloader keeps its resume state as
+ * JSON after the file's last byte and cuts it off when done, but a state save already under way
+ * can land after that cut (ipull 3.9: the save checks "finished" before its write is queued), so
+ * a complete download may end in a few hundred bytes of JSON. Those are cut here; a file shorter
+ * than the server's size is an error, not something to hash.
+ */
+export async function settleDownloadedFile(file: string, totalBytes: number): Promise<void> {
+  const { size } = await stat(file);
+  if (size < totalBytes) {
+    throw new LocalEngineError(
+      'download_failed',
+      `The download ended with ${size} of ${totalBytes} bytes. Run the pull again to resume it.`,
+    );
+  }
+  if (size > totalBytes) await truncate(file, totalBytes);
 }
 
 /** One quick request first, so being offline is a clear error at once, not minutes of retries. */
