@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { AttachmentSchema, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS } from './attachments.js';
+import { GpuMemorySchema } from './gpu-fit.js';
 import { ImageInputSchema, MAX_IMAGE_BASE64, MAX_IMAGES } from './images.js';
 import {
   AppInfoSchema,
@@ -228,6 +229,9 @@ export const ipcContract = {
   },
 
   'models.list': { request: Empty, response: ModelsStateSchema },
+  /** This computer's GPU memory (null: none, the local model runs on the processor). Asked by
+   * the views that show a model's fit: the first answer loads llama.cpp, later ones are kept. */
+  'models.gpu': { request: Empty, response: GpuMemorySchema.nullable() },
   'models.pull': {
     request: z.strictObject({ name: ModelName }),
     response: z.object({ started: z.boolean() }),

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Assistant, createAssistant } from '../../src/main/core/assistant/index.js';
 import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
 import { createSecretStore } from '../../src/main/core/secrets/index.js';
+import { placementText } from '../../src/shared/gpu-fit.js';
 import { writeTinyGguf } from '../fixtures/tiny-gguf.js';
 import { APP_DIR } from '../support/assistant-harness.js';
 import { chromiumMissingReason, launchChromium } from '../support/browser.js';
@@ -81,6 +82,12 @@ describe.skipIf(skipReason !== null)('the first run in the browser', () => {
     expect(await page.getByTestId('recommended-fit').textContent()).toMatch(
       /^[\d.]+ (MB|GB) download · needs about [\d.]+ GB of memory; this computer has [\d.]+ GB/,
     );
+    // Where it would run, from the GPU memory the core found (none on a CI machine).
+    const gpu = await assistant.gpuMemory();
+    const where = placementText(pick?.ramBytes ?? 0, gpu);
+    await expect
+      .poll(() => page.getByTestId('recommended-gpu').textContent())
+      .toBe(`${where.charAt(0).toUpperCase()}${where.slice(1)}.`);
     expect(await page.getByRole('combobox', { name: 'Model' }).isDisabled()).toBe(true);
     await page.screenshot({ path: path.join(shots, 'first-run.png') });
   });

@@ -344,6 +344,15 @@ describe.skipIf(skipReason !== null)('the UI in Chromium through pincer gateway'
       .toBe('Downloaded and verified');
     await expect.poll(() => row.textContent()).toContain('installed');
     expect(existsSync(path.join(fixture.dataDir, 'models', 'tiny-test.gguf'))).toBe(true);
+    // The computer's memory and GPU as the core found them, above the catalog.
+    const gpu = await fixture.assistant.gpuMemory();
+    await expect
+      .poll(() => page.getByTestId('machine-fit').textContent())
+      .toMatch(
+        gpu
+          ? new RegExp(`GPU: .+ \\(${gpu.backend}\\), [\\d.]+ [GM]B free of`)
+          : /^This computer: [\d.]+ GB of memory · no supported GPU: local models run on the processor$/,
+      );
     await shot('settings-models');
   });
 

@@ -132,6 +132,7 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
     ],
   },
   'models.list': { valid: {}, invalid: [{ kind: 'chat' }] },
+  'models.gpu': { valid: {}, invalid: [{ refresh: true }] },
   'models.pull': {
     valid: { name: 'qwen2.5-0.5b-instruct' },
     invalid: [{}, { name: '' }, { url: 'http://x' }],

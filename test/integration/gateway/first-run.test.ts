@@ -10,6 +10,7 @@ import { type Assistant, createAssistant } from '../../../src/main/core/assistan
 import { dispatch, type IpcHandlers } from '../../../src/main/core/ipc/dispatch.js';
 import { createCoreHandlers } from '../../../src/main/core/ipc/handlers.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
+import type { GpuMemory } from '../../../src/shared/gpu-fit.js';
 import { type ChannelName, IMPORT_CHUNK_BYTES } from '../../../src/shared/ipc.js';
 import { buildTinyGguf } from '../../fixtures/tiny-gguf.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
@@ -80,6 +81,27 @@ describe('the first run', () => {
     const message = refused.ok ? '' : refused.error.message;
     expect(message).toContain('There is no model yet: download the recommended one');
     expect(message).not.toMatch(/--model-path|pincer models pull/);
+  });
+
+  it('tells the GPU memory llama.cpp sees, as node-llama-cpp itself reports it', async () => {
+    const gpu = await value<GpuMemory | null>('models.gpu', {});
+    // An independent look through node-llama-cpp, as the engine loads it (GPU if any, else CPU).
+    const { getLlama } = await import('node-llama-cpp');
+    const llama = await getLlama({ gpu: 'auto', build: 'never', progressLogs: false });
+    try {
+      if (llama.gpu === false) {
+        expect(gpu).toBeNull();
+      } else {
+        const vram = await llama.getVramState();
+        expect(gpu).toMatchObject({ backend: llama.gpu, totalBytes: vram.total });
+        expect(gpu?.freeBytes).toBeLessThanOrEqual(vram.total);
+        expect(gpu?.devices).toEqual(await llama.getGpuDeviceNames());
+      }
+    } finally {
+      await llama.dispose();
+    }
+    // Asked once: the second answer is the first one kept, not a second probe.
+    expect(await assistant.gpuMemory()).toBe(await assistant.gpuMemory());
   });
 
   it('refuses a file that is not a GGUF model and leaves nothing behind', async () => {

@@ -124,6 +124,10 @@ describe('pincer run / chat / models on the tiny model (built dist/cli.js)', () 
     const list = await pincer('models', 'list');
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/qwen2\.5-7b-instruct\s+chat/);
+    // Where the default model would run: in GPU memory, split, or on the processor.
+    expect(list.stdout).toMatch(
+      /This computer: [\d.]+ GB RAM; (no supported GPU|GPU .+ free of [\d.]+ GB)\nqwen2\.5-7b-instruct (runs on the processor|fits in GPU memory|partly on the GPU)/,
+    );
     const where = await pincer('models', 'path');
     expect(where.stdout.trim()).toBe(path.join(home, 'models'));
     const unknown = await pincer('models', 'pull', 'no-such-model');

@@ -1,4 +1,7 @@
+import os from 'node:os';
 import type { Command } from 'commander';
+import { formatBytes } from '../../../shared/format.js';
+import { placementText } from '../../../shared/gpu-fit.js';
 import {
   errorMessage,
   findEntry,
@@ -7,6 +10,7 @@ import {
   localSetup,
   modelPath,
   type PullProgress,
+  probeGpuMemory,
   pullModel,
   removeModel,
 } from '../../core/local/index.js';
@@ -14,8 +18,8 @@ import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
 import { writeControl } from '../terminal-text.js';
 
-const size = (bytes: number) =>
-  bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : `${(bytes / 1e6).toFixed(0)} MB`;
+// The app's units (GB of 1024³ bytes), so a size reads the same in the terminal and the window.
+const size = formatBytes;
 
 export function registerModels(program: Command, ctx: CliContext, setExit: SetExitCode) {
   const models = program.command('models').description('list, pull and remove local GGUF models');
@@ -50,7 +54,16 @@ export function registerModels(program: Command, ctx: CliContext, setExit: SetEx
         for (const bad of installed.filter((m) => m.problem)) {
           ctx.stdout.write(`\n${bad.fileName} is invalid: ${bad.problem}\n`);
         }
-        ctx.stdout.write(`\nModels folder: ${locations.modelsDir}\n`);
+        const gpu = await probeGpuMemory();
+        const chat = findEntry(catalog, catalog.defaultChat);
+        ctx.stdout.write(
+          `\nThis computer: ${size(os.totalmem())} RAM; ` +
+            (gpu
+              ? `GPU ${gpu.devices.join(', ') || gpu.backend} (${gpu.backend}), ${size(gpu.freeBytes)} free of ${size(gpu.totalBytes)}`
+              : 'no supported GPU') +
+            `\n${chat.name} ${placementText(chat.ramBytes, gpu)}\n`,
+        );
+        ctx.stdout.write(`Models folder: ${locations.modelsDir}\n`);
         setExit(ExitCode.ok);
       } catch (error) {
         fail(error);

@@ -9,6 +9,7 @@
 
 import { stat } from 'node:fs/promises';
 import os from 'node:os';
+import type { GpuMemory } from '../../../shared/gpu-fit.js';
 import type {
   AssistantEvent,
   Autonomy,
@@ -34,7 +35,7 @@ import {
   openAgent,
 } from '../agent/index.js';
 import { policyRules, providerChain } from '../ckp/index.js';
-import { listInstalled } from '../local/index.js';
+import { listInstalled, probeGpuMemory } from '../local/index.js';
 import {
   BUILTIN_MODELS,
   CONNECTION_ENDPOINT,
@@ -242,6 +243,7 @@ export async function assistantOver(
     emit({ topic: 'models.changed' });
   };
   const machineRamBytes = os.totalmem();
+  let gpuProbe: Promise<GpuMemory | null> | undefined;
   // Room for the system and the app beside the model.
   const fits = (ramBytes: number) => ramBytes <= machineRamBytes * 0.7;
   const chatModels = [...catalog.models]
@@ -563,6 +565,10 @@ export async function assistantOver(
     resolveInput: (id, answer) => governance.inputs.resolve(id, answer, 'ui'),
 
     models: modelsState,
+    gpuMemory: () => {
+      gpuProbe ??= probeGpuMemory();
+      return gpuProbe;
+    },
     pullModel: (name) => downloads.start(name),
     async selectModel(ref, sessionId) {
       if (sessionId) requireSession(sessionId);

@@ -1,6 +1,7 @@
 /** What the assistant is given and what it offers: the surface both transports build on. */
 
 import type { Attachment } from '../../../shared/attachments.js';
+import type { GpuMemory } from '../../../shared/gpu-fit.js';
 import type { ImageInput } from '../../../shared/images.js';
 import type {
   AppInfo,
@@ -96,6 +97,8 @@ export interface Assistant {
   resolveInput(id: string, answer: InputAnswer): InputResolveResult;
 
   models(): Promise<ModelsState>;
+  /** This computer's GPU memory, probed once on first ask (null: none). */
+  gpuMemory(): Promise<GpuMemory | null>;
   pullModel(name: string): { started: boolean };
   /** Switches the model (a picker option id, or a catalog, file or provider name); remembered
    * for `sessionId` and as the default for new conversations. */

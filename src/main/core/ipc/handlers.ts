@@ -84,6 +84,7 @@ export function createCoreHandlers({
     },
 
     'models.list': () => a.models(),
+    'models.gpu': () => a.gpuMemory(),
     'models.pull': ({ name }) => a.pullModel(name),
     'models.select': ({ id, sessionId }) => a.selectModel(id, sessionId),
     'models.import.begin': async ({ fileName, sizeBytes }) => ({

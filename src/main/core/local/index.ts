@@ -9,6 +9,7 @@ export { errorMessage, isLocalEngineError } from './errors.js';
 export type { TurnSource } from './fair-gate.js';
 export { FairGate } from './fair-gate.js';
 export { inspectModelFile, type ModelFileFacts } from './gguf-check.js';
+export { type GpuMemory, probeGpuMemory } from './gpu-memory.js';
 export type { ModelLocations, PullProgress, SkippedModel } from './model-manager.js';
 export {
   chatModelFiles,

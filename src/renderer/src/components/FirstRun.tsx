@@ -1,12 +1,14 @@
 /**
  * The first run: no model on this computer and none connected. Three ways to start, each with
- * what it costs: the recommended download (its size, the memory it needs and this computer's),
- * a GGUF file already at hand, or a provider.
+ * what it costs: the recommended download (its size, the memory it needs, this computer's, and
+ * whether it fits in GPU memory), a GGUF file already at hand, or a provider.
  */
 
 import { errorText, formatBytes } from '../../../shared/format';
+import { placementText } from '../../../shared/gpu-fit';
 import type { ModelsState } from '../../../shared/ipc';
 import { useBridge } from '../lib/bridge-context';
+import { useGpuMemory } from '../lib/gpu-memory';
 import { Logo } from './Icons';
 import { ImportModel } from './ImportModel';
 
@@ -22,6 +24,7 @@ export function FirstRun({
   onError: (message: string) => void;
 }) {
   const bridge = useBridge();
+  const gpu = useGpuMemory();
   const pick = models.catalog.find((m) => m.name === models.recommended);
   const pull = pick?.pull;
   return (
@@ -42,6 +45,11 @@ export function FirstRun({
               {formatBytes(pick.sizeBytes)} download · needs about {formatBytes(pick.ramBytes)} of
               memory; this computer has {formatBytes(models.machineRamBytes)}
               {pick.fits ? '' : ' (it may run slowly)'}
+            </p>
+            <p className="muted" data-testid="recommended-gpu">
+              {gpu === undefined
+                ? 'Checking the GPU…'
+                : sentence(placementText(pick.ramBytes, gpu))}
             </p>
             {pull?.state === 'running' ? (
               <progress
@@ -83,3 +91,5 @@ export function FirstRun({
     </div>
   );
 }
+
+const sentence = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;

@@ -1,8 +1,10 @@
 /** Models: what answers now, the catalog with downloads (progress bar), select, load, unload. */
 import { useCallback, useState } from 'react';
 import { errorText, formatBytes } from '../../../../shared/format';
+import { type GpuMemory, placementOf } from '../../../../shared/gpu-fit';
 import type { ModelsState } from '../../../../shared/ipc';
 import { useBridge, useCoreEvents } from '../../lib/bridge-context';
+import { useGpuMemory } from '../../lib/gpu-memory';
 import { ImportModel } from '../ImportModel';
 import { useLoad } from './use-load';
 
@@ -11,6 +13,7 @@ export function ModelsSection() {
   const [state, error, reload, setState] = useLoad(
     useCallback(() => bridge.invoke('models.list', {}), [bridge]),
   );
+  const gpu = useGpuMemory();
   const [busy, setBusy] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
   useCoreEvents((event) => {
@@ -86,6 +89,9 @@ export function ModelsSection() {
       <h3>Import a GGUF file</h3>
       <ImportModel onImported={setState} />
       <h3>Catalog</h3>
+      <p className="muted" data-testid="machine-fit">
+        This computer: {formatBytes(state.machineRamBytes)} of memory · {gpuLine(gpu)}
+      </p>
       <ul className="model-list">
         {state.catalog.map((model) => {
           const pull = model.pull;
@@ -102,6 +108,9 @@ export function ModelsSection() {
                   {model.name} · {model.kind} · {formatBytes(model.sizeBytes)} download
                   {model.kind === 'chat'
                     ? ` · needs ${formatBytes(model.ramBytes)} memory${model.fits ? '' : ' (more than this computer can spare)'}`
+                    : ''}
+                  {model.kind === 'chat' && gpu
+                    ? ` · ${PLACEMENT[placementOf(model.ramBytes, gpu)]}`
                     : ''}
                   {state.recommended === model.name ? ' · recommended here' : ''}
                   {model.license ? ` · ${model.license}` : ''}
@@ -186,4 +195,17 @@ export function ModelsSection() {
       )}
     </div>
   );
+}
+
+const PLACEMENT = {
+  gpu: 'fits in GPU memory',
+  split: 'partly on the GPU',
+  cpu: 'on the processor',
+} as const;
+
+function gpuLine(gpu: GpuMemory | null | undefined): string {
+  if (gpu === undefined) return 'checking the GPU…';
+  if (gpu === null) return 'no supported GPU: local models run on the processor';
+  const name = gpu.devices.join(', ') || gpu.backend;
+  return `GPU: ${name} (${gpu.backend}), ${formatBytes(gpu.freeBytes)} free of ${formatBytes(gpu.totalBytes)}`;
 }
