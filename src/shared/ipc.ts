@@ -421,6 +421,11 @@ export const ipcContract = {
 
   /** Channel messages and schedule firings held while the tray pauses the agent. */
   'background.held': { request: Empty, response: BackgroundViewSchema },
+  /** Pauses or resumes them: the tray of a desktop app attached to a daemon. */
+  'background.setPaused': {
+    request: z.strictObject({ paused: z.boolean() }),
+    response: BackgroundViewSchema,
+  },
   /** The manifest's channels as this app serves them, and pairing codes waiting for approval. */
   'channels.list': { request: Empty, response: ChannelsViewSchema },
   /** Approves a pairing code, as `pincer channels pair CODE` does. */

@@ -133,6 +133,7 @@ const samples: { [C in ChannelName]: { valid: RequestOf<C>; invalid: unknown[] }
   },
   'models.list': { valid: {}, invalid: [{ kind: 'chat' }] },
   'models.gpu': { valid: {}, invalid: [{ refresh: true }] },
+  'background.setPaused': { valid: { paused: true }, invalid: [{}, { paused: 'yes' }] },
   'models.pull': {
     valid: { name: 'qwen2.5-0.5b-instruct' },
     invalid: [{}, { name: '' }, { url: 'http://x' }],

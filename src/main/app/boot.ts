@@ -1,8 +1,9 @@
 /**
  * Starts the desktop app around one assistant: single-instance lock, security policies, the
  * assistant (with the safeStorage-backed secrets), the IPC contract, then the shell (tray,
- * window, approvals, quit). main.ts calls it with the local model; the Electron E2E suite with
- * a scripted one.
+ * window, approvals, quit). Beside a running `pincer daemon` on the same data directory, the app
+ * attaches to its agent instead of opening a second one. main.ts calls it with the local model;
+ * the Electron E2E suite with a scripted one.
  */
 import { app, type BrowserWindow, shell as electronShell } from 'electron';
 import { EVENT_CHANNEL } from '../../shared/ipc.js';
@@ -15,8 +16,13 @@ import {
   shellCoreFromAssistant,
   startBackgroundChannels,
 } from '../core/desktop/index.js';
-import { serveAttachPoint } from '../core/gateway/index.js';
-import { createCoreHandlers } from '../core/ipc/index.js';
+import {
+  type AttachedDesktop,
+  attachToRunningAgent,
+  bindTrayPause,
+  serveAttachPoint,
+} from '../core/gateway/index.js';
+import { createCoreHandlers, dispatch } from '../core/ipc/index.js';
 import { resolveDataDir } from '../core/paths.js';
 import { createSecretStore } from '../core/secrets/index.js';
 import { registerIpc } from './ipc.js';
@@ -47,6 +53,15 @@ export function bootDesktop(options: BootOptions): void {
     installSecurityPolicies({
       openExternal: (url) => openLinkWithConfirmation(url, () => shell?.window() ?? null),
     });
+    const attached = await attachToRunningAgent(dataDir, {
+      electronVersion: process.versions.electron,
+      reveal: revealInFileManager,
+      desktop: () => shell?.preferences,
+    });
+    if (attached) {
+      shell = await startAttached(dataDir, attached);
+      return;
+    }
     const agent = await openAgent({
       dataDir,
       appDir: options.appDir ?? app.getAppPath(),
@@ -69,14 +84,13 @@ export function bootDesktop(options: BootOptions): void {
       ? assistant.channels.connect(background.live)
       : undefined;
     const admitting = admittingAssistant(assistant, activity);
-    registerIpc(
-      createCoreHandlers({
-        assistant: admitting,
-        electronVersion: process.versions.electron,
-        reveal: revealInFileManager,
-        desktop: () => shell?.preferences,
-      }),
-    );
+    const handlers = createCoreHandlers({
+      assistant: admitting,
+      electronVersion: process.versions.electron,
+      reveal: revealInFileManager,
+      desktop: () => shell?.preferences,
+    });
+    registerIpc((channel, request) => dispatch(handlers, channel, request));
     // `pincer tui` on this data directory attaches here (gateway.json) instead of being refused;
     // beside a daemon (it holds the lock and names its own gateway) the app serves none.
     const attach = background.channels
@@ -121,6 +135,44 @@ export function bootDesktop(options: BootOptions): void {
       );
       app.exit(1);
     });
+}
+
+/**
+ * The shell over the agent of a running daemon: the window's calls and events go through its
+ * gateway, the tray pauses its channels, and when it goes away the app starts again on its own
+ * agent (or attaches to the daemon that replaced it).
+ */
+async function startAttached(dataDir: string, attached: AttachedDesktop): Promise<DesktopShell> {
+  console.info(`[pincer] attached to the agent of pid ${attached.pid} at ${attached.where}`);
+  registerIpc((channel, request) => attached.route(channel, request));
+  const activity = new AgentActivity();
+  const unbindPause = bindTrayPause(activity, attached, (error) =>
+    console.warn(`[pincer] pause: ${error instanceof Error ? error.message : String(error)}`),
+  );
+  let window: BrowserWindow | null = null;
+  attached.subscribe((event) => {
+    if (window && !window.isDestroyed()) window.webContents.send(EVENT_CHANNEL, event);
+  });
+  attached.onLost(() => {
+    console.warn('[pincer] the agent attached to went away: starting again');
+    app.relaunch();
+    app.exit(0);
+  });
+  return startDesktopShell({
+    dataDir,
+    core: {
+      ...attached.shell,
+      close: async () => {
+        unbindPause();
+        await attached.close();
+      },
+    },
+    activity,
+    held: attached.held,
+    onWindowCreated: (created) => {
+      window = created;
+    },
+  });
 }
 
 /**

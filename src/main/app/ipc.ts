@@ -1,18 +1,19 @@
 import { ipcMain } from 'electron';
-import { channelNames } from '../../shared/ipc.js';
-import type { IpcHandlers } from '../core/ipc/index.js';
-import { dispatch } from '../core/ipc/index.js';
+import { type ChannelName, channelNames, type IpcResult } from '../../shared/ipc.js';
 import { isTrustedRendererUrl } from './renderer-origin.js';
 
+/** One call of the contract to where it is answered: the core here, or the agent attached to. */
+export type IpcRoute = (channel: ChannelName, request: unknown) => Promise<IpcResult<unknown>>;
+
 /** Wires every channel of the contract to the core, refusing calls from any other frame. */
-export function registerIpc(handlers: IpcHandlers): void {
+export function registerIpc(route: IpcRoute): void {
   for (const channel of channelNames) {
     ipcMain.handle(channel, async (event, request: unknown) => {
       const url = event.senderFrame?.url ?? '';
       if (!isTrustedRendererUrl(url)) {
         return { ok: false, error: { code: 'unknown_channel', message: 'untrusted sender' } };
       }
-      return dispatch(handlers, channel, request);
+      return route(channel, request);
     });
   }
 }

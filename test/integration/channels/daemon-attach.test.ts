@@ -14,7 +14,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { spawn as spawnPty } from '@lydell/node-pty';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { connectGateway } from '../../../src/main/cli/tui/connection.js';
+import { connectGateway } from '../../../src/main/core/gateway/client.js';
 import { gatewayFilePath, readGatewayFile } from '../../../src/main/core/gateway/index.js';
 import { WireClose } from '../../../src/shared/wire.js';
 import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';

@@ -5,8 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';
-import { connectGateway } from '../../../src/main/cli/tui/connection.js';
 import { AgentActivity, admittingAssistant } from '../../../src/main/core/desktop/index.js';
+import { connectGateway } from '../../../src/main/core/gateway/client.js';
 import {
   gatewayFilePath,
   readGatewayFile,

@@ -10,14 +10,14 @@ import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ActiveTools, AgentsList } from '../../../src/main/cli/tui/AgentsPanel.js';
 import { ApprovalPrompt, previewLines } from '../../../src/main/cli/tui/ApprovalPrompt.js';
-import {
-  connectGateway,
-  type DashboardLink,
-  inProcessLink,
-} from '../../../src/main/cli/tui/connection.js';
 import { DashboardApp } from '../../../src/main/cli/tui/Dashboard.js';
 import { PASTE_END, PASTE_START } from '../../../src/main/cli/tui/keys.js';
 import { applyEvent, emptyState } from '../../../src/main/cli/tui/state.js';
+import {
+  type CoreLink,
+  connectGateway,
+  inProcessLink,
+} from '../../../src/main/core/gateway/client.js';
 import { startAssistantGateway } from '../../../src/main/core/gateway/server.js';
 import { createCoreHandlers } from '../../../src/main/core/ipc/handlers.js';
 import type { AssistantEvent, RunSummary } from '../../../src/shared/ipc.js';
@@ -28,9 +28,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function inProcess(
-  delayMs = 20,
-): Promise<{ fixture: AssistantFixture; link: DashboardLink }> {
+async function inProcess(delayMs = 20): Promise<{ fixture: AssistantFixture; link: CoreLink }> {
   const fixture = await scriptedAssistant({ delayMs });
   cleanups.push(() => fixture.close());
   const link = inProcessLink(
@@ -42,7 +40,7 @@ async function inProcess(
 
 type Rendered = ReturnType<typeof render>;
 
-function show(link: DashboardLink, size = { columns: 120, rows: 40 }): Rendered {
+function show(link: CoreLink, size = { columns: 120, rows: 40 }): Rendered {
   const ui = render(<DashboardApp link={link} />);
   resize(ui, size);
   cleanups.push(() => ui.unmount());

@@ -8,7 +8,13 @@
 import type { Command } from 'commander';
 import type { Assistant } from '../../core/assistant/index.js';
 import { lockHolder } from '../../core/daemon/index.js';
-import { readGatewayFile } from '../../core/gateway/index.js';
+import {
+  type CoreLink,
+  connectGateway,
+  inProcessLink,
+  parseGatewayAddress,
+  readGatewayFile,
+} from '../../core/gateway/index.js';
 import { createCoreHandlers } from '../../core/ipc/index.js';
 import {
   addModelChoiceOptions,
@@ -18,12 +24,6 @@ import {
 } from '../agent-options.js';
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
-import {
-  connectGateway,
-  type DashboardLink,
-  inProcessLink,
-  parseGatewayAddress,
-} from '../tui/connection.js';
 import { terminalFits } from '../tui/fits.js';
 import { openServedAssistant } from './gateway.js';
 
@@ -69,7 +69,7 @@ export async function openDashboard(
     ctx.stderr.write(`pincer ${command}: ${problem}\n`);
     return ExitCode.usage;
   }
-  let link: DashboardLink;
+  let link: CoreLink;
   let assistant: Assistant | undefined;
   try {
     const attached = await attach(ctx, options);
@@ -110,10 +110,7 @@ export async function openDashboard(
 }
 
 /** The gateway to attach to: the one named, else the one serving this data directory. */
-async function attach(
-  ctx: CliContext,
-  options: DashboardOptions,
-): Promise<DashboardLink | undefined> {
+async function attach(ctx: CliContext, options: DashboardOptions): Promise<CoreLink | undefined> {
   if (options.attach) {
     const { url, token } = parseGatewayAddress(options.attach, process.env.PINCER_GATEWAY_TOKEN);
     return connectGateway(url, token);

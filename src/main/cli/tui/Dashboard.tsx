@@ -1,14 +1,14 @@
 /**
  * The terminal dashboard (issue 26, after seed 000's sketch): chat with tool calls inline, agents
  * and active tools beside it, the pending approval above the input, a status bar and function-key
- * views. A client of the IPC contract only: it gets a `DashboardLink` and never sees the core.
+ * views. A client of the IPC contract only: it gets a `CoreLink` and never sees the core.
  */
 import { Box, Text, useApp, useInput, useStdout } from 'ink';
 import { useEffect, useMemo, useState } from 'react';
+import type { CoreLink } from '../../core/gateway/index.js';
 import { AgentsPanel } from './AgentsPanel.js';
 import { ApprovalPrompt, PROMPT_ROWS, previewLines } from './ApprovalPrompt.js';
 import { ChatPane } from './ChatPane.js';
-import type { DashboardLink } from './connection.js';
 import { MIN_ROWS } from './fits.js';
 import { InputBox } from './InputBox.js';
 import { useRawInput, type View, viewForCtrl, viewForKey } from './keys.js';
@@ -48,7 +48,7 @@ export function DashboardApp({
   link,
   sessionId = null,
 }: {
-  link: DashboardLink;
+  link: CoreLink;
   sessionId?: string | null;
 }) {
   const dashboard = useDashboard(link, sessionId);

@@ -8,7 +8,7 @@ import { Box, Text } from 'ink';
 import { Fragment } from 'react';
 import { formatCost, formatDuration, formatTokens } from '../../../shared/format.js';
 import type { AppInfo, ModelsState } from '../../../shared/ipc.js';
-import type { LinkState } from './connection.js';
+import type { LinkState } from '../../core/gateway/index.js';
 import { VIEW_KEYS, type View } from './keys.js';
 import { safe } from './safe-text.js';
 import type { LastTurn } from './state.js';

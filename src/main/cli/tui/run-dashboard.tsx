@@ -4,14 +4,14 @@
  * Imported lazily, so only `pincer tui` and `pincer chat` on a terminal load Ink and React.
  */
 import { render } from 'ink';
-import type { DashboardLink } from './connection.js';
+import type { CoreLink } from '../../core/gateway/index.js';
 import { DashboardApp } from './Dashboard.js';
 
 const ENTER = '\x1b[?1049h\x1b[?2004h';
 const LEAVE = '\x1b[?2004l\x1b[?1049l';
 
 export async function runDashboard(options: {
-  link: DashboardLink;
+  link: CoreLink;
   sessionId?: string;
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;

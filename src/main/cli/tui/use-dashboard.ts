@@ -13,7 +13,7 @@ import type {
   RunSummary,
   SessionHistory,
 } from '../../../shared/ipc.js';
-import type { DashboardLink, LinkState } from './connection.js';
+import type { CoreLink, LinkState } from '../../core/gateway/index.js';
 import {
   applyEvent,
   type DashboardState,
@@ -64,7 +64,7 @@ export interface Dashboard {
     reason?: string,
   ): Promise<void>;
   openSession(sessionId: string | null): void;
-  call: DashboardLink['invoke'];
+  call: CoreLink['invoke'];
 }
 
 /** About 30 frames a second, Ink's own cap on drawing. */
@@ -72,7 +72,7 @@ const FRAME_MS = 33;
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-export function useDashboard(link: DashboardLink, initialSession: string | null): Dashboard {
+export function useDashboard(link: CoreLink, initialSession: string | null): Dashboard {
   const [state, dispatch] = useReducer(reduce, initialSession, emptyState);
   const [info, setInfo] = useState<AppInfo | null>(null);
   const [models, setModels] = useState<ModelsState | null>(null);
@@ -168,7 +168,7 @@ export function useDashboard(link: DashboardLink, initialSession: string | null)
     link: linkState,
     notice,
     setNotice,
-    call: link.invoke.bind(link) as DashboardLink['invoke'],
+    call: link.invoke.bind(link) as CoreLink['invoke'],
     async send(text) {
       try {
         const started = await link.invoke('chat.send', {

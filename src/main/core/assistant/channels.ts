@@ -61,6 +61,13 @@ export class BackgroundChannels {
     };
   }
 
+  /** The tray of a desktop app attached to this agent pauses or resumes its channels. */
+  setPaused(paused: boolean): BackgroundView {
+    if (!this.live) throw new InvalidRequest('no channels or schedules are served by this agent');
+    this.live.setPaused(paused);
+    return this.held();
+  }
+
   list(): ChannelsView {
     const live = this.live;
     const statuses = new Map((live?.statuses() ?? []).map((status) => [status.name, status]));

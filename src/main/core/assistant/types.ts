@@ -157,7 +157,7 @@ export interface Assistant {
    */
   channels: Pick<
     BackgroundChannels,
-    'connect' | 'held' | 'list' | 'approvePairing' | 'rejectPairing'
+    'connect' | 'held' | 'setPaused' | 'list' | 'approvePairing' | 'rejectPairing'
   >;
 
   /** What answers chat now (for app info and the status bar). */

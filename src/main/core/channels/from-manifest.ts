@@ -128,6 +128,8 @@ export interface LiveChannels {
   statuses(): ChannelStatus[];
   skipped: SkippedChannel[];
   paused(): boolean;
+  /** Holds new channel and schedule runs (true) or lets them and the held ones go (false). */
+  setPaused(paused: boolean): void;
   held(): HeldWork[];
   /** Pause state or held work changed; returns the unsubscribe function. */
   onChange(listener: () => void): () => void;
@@ -138,6 +140,7 @@ export function liveChannels(hub: ChannelHub, set: ChannelSet): LiveChannels {
     statuses: () => set.statuses(),
     skipped: set.skipped,
     paused: () => hub.paused,
+    setPaused: (paused) => hub.setPaused(paused),
     held: () => hub.heldWork(),
     onChange: (listener) => hub.onChange(listener),
   };

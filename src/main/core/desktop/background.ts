@@ -27,7 +27,7 @@ export interface BackgroundChannels {
 
 export async function startBackgroundChannels(
   agent: Agent,
-  activity: Pick<AgentActivity, 'paused' | 'onChange'>,
+  activity: Pick<AgentActivity, 'paused' | 'setPaused' | 'onChange'>,
   log: (line: string) => void = () => undefined,
 ): Promise<BackgroundChannels> {
   let release: () => void;
@@ -47,7 +47,8 @@ export async function startBackgroundChannels(
     await channels.resumeInterrupted();
     return {
       channels,
-      live: liveChannels(hub, channels),
+      // A pause asked for over IPC (an app attached from elsewhere) goes through the tray's state.
+      live: { ...liveChannels(hub, channels), setPaused: (paused) => activity.setPaused(paused) },
       held: () => hub.heldWork(),
       async stop() {
         off();

@@ -1,7 +1,7 @@
 /** The desktop module's public surface: what other modules import. */
 export { AgentActivity } from './activity.js';
 export { appMenuTemplate } from './app-menu.js';
-export type { ApprovalNotice } from './approval-dialog.js';
+export type { ApprovalNotice, RoutedApproval } from './approval-dialog.js';
 export type { NativeApprovalUi } from './approval-router.js';
 export { ApprovalRouter, windowAttended } from './approval-router.js';
 export type { ShellCoreParts } from './assistant-core.js';

@@ -6,6 +6,20 @@ export {
   serveAttachPoint,
 } from './attach.js';
 export {
+  type AttachedDesktop,
+  type AttachOptions,
+  attachToRunningAgent,
+  bindTrayPause,
+} from './attached-desktop.js';
+export {
+  type CoreLink,
+  connectGateway,
+  inProcessLink,
+  LinkError,
+  type LinkState,
+  parseGatewayAddress,
+} from './client.js';
+export {
   type GatewayFile,
   gatewayFilePath,
   readGatewayFile,

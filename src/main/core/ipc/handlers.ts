@@ -156,6 +156,7 @@ export function createCoreHandlers({
     'mcp.remove': ({ name }) => a.mcpServers.remove(name),
 
     'background.held': () => a.channels.held(),
+    'background.setPaused': ({ paused }) => a.channels.setPaused(paused),
     'channels.list': () => a.channels.list(),
     'channels.approvePairing': ({ code }) => a.channels.approvePairing(code),
     'channels.rejectPairing': ({ code }) => a.channels.rejectPairing(code),

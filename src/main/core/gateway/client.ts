@@ -1,7 +1,8 @@
 /**
- * The dashboard's two ways to reach the core, both speaking the IPC contract (`PincerApi`):
- * attached to a running gateway over its WebSocket (the same frames and token as the browser UI),
- * or in-process through the same `dispatch` that validates every call of both transports.
+ * Two ways to reach the core, both speaking the IPC contract (`PincerApi`): attached to a running
+ * gateway over its WebSocket (the same frames and token as the browser UI), or in-process through
+ * the same `dispatch` that validates every call of both transports. `pincer tui` uses both; the
+ * desktop app attaches to the daemon holding its data directory.
  */
 
 import WebSocket from 'ws';
@@ -16,15 +17,17 @@ import {
   unwrapResult,
 } from '../../../shared/ipc.js';
 import type { ClientFrame, ServerFrame } from '../../../shared/wire.js';
-import { PincerError } from '../../core/errors.js';
-import { dispatch, type IpcHandlers } from '../../core/ipc/index.js';
+import { PincerError } from '../errors.js';
+import { dispatch, type IpcHandlers } from '../ipc/index.js';
 
 export type LinkState = 'in-process' | 'connected' | 'disconnected';
 
-/** The contract plus what the status bar shows about the link. */
-export interface DashboardLink extends PincerApi {
+/** The contract plus what a status bar shows about the link. */
+export interface CoreLink extends PincerApi {
   /** Where the core lives, for the status bar: "in-process" or the gateway's address. */
   readonly where: string;
+  /** One call, its result as the core sent it (a coded error stays a result, not a throw). */
+  call(channel: ChannelName, request: unknown): Promise<IpcResult<unknown>>;
   state(): LinkState;
   onStateChange(listener: (state: LinkState) => void): () => void;
   close(): void;
@@ -44,9 +47,10 @@ export class LinkError extends PincerError {
 export function inProcessLink(
   handlers: IpcHandlers,
   subscribe: (listener: (event: AssistantEvent) => void) => () => void,
-): DashboardLink {
+): CoreLink {
   return {
     where: 'in-process',
+    call: (channel, request) => dispatch(handlers, channel, request),
     async invoke<C extends ChannelName>(channel: C, request: RequestOf<C>) {
       return unwrapResult((await dispatch(handlers, channel, request)) as IpcResult<ResponseOf<C>>);
     },
@@ -83,11 +87,7 @@ export function parseGatewayAddress(
 }
 
 /** Opens the WebSocket, says hello with the token, and resolves once welcomed. */
-export function connectGateway(
-  url: string,
-  token: string,
-  timeoutMs = 5000,
-): Promise<DashboardLink> {
+export function connectGateway(url: string, token: string, timeoutMs = 5000): Promise<CoreLink> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, { handshakeTimeout: timeoutMs });
     const pending = new Map<number, (result: IpcResult<unknown>) => void>();
@@ -96,6 +96,19 @@ export function connectGateway(
     let state: LinkState = 'disconnected';
     let nextId = 1;
     const send = (frame: ClientFrame) => socket.send(JSON.stringify(frame));
+    const call = (channel: ChannelName, request: unknown): Promise<IpcResult<unknown>> => {
+      if (state !== 'connected') {
+        return Promise.resolve({
+          ok: false,
+          error: { code: 'internal', message: 'not connected to the gateway' },
+        });
+      }
+      const id = nextId++;
+      return new Promise<IpcResult<unknown>>((settle) => {
+        pending.set(id, settle);
+        send({ type: 'call', id, channel, request });
+      });
+    };
 
     socket.on('open', () => send({ type: 'hello', token }));
     socket.on('error', (error) => {
@@ -122,15 +135,15 @@ export function connectGateway(
         state = 'connected';
         resolve({
           where: url.replace(/\/ipc$/, '').replace(/^ws/, 'http'),
-          invoke<C extends ChannelName>(channel: C, request: RequestOf<C>): Promise<ResponseOf<C>> {
+          call,
+          async invoke<C extends ChannelName>(
+            channel: C,
+            request: RequestOf<C>,
+          ): Promise<ResponseOf<C>> {
             if (state !== 'connected') {
-              return Promise.reject(new LinkError('unreachable', 'not connected to the gateway'));
+              throw new LinkError('unreachable', 'not connected to the gateway');
             }
-            const id = nextId++;
-            return new Promise<IpcResult<unknown>>((settle) => {
-              pending.set(id, settle);
-              send({ type: 'call', id, channel, request });
-            }).then((result) => unwrapResult(result as IpcResult<ResponseOf<C>>));
+            return unwrapResult((await call(channel, request)) as IpcResult<ResponseOf<C>>);
           },
           subscribe(listener) {
             listeners.add(listener);
