@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   appendInside,
+  createInside,
   readInside,
   readTextInside,
 } from '../../../src/main/core/workspace-fs/index.js';
@@ -107,5 +108,29 @@ describe('appendInside', () => {
     expect(await readFile(secret, 'utf8')).toBe('PRIVATE KEY');
     const made = execFileSync('find', [outside], { encoding: 'utf8' }).trim().split('\n');
     expect(made.sort()).toEqual([outside, secret]);
+  });
+});
+
+describe('createInside', () => {
+  it('creates a new file and its folders; an existing name, a link or a way out is refused', async () => {
+    const made = await createInside(ws, 'inbox/tg/1/a.bin', Buffer.from([0, 1, 2]));
+    expect(await readFile(made.file)).toEqual(Buffer.from([0, 1, 2]));
+    expect(await refusal(createInside(ws, 'inbox/tg/1/a.bin', Buffer.from('x')))).toMatchObject({
+      code: 'exists',
+    });
+    expect(await readFile(made.file)).toEqual(Buffer.from([0, 1, 2]));
+    expect(await refusal(createInside(ws, 'link.md', Buffer.from('x')))).toMatchObject({
+      code: 'exists',
+    });
+    expect(await refusal(createInside(ws, 'dangling.md', Buffer.from('x')))).toMatchObject({
+      code: 'exists',
+    });
+    expect(await refusal(createInside(ws, 'out-dir/new.bin', Buffer.from('x')))).toMatchObject({
+      code: 'link',
+    });
+    expect(await refusal(createInside(ws, '../escape.bin', Buffer.from('x')))).toMatchObject({
+      code: 'outside',
+    });
+    expect(await readFile(secret, 'utf8')).toBe('PRIVATE KEY');
   });
 });

@@ -85,7 +85,8 @@ export class ChannelHub {
   }
 
   /**
-   * One message of a conversation: access, limits, screen, then a run in the chat's session.
+   * One message of a conversation: access, limits, screen, what it brings besides its text (a
+   * file, fetched only now), then a run in the chat's session.
    * Resolves with the reply once the run ended (approvals it waits for included).
    */
   async converse(
@@ -114,9 +115,11 @@ export class ChannelHub {
           `${decision.expiresAt}). The owner approves it with \`pincer channels pair ${decision.code}\`.`,
       };
     }
+    let text = inbound.text;
     try {
       guard.limits.admit(inbound.userId, inbound.text);
       this.screen(inbound.text);
+      if (inbound.expand) text = await inbound.expand(decision.role);
     } catch (error) {
       if (!(error instanceof ChannelError)) throw error;
       this.log(`${decl.name}: message from ${inbound.userId} refused: ${error.message}`);
@@ -136,7 +139,7 @@ export class ChannelHub {
       chatId: inbound.chatId,
       role: decision.role,
     };
-    const handle = this.start(inbound.text, sessionId, origin);
+    const handle = this.start(text, sessionId, origin);
     started?.(handle);
     const result = await handle.done;
     return { kind: 'reply', text: replyText(result), runId: result.runId, outcome: result.outcome };

@@ -8,12 +8,13 @@
  * chats only (allowlisted ids, or role admin) with Approve/Deny buttons; a button pressed by
  * anyone else is refused. They wait in the same broker as the app's and the terminal's: the
  * first answer wins, and the rule's timeout denies. An admin may also approve a pairing code
- * from the chat with `/pair CODE`. Voice is off; files are not taken yet (a message with a file
- * gets a sentence saying so).
+ * from the chat with `/pair CODE`. Where `features.files` allows, documents and photos come in and
+ * the files a run wrote go out (telegram-files.ts); otherwise a file gets a sentence saying files
+ * are not accepted, as a voice or audio message always does (voice is off).
  */
 import type { Bot } from 'grammy';
 import type { PendingApproval } from '../policy/index.js';
-import type { RunHandle } from '../runtime/index.js';
+import type { RunEvent, RunHandle } from '../runtime/index.js';
 import { originOf } from '../runtime/index.js';
 import type { RunId } from '../terms.js';
 import { ChannelAccess } from './access.js';
@@ -21,10 +22,21 @@ import type { ChannelHub } from './hub.js';
 import { ChannelLimits } from './limits.js';
 import { splitMessage } from './split-message.js';
 import {
+  type Carried,
+  carriedBy,
+  filesWritten,
+  messageWithFile,
+  outgoingFile,
+  receiveFile,
+  TELEGRAM_DOWNLOAD_LIMIT,
+  TELEGRAM_UPLOAD_LIMIT,
+} from './telegram-files.js';
+import {
   type Channel,
   type ChannelDecl,
   ChannelError,
   type ChannelStatus,
+  type Role,
   settingsOf,
 } from './types.js';
 
@@ -35,8 +47,12 @@ const DENY = 'n';
 export interface TelegramChannelOptions {
   /** The bot token (the value of auth.secret_ref). */
   token: string;
+  /** Files larger than this are refused both ways (never above Telegram's own limits). */
+  maxFileBytes?: number;
   log?: (line: string) => void;
 }
+
+const DEFAULT_API_ROOT = 'https://api.telegram.org';
 
 export class TelegramChannel implements Channel {
   readonly name: string;
@@ -58,6 +74,7 @@ export class TelegramChannel implements Channel {
   private lastError: string | null = null;
   private runs = 0;
   private polling: Promise<void> | undefined;
+  private apiRoot = DEFAULT_API_ROOT;
 
   constructor(
     private readonly decl: ChannelDecl,
@@ -76,6 +93,7 @@ export class TelegramChannel implements Channel {
       this.fail(`no bot token: store ${this.decl.spec.auth.secret_ref} with pincer secrets set`);
     }
     const apiRoot = settingsOf(this.decl).api_root?.replace(/\/+$/, '');
+    this.apiRoot = apiRoot ?? DEFAULT_API_ROOT;
     const grammy = await import('grammy');
     this.grammy = grammy;
     const bot = new grammy.Bot(this.options.token, { client: apiRoot ? { apiRoot } : {} });
@@ -84,12 +102,20 @@ export class TelegramChannel implements Channel {
       const from = String(ctx.from.id);
       const chat = String(ctx.chat.id);
       this.lastMessageAt = new Date().toISOString();
-      if (message.text === undefined) {
-        void this.say(chat, 'Only text messages are taken here.');
+      const carried = carriedBy(message, this.maxBytes(TELEGRAM_DOWNLOAD_LIMIT));
+      if (message.text === undefined && !carried) {
+        void this.say(
+          chat,
+          this.filesOn
+            ? 'Only text, documents and photos are taken here.'
+            : 'Only text messages are taken here.',
+        );
         return;
       }
       // Not awaited: a run may wait for an approval answered by a button of this same bot.
-      void this.onText(from, chat, message.text).catch((error: unknown) => this.noteError(error));
+      void this.onMessage(from, chat, message.text ?? message.caption ?? '', carried).catch(
+        (error: unknown) => this.noteError(error),
+      );
     });
     bot.on('callback_query:data', (ctx) => {
       void this.onButton(String(ctx.from.id), ctx.callbackQuery.id, ctx.callbackQuery.data).catch(
@@ -153,8 +179,21 @@ export class TelegramChannel implements Channel {
     this.log(`${this.name}: ${this.lastError}`);
   }
 
-  private async onText(from: string, chat: string, text: string): Promise<void> {
-    const pair = /^\/pair(?:@\S+)?\s+(\S+)\s*$/.exec(text);
+  private get filesOn(): boolean {
+    return this.decl.spec.features?.files === true;
+  }
+
+  private maxBytes(platformLimit: number): number {
+    return Math.min(this.options.maxFileBytes ?? platformLimit, platformLimit);
+  }
+
+  private async onMessage(
+    from: string,
+    chat: string,
+    text: string,
+    carried: Carried | undefined,
+  ): Promise<void> {
+    const pair = carried ? null : /^\/pair(?:@\S+)?\s+(\S+)\s*$/.exec(text);
     if (pair && this.access.admins().includes(from)) {
       const result = this.hub.records.pair(
         pair[1] as string,
@@ -173,22 +212,85 @@ export class TelegramChannel implements Channel {
       return;
     }
     const stopTyping = this.typing(chat);
+    let run: RunHandle | undefined;
     try {
       const outcome = await this.hub.converse(
         this.decl,
         { access: this.access, limits: this.limits },
-        { userId: from, chatId: chat, text },
-        (_handle: RunHandle) => {
+        {
+          userId: from,
+          chatId: chat,
+          text,
+          ...(carried
+            ? { expand: (role: Role) => this.receive(from, chat, text, carried, role) }
+            : {}),
+        },
+        (handle: RunHandle) => {
           this.runs++;
+          run = handle;
         },
       );
       stopTyping();
       // A stranger on an allowlist channel gets no answer: the bot does not advertise itself.
       if (outcome.kind === 'refused' && outcome.stranger) return;
       await this.sendLong(chat, outcome.text);
+      if (run && this.filesOn) await this.sendWritten(chat, run.events.events);
     } finally {
       stopTyping();
     }
+  }
+
+  /** A message's file, taken only where the channel allows files; the text the run gets. */
+  private async receive(
+    from: string,
+    chat: string,
+    text: string,
+    carried: Carried,
+    role: Role,
+  ): Promise<string> {
+    if (carried.kind === 'voice') {
+      throw new ChannelError(
+        'refused',
+        'Voice and audio messages are not taken on this channel: please write instead.',
+      );
+    }
+    if (!this.filesOn) throw new ChannelError('refused', 'Files are not accepted on this channel.');
+    // Storing a file writes to the workspace: a viewer triggers no side effect.
+    if (role === 'viewer') throw new ChannelError('refused', 'A viewer cannot send files here.');
+    const api = this.bot?.api;
+    if (!api) throw new ChannelError('unreachable', 'The channel is stopping.');
+    const stored = await receiveFile(api, carried, {
+      workspace: this.hub.agent.governance.workspace,
+      channel: this.name,
+      chat,
+      fileRoot: `${this.apiRoot}/file/bot${this.options.token}`,
+      maxBytes: this.maxBytes(TELEGRAM_DOWNLOAD_LIMIT),
+    });
+    this.log(`${this.name}: stored a file from ${from} as ${stored.path}`);
+    return messageWithFile(text, stored);
+  }
+
+  /** The files the run's tools wrote go out as documents; what cannot go is said in one line. */
+  private async sendWritten(chat: string, events: readonly RunEvent[]): Promise<void> {
+    const workspace = this.hub.agent.governance.workspace;
+    const notSent: string[] = [];
+    for (const written of filesWritten(events)) {
+      const bot = this.bot;
+      if (!bot || !this.grammy) return;
+      const out = await outgoingFile(workspace, written, this.maxBytes(TELEGRAM_UPLOAD_LIMIT));
+      if ('gone' in out) continue;
+      if ('refused' in out) {
+        notSent.push(`${out.name} (${out.refused})`);
+        continue;
+      }
+      try {
+        await bot.api.sendDocument(chat, new this.grammy.InputFile(out.bytes, out.name));
+      } catch (error) {
+        this.noteError(error);
+        notSent.push(`${out.name} (Telegram did not take it)`);
+      }
+    }
+    if (notSent.length) await this.say(chat, `Not sent: ${notSent.join(', ')}.`);
   }
 
   private typing(chat: string): () => void {

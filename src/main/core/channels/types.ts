@@ -78,6 +78,12 @@ export interface Inbound {
   /** The conversation: one session per chat. */
   chatId: string;
   text: string;
+  /**
+   * Work the message brings besides its text (a file to fetch), done only once the sender is let
+   * in and the text passed the limits and the screen; resolves with the text the run gets. A
+   * ChannelError it throws is the reply.
+   */
+  expand?: (role: Role) => Promise<string>;
 }
 
 export function settingsOf(decl: ChannelDecl): ChannelSettings {

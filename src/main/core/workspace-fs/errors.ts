@@ -12,6 +12,8 @@ export type ConfinementCode =
   /** Not a regular file (a folder, a FIFO, a device). */
   | 'not_file'
   | 'not_found'
+  /** A new file was to be created where one already is. */
+  | 'exists'
   | 'too_large'
   /** Inside a path the sandbox denies, or a write to a read-only grant. */
   | 'denied'
@@ -24,6 +26,7 @@ const CATEGORY: Record<ConfinementCode, ErrorCategory> = {
   hard_link: 'denied',
   not_file: 'invalid_request',
   not_found: 'not_found',
+  exists: 'conflict',
   too_large: 'too_large',
   denied: 'denied',
   io: 'internal',

@@ -1,6 +1,6 @@
 /**
  * Host-side reads and writes of workspace content (identity files, threads, memory files,
- * skills): the main process touches a file under a root only through these. The last path
+ * skills, files a channel received): the main process touches a file under a root only through these. The last path
  * component is opened with O_NOFOLLOW (a planted symlink, dangling or not, is never followed),
  * new files are created with O_EXCL, and the open file is checked before a byte moves: a regular
  * file, one name only (no hard link to a file elsewhere), and really inside the root (on Linux
@@ -198,6 +198,32 @@ export async function appendInside(
     const { real } = await verify(handle, where);
     await handle.write(created && options.head ? `${options.head}${text}` : text);
     return { file: real, created };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Creates `relative` under `root` (and its folders) holding `bytes`; a file already there, a link
+ * included, is never touched: ConfinementError 'exists'.
+ */
+export async function createInside(
+  root: string,
+  relative: string,
+  bytes: Uint8Array,
+): Promise<{ /** Its real path. */ file: string }> {
+  const where = await locate(root, relative);
+  await mkdirInside(where);
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
+  const handle = await open(where.target, flags, 0o666).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EEXIST')
+      throw new ConfinementError('exists', `"${where.shown}" already exists`);
+    throw openError(error, where.shown);
+  });
+  try {
+    const { real } = await verify(handle, where);
+    await handle.writeFile(bytes);
+    return { file: real };
   } finally {
     await handle.close();
   }

@@ -1,17 +1,15 @@
 /**
- * The files a finished, writing tool call named, on its tool card. Which arguments are paths is
- * the same generic reading the policy makes (path, file, target, …), never a tool's name; a
- * read-only call lists nothing. The desktop reveals a file in the file manager (the core confines
- * the path to the workspace); the browser shows the path only.
+ * The files a finished, writing tool call named, on its tool card (writtenPathArguments: the
+ * generic reading the policy makes, never a tool's name); a read-only call lists nothing. The
+ * desktop reveals a file in the file manager (the core confines the path to the workspace); the
+ * browser shows the path only.
  */
 import { useEffect, useState } from 'react';
 import { errorText } from '../../../shared/format';
 import type { PincerApi, WorkspaceView } from '../../../shared/ipc';
+import { writtenPathArguments } from '../../../shared/written-paths';
 import { useBridge } from '../lib/bridge-context';
 import type { ToolCardData } from './ToolCard';
-
-const PATH_KEYS = /^(path|paths|file|files|target|destination)$/i;
-const MAX_LISTED = 20;
 
 /** One workspace lookup per bridge, shared by every card. */
 const views = new WeakMap<PincerApi, Promise<WorkspaceView>>();
@@ -27,11 +25,7 @@ function workspaceOf(bridge: PincerApi): Promise<WorkspaceView> {
 
 export function writtenPaths(call: ToolCardData): string[] {
   if (call.readOnly || call.status !== 'ok') return [];
-  const found = Object.entries(call.input)
-    .filter(([key]) => PATH_KEYS.test(key))
-    .flatMap(([, value]) => (Array.isArray(value) ? value : [value]))
-    .filter((value): value is string => typeof value === 'string' && value.length > 0);
-  return [...new Set(found)].slice(0, MAX_LISTED);
+  return writtenPathArguments(call.input);
 }
 
 export function WrittenFiles({ call }: { call: ToolCardData }) {
