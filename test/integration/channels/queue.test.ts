@@ -2,9 +2,15 @@
  * The queue channel on a real nats-server (JetStream) and a real agent (scripted model): a
  * message runs as a task and is acknowledged only once its run is recorded and ended;
  * max_parallel and overlap_policy observed while runs wait on real approvals; a message delivered
- * again after its run was recorded does not run twice; bad messages are terminated and the
+ * again after its run was recorded does not run twice (the run ended, goes on, or was cut short
+ * by a killed process and is resumed); bad messages are terminated and the
  * channel goes on; a server that is down at start fails the channel and not the others.
  */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { type JetStreamManager, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +19,7 @@ import { QueueChannel } from '../../../src/main/core/channels/queue.js';
 import type { RunHandle } from '../../../src/main/core/runtime/runtime.js';
 import type { RunOrigin } from '../../../src/main/core/terms.js';
 import { type ChannelAgent, channelAgent } from '../../support/channel-agent.js';
+import { repoRoot } from '../../support/cli-run.js';
 import { type NatsServer, natsMissing, startNats } from '../../support/nats.js';
 
 const missing = natsMissing();
@@ -196,7 +203,8 @@ describe.skipIf(missing)('queue channel over NATS JetStream', () => {
       await until(() => approvals().length === 1);
       await publish('agent.single', 'second');
       await until(() => single.status().detail.skipped === '1');
-      // Terminated: not on the server any more, and never delivered again.
+      // Terminated (the server hears of it a moment later): gone, and never delivered again.
+      await until(async () => (await onServer(single)).unacked === 1);
       expect(await onServer(single)).toEqual({ pending: 0, unacked: 1, stored: 1 });
       answer();
       await until(async () => (await onServer(single)).stored === 0);
@@ -268,6 +276,71 @@ describe.skipIf(missing)('queue channel over NATS JetStream', () => {
   );
 
   it(
+    'a process killed mid-run: the message comes again and its recorded run is resumed, not run anew',
+    async () => {
+      const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-queue-kill-'));
+      const declared = queue('crash', { queue_name: 'agent.crash' }, nats.url);
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          path.join(import.meta.dirname, 'fixtures', 'queue-worker.ts'),
+          dataDir,
+          JSON.stringify(declared),
+          nats.url,
+          '1000',
+        ],
+        { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      const lines = createInterface({ input: child.stdout as NonNullable<typeof child.stdout> });
+      const seen: string[] = [];
+      const waiters: Array<() => void> = [];
+      lines.on('line', (line) => {
+        seen.push(line);
+        for (const wake of waiters.splice(0)) wake();
+      });
+      const line = async (prefix: string) => {
+        for (;;) {
+          const found = seen.find((text) => text.startsWith(prefix));
+          if (found) return found;
+          await new Promise<void>((resolve) => waiters.push(resolve));
+        }
+      };
+      try {
+        await line('ready');
+        await publish('agent.crash', 'write through the crash');
+        const runId = (await line('asking ')).slice('asking '.length);
+        child.kill('SIGKILL');
+        await exited;
+
+        fixture = await channelAgent({ channels: [declared], dataDir });
+        const runs = runsOf(fixture);
+        expect(fixture.agent.runtime.interrupted().map((run) => run.id)).toEqual([runId]);
+        const again = channel('crash', { ackWaitMs: 1000 });
+        await again.start();
+        await until(() => approvals().length === 1);
+        expect(runs.map((run) => run.handle.runId)).toEqual([runId]);
+        expect(await onServer(again)).toMatchObject({ stored: 1, unacked: 1 });
+        answer();
+        expect((await runs[0]?.handle.done)?.outcome).toBe('completed');
+        await until(async () => (await onServer(again)).stored === 0);
+        expect(fixture.agent.store.listRuns({ limit: 10 }).map((run) => run.id)).toEqual([runId]);
+        expect(again.status()).toMatchObject({ runs: 0 });
+        expect(again.status().detail.redelivered).toBe('1');
+      } finally {
+        child.kill('SIGKILL');
+        for (const channel of open.splice(0)) await channel.stop();
+        await fixture?.close();
+        fixture = undefined;
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    HANG,
+  );
+
+  it(
     'a bad message is terminated with a clear error, and the channel goes on',
     async () => {
       const lines: string[] = [];
@@ -326,6 +399,47 @@ describe.skipIf(missing)('queue channel over NATS JetStream', () => {
       await until(() => runs.length === 1);
       await runs[0]?.handle.done;
       await until(async () => (await onServer(held)).stored === 0);
+    },
+    HANG,
+  );
+
+  it(
+    'a server that restarts: the channel reconnects and goes on taking messages',
+    async () => {
+      const own = await startNats();
+      const lines: string[] = [];
+      try {
+        fixture = await channelAgent({
+          channels: [queue('steady', { queue_name: 'agent.steady' }, own.url)],
+        });
+        const runs = runsOf(fixture);
+        const steady = new QueueChannel(fixture.decl('steady'), fixture.hub, {
+          servers: [own.url],
+          log: (line) => lines.push(line),
+        });
+        open.push(steady);
+        await steady.start();
+        const send = async (text: string) => {
+          const client = await connect({ servers: own.url });
+          await jetstream(client).publish('agent.steady', text);
+          await client.close();
+        };
+        await send('before');
+        await until(() => runs.length === 1);
+        await runs[0]?.handle.done;
+
+        await own.restart();
+        await until(() => lines.some((line) => line.startsWith('steady: reconnected to')));
+        expect(lines.some((line) => line.startsWith('steady: disconnected from'))).toBe(true);
+        expect(steady.status()).toMatchObject({ state: 'running' });
+        expect(steady.status().detail.connection).toBe('connected');
+        await send('after');
+        await until(() => runs.length === 2);
+        expect((await runs[1]?.handle.done)?.outcome).toBe('completed');
+      } finally {
+        for (const channel of open.splice(0)) await channel.stop();
+        await own.stop();
+      }
     },
     HANG,
   );

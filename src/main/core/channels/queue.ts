@@ -282,6 +282,7 @@ export class QueueChannel implements Channel {
           this.log(`${this.name}: ${this.lastError}`);
         } else if (event.type === 'reconnect') {
           this.connection = 'connected';
+          if (this.lastError?.startsWith('disconnected from')) this.lastError = null;
           this.log(`${this.name}: reconnected to ${event.server}`);
         }
       }
