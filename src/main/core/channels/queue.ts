@@ -154,7 +154,7 @@ export class QueueChannel implements Channel {
       this.fail(
         new ChannelError(
           'not_configured',
-          `the NATS server at ${where} has no usable JetStream for "${subject}" (start it with -js): ${(error as Error).message}`,
+          `cannot set up JetStream for "${subject}" at ${where} (is the server started with -js?): ${(error as Error).message}`,
         ),
       );
     }
@@ -294,6 +294,7 @@ export class QueueChannel implements Channel {
       this.lastError = `the NATS connection closed${error ? `: ${error.message}` : ''}`;
       this.log(`${this.name}: ${this.lastError}`);
       this.nc = undefined;
+      clearInterval(this.refresh);
       this.stopping?.();
     });
   }
