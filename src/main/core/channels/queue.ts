@@ -3,9 +3,7 @@
  * each message's text as a task on the agent, as a schedule's firing runs: a session of its own,
  * the same policy and approvals as a run started by hand, held while paused.
  *
- * - The subject's stream is the one the server already has for it, or a work-queue stream made
- *   here; the channel reads it through a durable pull consumer named after the channel, so
- *   several Pincer processes on one channel share its messages.
+ * - The subject's stream and the channel's durable pull consumer: see queue-jetstream.ts.
  * - `max_parallel` and `overlap_policy` go through the TriggerGate: with `queue` or `allow` a
  *   message is taken only when a slot is free (the rest wait on the server, which keeps them
  *   across restarts); with `skip` a message that arrives while the slots are full is dropped.
@@ -17,21 +15,14 @@
  * - A message that is not UTF-8 text, is empty, is longer than `processing.max_message_length`
  *   or fails the input screen is terminated (never delivered again) and reported.
  */
-import {
-  AckPolicy,
-  type Consumer,
-  type JetStreamManager,
-  type JsMsg,
-  jetstream,
-  jetstreamManager,
-  RetentionPolicy,
-} from '@nats-io/jetstream';
-import { connect, type NatsConnection, nanos } from '@nats-io/transport-node';
+import type { Consumer, JsMsg } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { Primitive } from '../ckp/index.js';
 import { originOf } from '../runtime/index.js';
 import type { RunId, RunOrigin } from '../terms.js';
 import type { ChannelHub } from './hub.js';
 import { ChannelLimits } from './limits.js';
+import { type OpenedQueue, openQueue } from './queue-jetstream.js';
 import { TriggerGate } from './trigger-gate.js';
 import {
   type Channel,
@@ -47,7 +38,6 @@ export const DEFAULT_NATS_SERVER = 'nats://127.0.0.1:4222';
 export const DEFAULT_ACK_WAIT_MS = 30_000;
 const PULL_EXPIRES_MS = 5_000;
 const RETRY_PAUSE_MS = 1_000;
-const CONNECT_TIMEOUT_MS = 10_000;
 /** A rate-limited message comes back after this, rather than being dropped. */
 const RATE_LIMIT_DELAY_MS = 60_000;
 /** Records of messages that never came back (their stream was deleted) are kept this long. */
@@ -124,40 +114,26 @@ export class QueueChannel implements Channel {
         new ChannelError('not_configured', `trigger.queue_name "${subject}" has white space`),
       );
     }
-    const where = this.options.servers.join(', ');
-    let nc: NatsConnection;
+    let opened: OpenedQueue;
     try {
-      nc = await connect({
+      opened = await openQueue({
         servers: this.options.servers,
-        name: `pincer-${this.name}`,
-        ...(this.options.token ? { token: this.options.token } : {}),
-        timeout: CONNECT_TIMEOUT_MS,
-        // Once connected, a server that goes away is waited for, however long it takes.
-        maxReconnectAttempts: -1,
+        token: this.options.token,
+        connectionName: `pincer-${this.name}`,
+        subject,
+        durable: `pincer-${this.name.replace(/[^A-Za-z0-9_-]/g, '_')}`,
+        ackWaitMs: this.ackWaitMs,
       });
     } catch (error) {
       this.fail(
-        new ChannelError(
-          'unreachable',
-          `cannot reach the NATS server at ${where}: ${(error as Error).message}`,
-        ),
+        error instanceof ChannelError
+          ? error
+          : new ChannelError('unreachable', (error as Error).message),
       );
     }
-    let consumer: Consumer;
-    try {
-      const jsm = await jetstreamManager(nc);
-      this.stream = await this.streamFor(jsm, subject);
-      consumer = await this.consumerOn(jsm, nc);
-    } catch (error) {
-      await nc.close().catch(() => undefined);
-      if (error instanceof ChannelError) this.fail(error);
-      this.fail(
-        new ChannelError(
-          'not_configured',
-          `cannot set up JetStream for "${subject}" at ${where} (is the server started with -js?): ${(error as Error).message}`,
-        ),
-      );
-    }
+    const { nc, consumer } = opened;
+    this.stream = opened.stream;
+    this.durable = opened.durable;
     this.nc = nc;
     this.connection = 'connected';
     this.lastError = null;
@@ -226,49 +202,6 @@ export class QueueChannel implements Channel {
     this.state = 'failed';
     this.lastError = error.message;
     throw error;
-  }
-
-  /** The stream that already takes the subject, or a work-queue stream of its own. */
-  private async streamFor(jsm: JetStreamManager, subject: string): Promise<string> {
-    const found = await jsm.streams.find(subject).catch(() => undefined);
-    if (found) return found;
-    const name = `PINCER_QUEUE_${subject.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64)}`;
-    await jsm.streams
-      .add({ name, subjects: [subject], retention: RetentionPolicy.Workqueue })
-      .catch(async (error: unknown) => {
-        // Another consumer made it at the same moment.
-        if ((await jsm.streams.find(subject).catch(() => undefined)) !== name) throw error;
-      });
-    return name;
-  }
-
-  private async consumerOn(jsm: JetStreamManager, nc: NatsConnection): Promise<Consumer> {
-    const subject = this.subject;
-    this.durable = `pincer-${this.name.replace(/[^A-Za-z0-9_-]/g, '_')}`;
-    const existing = await jsm.consumers.info(this.stream, this.durable).catch(() => undefined);
-    const filter = existing?.config.filter_subject;
-    if (existing && filter !== subject) {
-      throw new ChannelError(
-        'not_configured',
-        `the consumer ${this.durable} on stream ${this.stream} reads "${filter ?? 'everything'}", not "${subject}": remove that consumer or rename the channel`,
-      );
-    }
-    if (!existing) {
-      await jsm.consumers
-        .add(this.stream, {
-          durable_name: this.durable,
-          ack_policy: AckPolicy.Explicit,
-          ack_wait: nanos(this.ackWaitMs),
-          filter_subject: subject,
-        })
-        .catch(async (error: unknown) => {
-          // Another process of this channel made it at the same moment.
-          await jsm.consumers.info(this.stream, this.durable).catch(() => {
-            throw error;
-          });
-        });
-    }
-    return jetstream(nc).consumers.get(this.stream, this.durable);
   }
 
   /** The connection's ups and downs, as the client reconnects by itself. */
