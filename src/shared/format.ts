@@ -40,8 +40,8 @@ export const errorText = (error: unknown) =>
 export const prettyJson = (value: unknown) => JSON.stringify(value, null, 2);
 
 /**
- * Where a background run came from, for people: "schedule daily-brief (0 8 * * *)", or
- * "phone (telegram) · chat 42 · user 123 (admin)".
+ * Where a background run came from, for people: "schedule daily-brief (0 8 * * *)", "queue jobs
+ * (agent.tasks) · message JOBS/12/...", or "phone (telegram) · chat 42 · user 123 (admin)".
  */
 export function formatOrigin(origin: {
   channel: string;
@@ -49,10 +49,16 @@ export function formatOrigin(origin: {
   userId?: string;
   chatId?: string;
   schedule?: string;
+  queue?: string;
+  message?: string;
   role?: string;
 }): string {
   if (origin.schedule !== undefined) {
     return `schedule ${origin.channel}${origin.schedule ? ` (${origin.schedule})` : ''}`;
+  }
+  if (origin.queue !== undefined) {
+    const message = origin.message ? ` · message ${origin.message}` : '';
+    return `queue ${origin.channel} (${origin.queue})${message}`;
   }
   const parts = [
     origin.type && origin.type !== origin.channel

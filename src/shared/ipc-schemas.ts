@@ -114,6 +114,8 @@ export const RunOriginSchema = z.object({
   userId: z.string().optional(),
   chatId: z.string().optional(),
   schedule: z.string().optional(),
+  queue: z.string().optional(),
+  message: z.string().optional(),
   role: z.enum(['admin', 'user', 'viewer']).optional(),
 });
 export type RunOriginView = z.infer<typeof RunOriginSchema>;
@@ -518,6 +520,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
         user_id: z.string().optional(),
         chat_id: z.string().optional(),
         schedule: z.string().optional(),
+        queue: z.string().optional(),
+        message: z.string().optional(),
         role: z.enum(['admin', 'user', 'viewer']).optional(),
       })
       .optional(),

@@ -13,6 +13,8 @@ export function natsMissing(): string | undefined {
 
 export interface NatsServer {
   url: string;
+  /** Stops the server and starts it again on the same port and store (a restart). */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -27,9 +29,7 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function startNats(): Promise<NatsServer> {
-  const store = await mkdtemp(path.join(os.tmpdir(), 'pincer-nats-'));
-  const port = await freePort();
+async function launch(port: number, store: string): Promise<ChildProcess> {
   const child: ChildProcess = spawn(
     'nats-server',
     ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', store],
@@ -43,12 +43,28 @@ export async function startNats(): Promise<NatsServer> {
     });
     child.once('exit', (code) => reject(new Error(`nats-server exited (${code}): ${log}`)));
   });
+  return child;
+}
+
+async function halt(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+export async function startNats(): Promise<NatsServer> {
+  const store = await mkdtemp(path.join(os.tmpdir(), 'pincer-nats-'));
+  const port = await freePort();
+  let child = await launch(port, store);
   return {
     url: `nats://127.0.0.1:${port}`,
+    restart: async () => {
+      await halt(child);
+      child = await launch(port, store);
+    },
     stop: async () => {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      await halt(child);
       await rm(store, { recursive: true, force: true });
     },
   };

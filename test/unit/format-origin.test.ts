@@ -23,3 +23,9 @@ it('names a schedule by its channel and expression', () => {
     'schedule nightly (0 3 * * *)',
   );
 });
+
+it('names a queue by its channel and subject, and the message by its place in the stream', () => {
+  expect(
+    formatOrigin({ channel: 'jobs', type: 'queue', queue: 'agent.tasks', message: 'JOBS/12' }),
+  ).toBe('queue jobs (agent.tasks) · message JOBS/12');
+});

@@ -46,6 +46,10 @@ export interface RunOrigin {
   chatId?: string;
   /** The cron expression that fired. */
   schedule?: string;
+  /** The queue (NATS subject) a message was consumed from. */
+  queue?: string;
+  /** That message's identity in its stream: a delivery of it again finds this run. */
+  message?: string;
   role?: 'admin' | 'user' | 'viewer';
 }
 

@@ -1,6 +1,6 @@
 /**
- * The manifest's channels as running surfaces on one hub: telegram, webhook and cron are served
- * here; the desktop's `web` channel is served by the app and `pincer gateway`; other types are
+ * The manifest's channels as running surfaces on one hub: telegram, webhook, cron and queue are
+ * served here; the desktop's `web` channel is served by the app and `pincer gateway`; other types are
  * listed as not served, with the reason. A channel that cannot start (no token, a port in use)
  * is reported in its status and the others still start.
  */
@@ -8,6 +8,7 @@ import { settingsFromManifest } from '../sandbox/index.js';
 import type { Clock } from './clock.js';
 import { CronChannel } from './cron.js';
 import { type ChannelHub, type HeldWork, replyText } from './hub.js';
+import { QueueChannel, queueServers } from './queue.js';
 import { TelegramChannel } from './telegram.js';
 import type { Channel, ChannelDecl, ChannelStatus } from './types.js';
 import { WebhookChannel } from './webhook.js';
@@ -73,6 +74,18 @@ export async function openChannels(
           }),
         );
         break;
+      case 'queue': {
+        // The secret auth.secret_ref names is the NATS token; unset, the server takes no token.
+        const token = await secret(decl);
+        channels.push(
+          new QueueChannel(decl, hub, {
+            servers: queueServers(decl, agent.claw.swarm),
+            ...(token ? { token } : {}),
+            log,
+          }),
+        );
+        break;
+      }
       case 'web':
         skipped.push({
           name: decl.name,

@@ -7,7 +7,7 @@
  */
 import type { Agent } from '../agent/index.js';
 import type { RunHandle, RunResult } from '../runtime/index.js';
-import { originOf } from '../runtime/index.js';
+import { isFinal, originOf } from '../runtime/index.js';
 import type { RunId, RunOrigin, SessionId } from '../terms.js';
 import type { AccessDecision, ChannelAccess } from './access.js';
 import type { ChannelLimits } from './limits.js';
@@ -145,11 +145,54 @@ export class ChannelHub {
     return { kind: 'reply', text: replyText(result), runId: result.runId, outcome: result.outcome };
   }
 
-  /** A scheduled task: a run in a session of its own (held while paused, like any message). */
-  async runTask(decl: ChannelDecl, text: string, origin: RunOrigin): Promise<RunResult> {
-    await this.admitted(decl.name, origin.schedule ?? 'schedule', text);
+  /**
+   * A scheduled task: a run in a session of its own (held while paused, like any message).
+   * `started` hears of the run as soon as it is recorded, before it does anything.
+   */
+  async runTask(
+    decl: ChannelDecl,
+    text: string,
+    origin: RunOrigin,
+    started?: (handle: RunHandle) => void,
+  ): Promise<RunResult> {
+    await this.admitted(decl.name, origin.schedule ?? origin.queue ?? 'schedule', text);
     const sessionId = this.agent.store.createSession(`${decl.name} ${this.now().toISOString()}`);
-    return this.start(text, sessionId, origin).done;
+    const handle = this.start(text, sessionId, origin);
+    started?.(handle);
+    return handle.done;
+  }
+
+  /**
+   * A message from a queue: the channel's limits and the input screen as for a chat message (a
+   * ChannelError says why it is refused), then a task's run in a session of its own.
+   */
+  async runMessage(
+    decl: ChannelDecl,
+    limits: ChannelLimits,
+    text: string,
+    origin: RunOrigin,
+    started?: (handle: RunHandle) => void,
+  ): Promise<RunResult> {
+    limits.admit(origin.queue ?? decl.name, text);
+    this.screen(text);
+    return this.runTask(decl, text, origin, started);
+  }
+
+  /**
+   * A run this hub started, met again (its message was delivered again): the run itself while it
+   * goes on, or continued where it stopped when a killed process left it unfinished; undefined
+   * once it has ended.
+   */
+  followRun(runId: RunId): RunHandle | undefined {
+    const live = this.agent.runtime.handle(runId);
+    if (live) return live;
+    const run = this.agent.store.getRun(runId);
+    if (!run || isFinal(run.state)) return undefined;
+    const origin = originOf(run);
+    this.log(`${origin?.channel ?? 'channel'}: resuming run ${runId} interrupted by a stop`);
+    const handle = this.agent.runtime.resume(runId);
+    if (origin) this.announce(handle, origin);
+    return handle;
   }
 
   /**

@@ -5,6 +5,7 @@ export * from './cron.js';
 export * from './from-manifest.js';
 export * from './hub.js';
 export * from './limits.js';
+export * from './queue.js';
 export * from './records.js';
 export * from './split-message.js';
 export * from './telegram.js';

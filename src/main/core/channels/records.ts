@@ -1,6 +1,8 @@
 /**
- * What channels keep in the profile database: which session each chat talks in, and pairing
- * codes (pending and approved). The channels module owns these tables and their migrations;
+ * What channels keep in the profile database: which session each chat talks in, pairing codes
+ * (pending and approved), and which run a queued message started until that message is
+ * acknowledged (so a delivery of it again does not run it twice). The channels module owns these
+ * tables and their migrations;
  * `pincer channels pair CODE` writes an approval here and a running daemon reads it on the
  * sender's next message.
  */
@@ -8,7 +10,7 @@ import { randomInt } from 'node:crypto';
 import type { RunStore } from '../runtime/index.js';
 import type { Db } from '../storage/index.js';
 import { type Migration, migrate } from '../storage/index.js';
-import type { SessionId } from '../terms.js';
+import type { RunId, SessionId } from '../terms.js';
 
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -33,6 +35,20 @@ const MIGRATIONS: readonly Migration[] = [
         primary key (channel, user_id)
       );
       create index channel_pairings_by_code on channel_pairings(code);
+    `,
+  },
+  {
+    version: 2,
+    description: 'queued messages and the runs they started, until acknowledged',
+    up: `
+      create table channel_deliveries (
+        channel text not null,
+        message text not null,
+        published text not null,
+        run_id text not null,
+        created_at text not null,
+        primary key (channel, message)
+      );
     `,
   },
 ];
@@ -78,6 +94,44 @@ export class ChannelRecords {
       )
       .run(channel, chatId, sessionId, new Date().toISOString());
     return sessionId;
+  }
+
+  /**
+   * The run a queued message started, if it is recorded and not yet acknowledged. `published`
+   * tells the message from another that took its place after its stream was made anew.
+   */
+  runOfDelivery(channel: string, message: string, published: string): RunId | undefined {
+    const row = this.db
+      .prepare(
+        'select run_id from channel_deliveries where channel = ? and message = ? and published = ?',
+      )
+      .get(channel, message, published) as { run_id: RunId } | undefined;
+    return row?.run_id;
+  }
+
+  recordDelivery(channel: string, message: string, published: string, runId: RunId): void {
+    this.db
+      .prepare(
+        `insert into channel_deliveries (channel, message, published, run_id, created_at)
+         values (?, ?, ?, ?, ?)
+         on conflict (channel, message) do update set published = excluded.published,
+           run_id = excluded.run_id, created_at = excluded.created_at`,
+      )
+      .run(channel, message, published, runId, new Date().toISOString());
+  }
+
+  /** The server confirmed the acknowledgement: the message cannot come again. */
+  forgetDelivery(channel: string, message: string): void {
+    this.db
+      .prepare('delete from channel_deliveries where channel = ? and message = ?')
+      .run(channel, message);
+  }
+
+  /** Rows whose message never came back (its stream was deleted) go after `before`. */
+  pruneDeliveries(channel: string, before: Date): number {
+    return this.db
+      .prepare('delete from channel_deliveries where channel = ? and created_at < ?')
+      .run(channel, before.toISOString()).changes;
   }
 
   /**

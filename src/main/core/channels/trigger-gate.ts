@@ -14,6 +14,7 @@ export class TriggerGate {
   private active = 0;
   private readonly waiting: Array<() => Promise<unknown>> = [];
   private readonly idleWaiters: Array<() => void> = [];
+  private readonly slotWaiters: Array<() => void> = [];
 
   constructor(
     readonly maxParallel: number,
@@ -45,6 +46,15 @@ export class TriggerGate {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /**
+   * Resolves once a firing submitted now would start (a queue consumer takes a message only
+   * then, so the ones beyond `max_parallel` wait on the server, not in memory).
+   */
+  slot(): Promise<void> {
+    if (this.active < this.maxParallel) return Promise.resolve();
+    return new Promise((resolve) => this.slotWaiters.push(resolve));
+  }
+
   /** Forgets the firings that have not started. */
   clearQueue(): number {
     const dropped = this.waiting.length;
@@ -62,7 +72,10 @@ export class TriggerGate {
         this.active--;
         const next = this.waiting.shift();
         if (next) this.launch(next);
-        else this.settleIdle();
+        else {
+          for (const resolve of this.slotWaiters.splice(0)) resolve();
+          this.settleIdle();
+        }
       });
   }
 

@@ -124,6 +124,7 @@ const PINCER_FIELD_FOR: Record<string, readonly string[]> = {
   prompt_file: ['cron'],
   listen: ['webhook'],
   api_root: ['telegram'],
+  servers: ['queue'],
 };
 
 function pincerChannelRules(type: string | undefined, raw: unknown, at: DocPath, report: Report) {

@@ -166,7 +166,8 @@ export const channelSpec = z.strictObject({
     .optional(),
   /**
    * Pincer's own settings for a channel, outside CKP 0.2.0 (which has no field for them): the
-   * task a schedule runs, where a webhook listens, which Bot API server Telegram talks to.
+   * task a schedule runs, where a webhook listens, which Bot API server Telegram talks to, which
+   * NATS server a queue is consumed from.
    */
   'x-pincer': z
     .strictObject({
@@ -178,6 +179,11 @@ export const channelSpec = z.strictObject({
       listen: z.string().min(1).optional(),
       /** telegram: the Bot API root (default https://api.telegram.org). */
       api_root: z.url().optional(),
+      /**
+       * queue: the NATS server(s) trigger.queue_name is consumed from (default: the swarm's
+       * coordination.nats.servers when it has them, else nats://127.0.0.1:4222).
+       */
+      servers: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
       /** Seconds a run of this channel may take before its reply says it timed out. */
       reply_timeout_seconds: positive.optional(),
     })

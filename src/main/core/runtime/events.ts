@@ -43,6 +43,8 @@ export interface EventOrigin {
   user_id?: string;
   chat_id?: string;
   schedule?: string;
+  queue?: string;
+  message?: string;
   role?: RunOrigin['role'];
 }
 

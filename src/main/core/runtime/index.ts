@@ -8,5 +8,6 @@ export { DEFAULT_GUARDS } from './guards.js';
 export type { HistoryEntry, HistoryShaper } from './hooks.js';
 export type { RunHandle, RunResult, StartOptions } from './runtime.js';
 export { AgentRuntime } from './runtime.js';
+export { isFinal } from './state.js';
 export type { RunRow, StoredMessage, ToolCallRow } from './store.js';
 export { originOf, RunStore } from './store.js';
