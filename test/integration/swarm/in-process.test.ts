@@ -185,7 +185,7 @@ function fencedAnswers(prompt: string): { own: string; others: string[] } {
   };
 }
 
-it('peer-to-peer: round 2 gives each member the others round-1 answers; the last round is aggregated', async () => {
+it("peer-to-peer: round 2 gives each member the others' round-1 answers; the last round is aggregated", async () => {
   const backend = new InProcessBackend();
   const goal = 'What is the capital of France?';
   const revisions: string[] = [];
