@@ -2,8 +2,11 @@
  * The swarm coordinator over the in-process backend: topologies, retries, dead letters, the
  * circuit breaker and redelivery, with members whose work is a plain function.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { expect, it } from 'vitest';
-import type { SwarmSpec } from '../../../src/main/core/ckp/index.js';
+import { loadClaw, type SwarmSpec } from '../../../src/main/core/ckp/index.js';
 import {
   InProcessBackend,
   memberPlace,
@@ -16,6 +19,7 @@ import {
   swarmSettings,
   type TaskHandler,
 } from '../../../src/main/core/swarm/index.js';
+import { runCliInProcess } from '../../support/cli-run.js';
 
 const settings = (overrides: Partial<SwarmSettings> = {}): SwarmSettings => ({
   name: 'team',
@@ -394,4 +398,87 @@ it('hierarchical: roles that do not form a tree are refused, naming the problem'
   const org = swarmSettings('org', orgSpec(REPORTS_TO));
   expect(() => memberPlace(org, 'chief')).toThrow(/root of swarm org: it leads/);
   expect(() => memberPlace(org)).toThrow(/--as research-lead\|researcher\|review-lead\|reviewer/);
+});
+
+/** A claw.yaml around a swarm block (as the README shows them). */
+const clawWith = (swarm: string) => `claw: "0.2.0"
+kind: Claw
+metadata: { name: "swarm-member" }
+spec:
+  identity: { inline: { personality: "A swarm member." } }
+  providers:
+    - inline:
+        protocol: "openai-compatible"
+        endpoint: "http://127.0.0.1:9/v1"
+        model: "none"
+        auth: { type: "none" }
+  swarm:
+    inline:
+${swarm}`;
+
+it('manifests: peer-to-peer rounds and a hierarchical tree load; pincer swarm status reads every branch', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'pincer-swarm-manifest-'));
+  try {
+    const peers = path.join(dir, 'peers.yaml');
+    await writeFile(
+      peers,
+      clawWith(`      name: "panel"
+      topology: "peer-to-peer"
+      agents:
+        - { identity_ref: "judge", role: "leader" }
+        - { identity_ref: "panelist", role: "peer", count: 3 }
+      coordination:
+        message_passing: "queue"
+        backend: "in-process"
+        concurrency: { max_parallel: 3 }
+      aggregation: { strategy: "majority-vote", timeout_ms: 600000 }
+      resource_limits: { max_total_cost_usd: 1.00 }
+      x-pincer: { rounds: 3 }
+`),
+    );
+    const panel = await loadClaw(peers);
+    expect(swarmSettings('panel', panel.swarm?.spec as SwarmSpec)).toMatchObject({
+      topology: 'peer-to-peer',
+      workers: 3,
+      rounds: 3,
+    });
+
+    const tree = path.join(dir, 'tree.yaml');
+    await writeFile(
+      tree,
+      clawWith(`      name: "org"
+      topology: "hierarchical"
+      agents:
+        - { identity_ref: "chief", role: "leader" }
+        - { identity_ref: "research-lead", role: "sub-leader" }
+        - { identity_ref: "researcher", role: "worker", count: 2 }
+        - { identity_ref: "review-lead", role: "sub-leader" }
+        - { identity_ref: "reviewer", role: "worker" }
+      coordination:
+        message_passing: "queue"
+        backend: "in-process"
+        concurrency: { max_parallel: 4 }
+      aggregation: { strategy: "leader-decides", timeout_ms: 600000 }
+      resource_limits: { max_total_tokens: 200000 }
+      x-pincer:
+        reports_to: { researcher: "research-lead", reviewer: "review-lead" }
+`),
+    );
+    const org = await loadClaw(tree);
+    expect(swarmSettings('org', org.swarm?.spec as SwarmSpec).tree).toEqual({
+      root: 'chief',
+      branches: [
+        { identity: 'research-lead', workers: [{ identity: 'researcher', count: 2 }] },
+        { identity: 'review-lead', workers: [{ identity: 'reviewer', count: 1 }] },
+      ],
+    });
+    const shown = await runCliInProcess(['swarm', 'status', '--manifest', tree], {
+      dataDir: path.join(dir, 'data'),
+    });
+    expect(shown.stderr).toBe('');
+    expect(shown.stdout).toContain('swarm org (hierarchical, in-process): 0 member(s)');
+    expect(shown.code).toBe(0);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
