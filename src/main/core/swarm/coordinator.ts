@@ -93,7 +93,8 @@ export interface RunRequest {
   goal: string;
   /**
    * Explicit tasks: leader-worker and broadcast send each once (default: the goal once per worker
-   * slot); hierarchical gives sub-leader n task n (default: the goal to each).
+   * slot); hierarchical gives sub-leader n task n (default: the goal to each); pipeline and
+   * peer-to-peer start from the goal only.
    */
   tasks?: string[];
   /** The leader's trace: every member's run joins it. */
