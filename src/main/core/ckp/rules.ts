@@ -240,12 +240,12 @@ function swarmRules(spec: Raw, at: DocPath, report: Report) {
       typeof agent.role === 'string' &&
       (agent.count === undefined || typeof agent.count === 'number'),
   );
+  if (agents.length !== spec.agents.length) return;
   const reportsTo = Object.fromEntries(
     Object.entries(rec(settings.reports_to)).filter(
       (entry): entry is [string, string] => typeof entry[1] === 'string',
     ),
   );
-  if (agents.length !== spec.agents.length) return;
   for (const problem of swarmTree(agents, reportsTo).problems)
     report('swarm.tree', [...at, ...problem.path], problem.message);
 }

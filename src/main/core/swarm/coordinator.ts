@@ -2,9 +2,10 @@
  * A swarm operation, as the leader runs it: the topology decides which tasks go out (the goal to
  * every worker slot; through the stages of a pipeline; in rounds where peers read each other's
  * answers; or to each sub-leader, who runs a leader-worker operation of its own over its
- * workers, see hierarchy.ts), `max_parallel` bounds what is in flight, each task is retried `retry_per_agent` times behind a circuit breaker and then
- * dead-lettered, and the swarm-wide token, cost and time limits hold across every member: past
- * one, the operation is stopped on every member and nothing more is sent.
+ * workers, see hierarchy.ts), `max_parallel` bounds what is in flight, each task is retried
+ * `retry_per_agent` times behind a circuit breaker and then dead-lettered, and the swarm-wide
+ * token, cost and time limits hold across every member: past one, the operation is stopped on
+ * every member and nothing more is sent.
  */
 import { type SwarmSpec, type SwarmTree, swarmTree } from '../ckp/index.js';
 import { newId } from '../terms.js';
