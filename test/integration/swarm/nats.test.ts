@@ -268,6 +268,42 @@ describe.skipIf(missing)('swarm over NATS', () => {
     expect(result.answer).toBe(result.reports[1]?.result);
   }, 60_000);
 
+  it("peer-to-peer across processes: each round-2 run read the other members' round-1 answers", async () => {
+    const coordinator = new SwarmCoordinator(
+      { ...swarm.settings, topology: 'peer-to-peer', rounds: 2 },
+      swarm.backend,
+    );
+    const result = await coordinator.run({ goal: 'What is the capital of France?' });
+    expect(result.outcome).toBe('completed');
+    expect(result.rounds).toBe(2);
+    expect(result.reports).toHaveLength(6);
+    // The workers answer as scripted whatever they read: the last round votes as the first.
+    expect(result.votes).toEqual([
+      { answer: expect.stringMatching(/^paris\.?$/i), count: 2 },
+      { answer: 'Lyon', count: 1 },
+    ]);
+    const revisions: string[] = [];
+    for (const worker of workers.filter((w) => ['w1', 'w2', 'w3'].includes(w.id))) {
+      const records = openAgentRecords(worker.dataDir);
+      try {
+        for (const run of records.store.listRuns()) {
+          const swarmRun = run.options.swarm as { operation?: string } | undefined;
+          if (swarmRun?.operation === result.operation && run.goal.includes('Round 2'))
+            revisions.push(run.goal);
+        }
+      } finally {
+        records.close();
+      }
+    }
+    expect(revisions).toHaveLength(3);
+    for (const goal of revisions) {
+      const answers = [...goal.matchAll(/<<<peer-answer (\w+)\n([\s\S]*?)\n>>>peer-answer \1/g)];
+      expect(answers.map((a) => a[2]).sort()).toEqual(['Lyon', 'Paris', 'paris.']);
+      expect(goal).toMatch(/Your previous answer:\n<<<peer-answer/);
+      expect(goal.match(/Member \d's answer:/g)).toHaveLength(2);
+    }
+  }, 60_000);
+
   it('a swarm cost limit stops every member', async () => {
     const coordinator = new SwarmCoordinator(
       { ...swarm.settings, limits: { costUsd: 0.0005 } },

@@ -187,6 +187,16 @@ const INVALID: Record<string, Expected> = {
     path: 'spec.channels[0].inline.x-pincer.prompt',
     message: 'x-pincer.prompt applies only to cron channels',
   },
+  'swarm-tree.yaml': {
+    rule: 'swarm.tree',
+    path: 'spec.swarm.inline.x-pincer.reports_to.reviewer',
+    message: 'worker "reviewer" reports to "chief", which is not a sub-leader of this swarm',
+  },
+  'swarm-pincer.yaml': {
+    rule: 'swarm.pincer',
+    path: 'spec.swarm.inline.x-pincer.rounds',
+    message: 'x-pincer.rounds applies only to peer-to-peer swarms',
+  },
   'trigger-cron-missing.yaml': {
     rule: 'channel.trigger',
     path: 'spec.channels[0].inline.trigger',

@@ -4,9 +4,14 @@ import { createSecretStore } from '../../core/secrets/index.js';
 import {
   agentLeader,
   agentWorker,
+  type DeadLetter,
+  memberPlace,
   openSwarm,
+  type Peer,
   SwarmCoordinator,
   SwarmError,
+  subLeaderWorker,
+  swarmQueues,
 } from '../../core/swarm/index.js';
 import {
   addModelChoiceOptions,
@@ -20,8 +25,9 @@ import type { SetExitCode } from '../program.js';
 
 /**
  * `pincer swarm run|status|join`: the manifest's swarm (CKP §5.9) from the command line. `run`
- * leads one operation with this agent as the leader; `join` serves tasks as a worker until
- * Ctrl+C; `status` lists the members discovery sees and the dead letters.
+ * leads one operation with this agent as the leader (the root of a hierarchy); `join` serves
+ * tasks until Ctrl+C, as a worker or, in a hierarchy, as the agent `--as` names (a sub-leader
+ * leads its own workers); `status` lists the members discovery sees and the dead letters.
  */
 export function registerSwarm(program: Command, ctx: CliContext, setExit: SetExitCode) {
   const swarm = program.command('swarm').description("run or join the manifest's swarm");
@@ -73,21 +79,36 @@ export function registerSwarm(program: Command, ctx: CliContext, setExit: SetExi
           '--id <name>',
           "this member's id (letters, digits, - and _)",
           `pincer-${process.pid}`,
+        )
+        .option(
+          '--as <identity_ref>',
+          "hierarchical swarms: which of the swarm's agents this member is (a sub-leader or a worker)",
         ),
     ),
-  ).action((options: ModelChoiceOptions & { id: string }) =>
+  ).action((options: ModelChoiceOptions & { id: string; as?: string }) =>
     withAgent(ctx, setExit, 'pincer swarm join', options, async (agent) => {
       const { settings, backend } = await openSwarm(agent.claw.swarm, agent.secrets);
+      let place: ReturnType<typeof memberPlace>;
+      try {
+        place = memberPlace(settings, options.as);
+      } catch (error) {
+        await backend.close();
+        throw error;
+      }
       const serving = await backend.serve(
         {
           id: options.id,
-          swarm: settings.name,
+          swarm: place.queue,
           identity: agent.claw.identity.name,
-          role: 'worker',
+          role: place.role,
         },
-        agentWorker(agent),
+        place.branch === undefined
+          ? agentWorker(agent)
+          : subLeaderWorker(settings, backend, place.branch, agentLeader(agent)),
       );
-      ctx.stderr.write(`joined swarm ${settings.name} as ${options.id}; Ctrl+C leaves\n`);
+      ctx.stderr.write(
+        `joined swarm ${settings.name} as ${options.id} (${place.role}); Ctrl+C leaves\n`,
+      );
       await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
       await serving.stop();
       await backend.close();
@@ -109,8 +130,14 @@ export function registerSwarm(program: Command, ctx: CliContext, setExit: SetExi
         );
         const { settings, backend } = await openSwarm(claw.swarm, secrets);
         try {
-          const peers = await backend.discover(settings.name);
-          const dead = await backend.deadLetters(settings.name);
+          // A hierarchy's branches are queues of their own: their members and dead letters count.
+          const queues = swarmQueues(settings.name, settings.tree?.branches.length ?? 0);
+          const peers: Peer[] = [];
+          const dead: DeadLetter[] = [];
+          for (const queue of queues) {
+            peers.push(...(await backend.discover(queue)));
+            dead.push(...(await backend.deadLetters(queue)));
+          }
           if (options.json) {
             ctx.stdout.write(
               `${JSON.stringify({ swarm: settings.name, backend: backend.kind, peers, deadLetters: dead }, null, 2)}\n`,

@@ -9,6 +9,7 @@ export * from './render.js';
 export * from './resolved.js';
 export type * from './schemas.js';
 export { MANIFEST_SLOTS, PRIMITIVE_KINDS, SPEC_SCHEMAS } from './schemas.js';
+export * from './swarm-tree.js';
 export * from './uri.js';
 export * from './version.js';
 export * from './write-back.js';

@@ -31,6 +31,8 @@ export const RULES = {
   'channel.access-control': '§5.3 access-control mode and fields agree',
   'channel.trigger': '§5.3 event channels declare the trigger field of their type',
   'channel.pincer': 'Pincer: x-pincer settings fit the channel type',
+  'swarm.tree': "Pincer: a hierarchical swarm's roles form a tree (leader, sub-leader, worker)",
+  'swarm.pincer': 'Pincer: x-pincer settings fit the swarm topology',
   'tool.description-or-mcp': '§5.4 description and input_schema are required without mcp_source',
   'tool.input-schema': '§5.4 input_schema is a valid JSON Schema object',
   'tool.mcp-uri': '§5.4 the mcp:// scheme is reserved; use mcp_source with stdio:/// or https://',

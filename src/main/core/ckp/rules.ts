@@ -6,6 +6,7 @@
 import type { DocPath, RuleId } from './issues.js';
 import { checkJsonSchema } from './json-schema-check.js';
 import type { PrimitiveKind } from './schemas.js';
+import { type SwarmAgentEntry, swarmTree } from './swarm-tree.js';
 
 export type Report = (rule: RuleId, path: DocPath, message: string) => void;
 
@@ -214,6 +215,42 @@ function telemetryRules(spec: Raw, at: DocPath, report: Report) {
   }
 }
 
+/** Which topology each x-pincer setting of a swarm applies to. */
+const SWARM_FIELD_FOR: Record<string, string> = {
+  rounds: 'peer-to-peer',
+  reports_to: 'hierarchical',
+};
+
+function swarmRules(spec: Raw, at: DocPath, report: Report) {
+  const settings = rec(spec['x-pincer']);
+  for (const [field, topology] of Object.entries(SWARM_FIELD_FOR)) {
+    if (settings[field] !== undefined && spec.topology !== topology) {
+      report(
+        'swarm.pincer',
+        [...at, 'x-pincer', field],
+        `x-pincer.${field} applies only to ${topology} swarms`,
+      );
+    }
+  }
+  if (spec.topology !== 'hierarchical' || !Array.isArray(spec.agents)) return;
+  // A malformed entry is the schema's to report; the tree is checked once the entries are sound.
+  const agents = spec.agents.filter(
+    (agent): agent is SwarmAgentEntry =>
+      isRecord(agent) &&
+      typeof agent.identity_ref === 'string' &&
+      typeof agent.role === 'string' &&
+      (agent.count === undefined || typeof agent.count === 'number'),
+  );
+  if (agents.length !== spec.agents.length) return;
+  const reportsTo = Object.fromEntries(
+    Object.entries(rec(settings.reports_to)).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string',
+    ),
+  );
+  for (const problem of swarmTree(agents, reportsTo).problems)
+    report('swarm.tree', [...at, ...problem.path], problem.message);
+}
+
 const RULES_BY_KIND: Partial<
   Record<PrimitiveKind, (spec: Raw, at: DocPath, report: Report) => void>
 > = {
@@ -224,6 +261,7 @@ const RULES_BY_KIND: Partial<
   Memory: nonEmptyList('memory.stores', 'stores', 'store'),
   Policy: nonEmptyList('policy.rules', 'rules', 'rule'),
   Telemetry: telemetryRules,
+  Swarm: swarmRules,
 };
 
 /** Runs the kind's normative rules on a raw spec found at `at` in its document. */

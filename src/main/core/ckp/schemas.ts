@@ -479,6 +479,15 @@ export const swarmSpec = z.strictObject({
       max_duration_ms: count.optional(),
     })
     .optional(),
+  /** Pincer's own swarm settings, outside CKP 0.2.0 (which has no field for them). */
+  'x-pincer': z
+    .strictObject({
+      /** peer-to-peer: how many rounds the members answer (1: independent answers only). */
+      rounds: positive.max(10).optional(),
+      /** hierarchical: each worker's sub-leader, by identity_ref. */
+      reports_to: z.record(z.string(), z.string()).optional(),
+    })
+    .optional(),
 });
 
 export const telemetrySpec = z.strictObject({

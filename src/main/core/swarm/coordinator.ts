@@ -1,14 +1,18 @@
 /**
  * A swarm operation, as the leader runs it: the topology decides which tasks go out (the goal to
- * every worker slot, or through the stages of a pipeline), `max_parallel` bounds what is in
- * flight, each task is retried `retry_per_agent` times behind a circuit breaker and then
- * dead-lettered, and the swarm-wide token, cost and time limits hold across every member: past
- * one, the operation is stopped on every member and nothing more is sent.
+ * every worker slot; through the stages of a pipeline; in rounds where peers read each other's
+ * answers; or to each sub-leader, who runs a leader-worker operation of its own over its
+ * workers, see hierarchy.ts), `max_parallel` bounds what is in flight, each task is retried
+ * `retry_per_agent` times behind a circuit breaker and then dead-lettered, and the swarm-wide
+ * token, cost and time limits hold across every member: past one, the operation is stopped on
+ * every member and nothing more is sent.
  */
-import type { SwarmSpec } from '../ckp/index.js';
+import { type SwarmSpec, type SwarmTree, swarmTree } from '../ckp/index.js';
 import { newId } from '../terms.js';
 import { type Aggregate, aggregate, type Leader, type Strategy } from './aggregate.js';
 import { CircuitBreaker } from './breaker.js';
+import { DEFAULT_ROUNDS, revisionPrompt } from './peers.js';
+import { branchQueues } from './queues.js';
 import { type SwarmBackend, SwarmError, type SwarmReport, type SwarmTask } from './types.js';
 
 export type Topology = SwarmSpec['topology'];
@@ -25,9 +29,24 @@ export interface SwarmSettings {
   deadLetter: boolean;
   breaker?: { threshold: number; resetMs: number };
   limits: { tokens?: number; costUsd?: number; durationMs?: number };
+  /** peer-to-peer: rounds of answers (x-pincer.rounds; default 2). */
+  rounds?: number;
+  /** hierarchical: the root, its sub-leaders and their workers. */
+  tree?: SwarmTree;
 }
 
 export function swarmSettings(name: string, spec: SwarmSpec): SwarmSettings {
+  let tree: SwarmTree | undefined;
+  if (spec.topology === 'hierarchical') {
+    const built = swarmTree(spec.agents, spec['x-pincer']?.reports_to);
+    if (!built.tree) {
+      throw new SwarmError(
+        'unsupported',
+        `the agents of swarm ${name} do not form a tree: ${built.problems.map((p) => p.message).join('; ')}`,
+      );
+    }
+    tree = built.tree;
+  }
   const workers = spec.agents
     .filter((agent) => agent.role !== 'leader')
     .reduce((sum, agent) => sum + (agent.count ?? 1), 0);
@@ -49,10 +68,15 @@ export function swarmSettings(name: string, spec: SwarmSpec): SwarmSettings {
       costUsd: spec.resource_limits?.max_total_cost_usd,
       durationMs: spec.resource_limits?.max_duration_ms,
     },
+    ...(spec.topology === 'peer-to-peer'
+      ? { rounds: spec['x-pincer']?.rounds ?? DEFAULT_ROUNDS }
+      : {}),
+    ...(tree ? { tree } : {}),
   };
 }
 
-export type SwarmOutcome = 'completed' | 'failed' | 'limit' | 'deadline';
+/** `stopped`: the task this operation served (a sub-leader's) was stopped from above. */
+export type SwarmOutcome = 'completed' | 'failed' | 'limit' | 'deadline' | 'stopped';
 
 export interface SwarmResult extends Aggregate {
   operation: string;
@@ -62,16 +86,26 @@ export interface SwarmResult extends Aggregate {
   tokens: number;
   costUsd: number;
   durationMs: number;
+  /** peer-to-peer: the rounds that ran; the answer is the last one's. */
+  rounds?: number;
 }
 
 export interface RunRequest {
   goal: string;
-  /** Explicit tasks (leader-worker, broadcast); default: the goal once per worker slot. */
+  /**
+   * Explicit tasks: leader-worker and broadcast send each once (default: the goal once per worker
+   * slot); hierarchical gives sub-leader n task n (default: the goal to each); pipeline and
+   * peer-to-peer start from the goal only.
+   */
   tasks?: string[];
   /** The leader's trace: every member's run joins it. */
   traceId?: string;
   /** Told of each report as it arrives. */
   onReport?: (report: SwarmReport) => void;
+  /** Narrows the swarm's limits for this operation: a sub-leader's branch spends its task's. */
+  budget?: SwarmTask['budget'];
+  /** Aborting it stops the operation on every member: the task it serves was stopped. */
+  signal?: AbortSignal;
 }
 
 export class SwarmCoordinator {
@@ -88,19 +122,25 @@ export class SwarmCoordinator {
 
   async run(request: RunRequest): Promise<SwarmResult> {
     const { settings } = this;
-    if (settings.topology === 'peer-to-peer' || settings.topology === 'hierarchical') {
-      throw new SwarmError(
-        'unsupported',
-        `the ${settings.topology} topology is not supported yet (use leader-worker, broadcast or pipeline)`,
-      );
+    const branches = settings.tree?.branches ?? [];
+    if (settings.topology === 'hierarchical') {
+      if (!branches.length)
+        throw new SwarmError('unsupported', `the hierarchical swarm ${settings.name} has no tree`);
+      if (request.tasks && request.tasks.length !== branches.length) {
+        throw new SwarmError(
+          'bad_task',
+          `a hierarchical swarm takes one task per sub-leader (${branches.length}), got ${request.tasks.length}`,
+        );
+      }
     }
+    const limits = narrowed(settings.limits, request.budget);
     const operation = newId<string>('swop');
     // One trace for the whole operation: a leader with none (`pincer swarm run`) starts it here,
     // so every member's run (and its telemetry) joins the same trace.
     const traceId = request.traceId ?? newId<string>('trc');
     const started = Date.now();
-    const budget = settings.limits.durationMs
-      ? Math.min(settings.timeoutMs, settings.limits.durationMs)
+    const budget = limits.durationMs
+      ? Math.min(settings.timeoutMs, limits.durationMs)
       : settings.timeoutMs;
     const deadline = started + budget;
     const spent = { tokens: 0, costUsd: 0 };
@@ -108,13 +148,16 @@ export class SwarmCoordinator {
     const ended: { stop?: { outcome: SwarmOutcome; reason: string } } = {};
     // Read through a function: TypeScript would keep the narrowing of an earlier check.
     const stoppedBy = (): SwarmOutcome | undefined => ended.stop?.outcome;
+    // Every queue this operation sent to: a stop reaches the members serving each of them.
+    const queues = new Set<string>();
     const halt = async (outcome: SwarmOutcome, reason: string) => {
       if (ended.stop) return;
       ended.stop = { outcome, reason };
-      await this.backend.stopOperation(settings.name, operation).catch(() => {});
+      for (const queue of queues)
+        await this.backend.stopOperation(queue, operation).catch(() => {});
     };
     const overLimit = (): string | undefined => {
-      const { tokens, costUsd } = settings.limits;
+      const { tokens, costUsd } = limits;
       if (tokens !== undefined && spent.tokens >= tokens)
         return `the swarm used ${spent.tokens} tokens (limit ${tokens})`;
       if (costUsd !== undefined && spent.costUsd >= costUsd)
@@ -126,7 +169,12 @@ export class SwarmCoordinator {
       budget,
     );
 
-    const send = async (description: string): Promise<SwarmReport> => {
+    const stopped = () => void halt('stopped', 'the task this operation serves was stopped');
+    if (request.signal?.aborted) stopped();
+    request.signal?.addEventListener('abort', stopped, { once: true });
+
+    const send = async (description: string, queue = settings.name): Promise<SwarmReport> => {
+      queues.add(queue);
       let last: SwarmReport | undefined;
       for (let attempt = 0; attempt <= settings.retries; attempt++) {
         if (ended.stop) break;
@@ -136,17 +184,13 @@ export class SwarmCoordinator {
         }
         const task: SwarmTask = {
           id: newId<string>('swt'),
-          swarm: settings.name,
+          swarm: queue,
           operation,
           description,
           traceId,
           budget: {
-            ...(settings.limits.tokens !== undefined
-              ? { tokens: settings.limits.tokens - spent.tokens }
-              : {}),
-            ...(settings.limits.costUsd !== undefined
-              ? { costUsd: settings.limits.costUsd - spent.costUsd }
-              : {}),
+            ...(limits.tokens !== undefined ? { tokens: limits.tokens - spent.tokens } : {}),
+            ...(limits.costUsd !== undefined ? { costUsd: limits.costUsd - spent.costUsd } : {}),
             timeMs: Math.max(1, deadline - Date.now()),
           },
         };
@@ -171,8 +215,9 @@ export class SwarmCoordinator {
         }
         this.breaker?.failed();
         // A task the deadline or the breaker cut off is work left undone: a dead letter. One a
-        // swarm limit stopped was stopped on purpose.
-        if (attempt === settings.retries && settings.deadLetter && stoppedBy() !== 'limit')
+        // swarm limit (here or above) stopped was stopped on purpose.
+        const onPurpose = stoppedBy() === 'limit' || stoppedBy() === 'stopped';
+        if (attempt === settings.retries && settings.deadLetter && !onPurpose)
           await this.backend.deadLetter(task, `failed after ${attempt + 1} tries: ${last.result}`);
       }
       return (
@@ -190,8 +235,47 @@ export class SwarmCoordinator {
     };
 
     let reports: SwarmReport[];
+    // What is aggregated: every report, except in peer-to-peer, the last round's.
+    let finalRound: SwarmReport[] | undefined;
+    let rounds: number | undefined;
     try {
-      if (settings.topology === 'pipeline') {
+      if (settings.topology === 'peer-to-peer') {
+        reports = [];
+        const total = settings.rounds ?? DEFAULT_ROUNDS;
+        let previous: SwarmReport[] = [];
+        for (let round = 1; round <= total && !ended.stop; round++) {
+          const prompts =
+            round === 1
+              ? Array.from({ length: settings.workers }, () => request.goal)
+              : previous.map((own, seat) =>
+                  revisionPrompt(
+                    request.goal,
+                    round,
+                    total,
+                    own.result,
+                    previous.filter((_, other) => other !== seat).map((peer) => peer.result),
+                  ),
+                );
+          finalRound = await bounded(prompts, settings.maxParallel, (prompt) =>
+            ended.stop ? Promise.resolve(undefined) : send(prompt),
+          );
+          reports.push(...finalRound);
+          rounds = round;
+          previous = finalRound.filter((report) => report.status === 'completed');
+          // A lone answer has no peers to read: another round could not change it.
+          if (previous.length < 2) break;
+        }
+      } else if (settings.topology === 'hierarchical') {
+        const descriptions = request.tasks ?? branches.map(() => request.goal);
+        reports = await bounded(
+          descriptions.map((description, branch) => ({ description, branch })),
+          settings.maxParallel,
+          ({ description, branch }) =>
+            ended.stop
+              ? Promise.resolve(undefined)
+              : send(description, branchQueues(settings.name, branch).inbox),
+        );
+      } else if (settings.topology === 'pipeline') {
         reports = [];
         let input = '';
         for (let stage = 0; stage < settings.workers && !ended.stop; stage++) {
@@ -213,11 +297,13 @@ export class SwarmCoordinator {
       }
     } finally {
       clearTimeout(timer);
+      request.signal?.removeEventListener('abort', stopped);
     }
-    const completed = reports.filter((report) => report.status === 'completed');
+    const final = finalRound ?? reports;
+    const completed = final.filter((report) => report.status === 'completed');
     const strategy = settings.topology === 'pipeline' ? 'chain' : settings.strategy;
     const combined = completed.length
-      ? await aggregate(strategy, request.goal, reports, this.leader)
+      ? await aggregate(strategy, request.goal, final, this.leader)
       : { answer: '' };
     const { stop } = ended;
     return {
@@ -229,8 +315,23 @@ export class SwarmCoordinator {
       tokens: spent.tokens,
       costUsd: spent.costUsd,
       durationMs: Date.now() - started,
+      ...(rounds === undefined ? {} : { rounds }),
     };
   }
+}
+
+/** The swarm's limits, each narrowed by a budget the operation was handed (never widened). */
+function narrowed(
+  limits: SwarmSettings['limits'],
+  budget: RunRequest['budget'],
+): SwarmSettings['limits'] {
+  const least = (a?: number, b?: number) =>
+    a === undefined ? b : b === undefined ? a : Math.min(a, b);
+  return {
+    tokens: least(limits.tokens, budget?.tokens),
+    costUsd: least(limits.costUsd, budget?.costUsd),
+    durationMs: least(limits.durationMs, budget?.timeMs),
+  };
 }
 
 /** Runs `work` over `items` with at most `limit` in flight; results in item order, gaps dropped. */

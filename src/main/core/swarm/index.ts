@@ -19,10 +19,13 @@ export {
   swarmSettings,
   type Topology,
 } from './coordinator.js';
+export { type MemberPlace, memberPlace, subLeaderWorker } from './hierarchy.js';
 export { InProcessBackend } from './in-process.js';
 export { agentLeader, agentWorker } from './members.js';
 export { NatsBackend, type NatsSettings } from './nats.js';
 export { type OpenedSwarm, openSwarm } from './open.js';
+export { DEFAULT_ROUNDS, revisionPrompt } from './peers.js';
+export { branchQueues, swarmQueues } from './queues.js';
 export { type DelegateParams, type ReportParams, SwarmService } from './service.js';
 export {
   type BackendOptions,
