@@ -22,9 +22,7 @@ describe('where a local model would run', () => {
 
   it('fits in GPU memory only with a tenth of it to spare, else it is split', () => {
     expect(placementOf(6 * GB, gpu(10))).toBe('gpu');
-    expect(placementText(6 * GB, gpu(10))).toBe(
-      'fits in GPU memory (NVIDIA RTX 4070: 10 GB free)',
-    );
+    expect(placementText(6 * GB, gpu(10))).toBe('fits in GPU memory (NVIDIA RTX 4070: 10 GB free)');
     expect(placementOf(9 * GB, gpu(10))).toBe('gpu');
     expect(placementOf(9.5 * GB, gpu(10))).toBe('split');
     expect(placementText(9.5 * GB, gpu(10))).toMatch(
