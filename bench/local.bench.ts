@@ -3,6 +3,11 @@
  * weights, 151,936-token BPE vocabulary): prompt and generation tokens/s through Pincer's engine
  * vs node-llama-cpp called directly with the same settings; time to first token at turns 1, 5
  * and 10 with and without KV reuse; grammar-constrained vs free generation.
+ *
+ * The two sides alternate which goes first each round (A B, B A, ...), so a machine that gets
+ * busier or quieter during the run weighs on both alike; each figure is the median with its
+ * spread (min..max). PINCER_BENCH_SAMPLES sets the rounds (default 7), PINCER_BENCH_TOKENS the
+ * generated tokens per sample (default 48).
  */
 import { existsSync } from 'node:fs';
 import os from 'node:os';
@@ -19,11 +24,14 @@ import {
 
 const THREADS = 2;
 const CONTEXT = 2048;
-const SAMPLES = 3;
-const GEN_TOKENS = 24;
+const SAMPLES = Number(process.env.PINCER_BENCH_SAMPLES ?? 7);
+const GEN_TOKENS = Number(process.env.PINCER_BENCH_TOKENS ?? 48);
 
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+/** "median (min..max)" */
+const spread = (values: number[]) =>
+  `${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}..${Math.max(...values).toFixed(1)})`;
 const now = () => performance.now();
 
 export async function run(): Promise<void> {
@@ -89,11 +97,13 @@ export async function run(): Promise<void> {
 
   const pp: Record<string, number[]> = { direct: [], pincer: [] };
   const tg: Record<string, number[]> = { direct: [], pincer: [] };
+  const sides = [
+    ['direct', direct],
+    ['pincer', pincer],
+  ] as const;
   for (let i = 0; i < SAMPLES + 1; i++) {
-    for (const [name, fn] of [
-      ['direct', direct],
-      ['pincer', pincer],
-    ] as const) {
+    // A B, then B A: neither side always runs on the warmer (or busier) machine.
+    for (const [name, fn] of i % 2 ? [...sides].reverse() : sides) {
       const one = await fn(1);
       const many = await fn(GEN_TOKENS);
       if (i === 0) continue; // warm-up
@@ -108,10 +118,10 @@ export async function run(): Promise<void> {
     ['prompt processing', pp],
     ['generation', tg],
   ] as const) {
-    const d = median(table.direct ?? []);
-    const p = median(table.pincer ?? []);
+    const d = table.direct ?? [];
+    const p = table.pincer ?? [];
     console.log(
-      `  ${label.padEnd(18)} node-llama-cpp ${d.toFixed(1).padStart(7)} tok/s   pincer ${p.toFixed(1).padStart(7)} tok/s   ratio ${(p / d).toFixed(3)}`,
+      `  ${label.padEnd(18)} node-llama-cpp ${spread(d).padStart(22)} tok/s   pincer ${spread(p).padStart(22)} tok/s   ratio ${(median(p) / median(d)).toFixed(3)}`,
     );
   }
   await context.dispose();
@@ -180,11 +190,11 @@ export async function run(): Promise<void> {
   const free: number[] = [];
   const constrained: number[] = [];
   for (let i = 0; i < SAMPLES; i++) {
-    free.push(await gen(false));
-    constrained.push(await gen(true));
+    const order = i % 2 ? [true, false] : [false, true];
+    for (const json of order) (json ? constrained : free).push(await gen(json));
   }
   console.log(
-    `\ngeneration tok/s: free ${median(free).toFixed(1)}, JSON-schema grammar ${median(constrained).toFixed(1)}, ratio ${(median(constrained) / median(free)).toFixed(3)}`,
+    `\ngeneration tok/s: free ${spread(free)}, JSON-schema grammar ${spread(constrained)}, ratio ${(median(constrained) / median(free)).toFixed(3)}`,
   );
   await engine.dispose();
   await llama.dispose();
