@@ -186,13 +186,22 @@ it('prints the systemctl commands when systemctl is not on PATH', async () => {
   expect(existsSync(unit)).toBe(true);
 });
 
-it('carries the CKP listener flags into the unit, and refuses a token the service would not see', async () => {
+it('carries the CKP and MCP listener flags into the unit, and refuses a token the service would not see', async () => {
   const { env, unit } = await setUp();
-  const ckp = ['--ckp-http', '7411', '--ckp-ws', '7412', '--ckp-host', '127.0.0.1'];
+  const ckp = [
+    '--ckp-http',
+    '7411',
+    '--ckp-ws',
+    '7412',
+    '--mcp-http',
+    '7413',
+    '--ckp-host',
+    '127.0.0.1',
+  ];
   const installed = await runBuiltCli(['daemon', 'install', ...FLAGS, ...ckp], { env });
   expect(installed.code, installed.stderr).toBe(0);
   expect(await readFile(unit, 'utf8')).toContain(
-    '"--ckp-http" "7411" "--ckp-ws" "7412" "--ckp-host" "127.0.0.1"',
+    '"--ckp-http" "7411" "--ckp-ws" "7412" "--mcp-http" "7413" "--ckp-host" "127.0.0.1"',
   );
 
   // The service does not get this shell's environment: a token named there could never be read.
@@ -209,12 +218,15 @@ it('carries the CKP listener flags into the unit, and refuses a token the servic
     env,
   });
   expect(badPort.code).toBe(2);
-  expect(badPort.stderr).toMatch(/a CKP port is 0-65535/);
+  expect(badPort.stderr).toMatch(/a CKP or MCP port is 0-65535/);
+  const badMcpPort = await runBuiltCli(['daemon', 'install', ...FLAGS, '--mcp-http', 'x'], { env });
+  expect(badMcpPort.code).toBe(2);
+  expect(badMcpPort.stderr).toMatch(/a CKP or MCP port is 0-65535/);
   const hostAlone = await runBuiltCli(['daemon', 'install', ...FLAGS, '--ckp-host', '0.0.0.0'], {
     env,
   });
   expect(hostAlone.code).toBe(2);
-  expect(hostAlone.stderr).toMatch(/go with --ckp-http or --ckp-ws/);
+  expect(hostAlone.stderr).toMatch(/go with --ckp-http, --ckp-ws or --mcp-http/);
   // The unit written first is untouched by the refused installs.
   expect(await readFile(unit, 'utf8')).toContain('"--ckp-http" "7411"');
 }, 60_000);

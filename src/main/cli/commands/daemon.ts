@@ -2,8 +2,9 @@
  * `pincer daemon`: the agent without a window, serving the manifest's channels (Telegram,
  * webhook, schedules) until SIGINT/SIGTERM, which drain it. One per data dir. `pincer daemon
  * status` reads the status file the running daemon keeps. `--ckp-http` / `--ckp-ws` also serve
- * the agent over the Claw Kernel Protocol, as `pincer serve --http/--ws` does, with a bearer token
- * from `--ckp-token-env` or kept in the data dir (never printed or logged).
+ * the agent over the Claw Kernel Protocol, as `pincer serve --http/--ws` does, and `--mcp-http`
+ * over MCP's Streamable HTTP; all of them bind `--ckp-host` and want the one bearer token, from
+ * `--ckp-token-env` or kept in the data dir (never printed or logged).
  */
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import os from 'node:os';
@@ -12,6 +13,7 @@ import type { Command } from 'commander';
 import {
   ckpTokenFileOf,
   type DaemonCkpOptions,
+  type DaemonMcpOptions,
   type DaemonStatus,
   installService,
   lockHolder,
@@ -42,6 +44,7 @@ type DaemonOptions = ModelChoiceOptions & {
   dataDir?: string;
   ckpHttp?: string;
   ckpWs?: string;
+  mcpHttp?: string;
   ckpHost?: string;
   ckpTokenEnv?: string;
 };
@@ -70,15 +73,22 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
         )
         .option('--ckp-http <port>', 'also serve the agent over CKP on HTTP (as `pincer serve`)')
         .option('--ckp-ws <port>', 'also serve the agent over CKP on WebSocket')
-        .option('--ckp-host <host>', 'the interface the CKP listeners bind (default 127.0.0.1)')
+        .option(
+          '--mcp-http <port>',
+          'also serve the agent over MCP (Streamable HTTP, at /mcp) with the CKP token',
+        )
+        .option(
+          '--ckp-host <host>',
+          'the interface the CKP and MCP listeners bind (default 127.0.0.1)',
+        )
         .option(
           '--ckp-token-env <name>',
-          'the CKP bearer token is in this environment variable (default: kept in ' +
+          'the CKP and MCP bearer token is in this environment variable (default: kept in ' +
             '<data dir>/daemon/ckp-token, mode 0600)',
         ),
     ),
   ).action(async (options: DaemonOptions) => {
-    const problem = checkModelChoice(options) ?? checkCkp(options);
+    const problem = checkModelChoice(options) ?? checkListeners(options);
     if (problem) {
       ctx.stderr.write(`pincer daemon: ${problem}\n`);
       setExit(ExitCode.usage);
@@ -90,8 +100,9 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
       options,
     );
     let ckp: DaemonCkpOptions | undefined;
+    let mcp: DaemonMcpOptions | undefined;
     try {
-      ckp = ckpOptionsOf(options, agentOptions.dataDir);
+      ({ ckp, mcp } = listenerOptionsOf(options, agentOptions.dataDir));
     } catch (error) {
       ctx.stderr.write(`pincer daemon: ${(error as Error).message}\n`);
       setExit(ExitCode.failed);
@@ -100,6 +111,7 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
     try {
       running = await startDaemon({
         ckp,
+        mcp,
         agent: agentOptions,
         drainMs: options.drain * 1000,
         attach: options.attach
@@ -203,30 +215,39 @@ function portOf(value: string | undefined): number | undefined | null {
   return Number.isInteger(port) && port >= 0 && port <= 65535 ? port : null;
 }
 
-/** What is wrong with the CKP flags, if anything (checked before anything starts). */
-function checkCkp(options: DaemonOptions, check = { env: true }): string | undefined {
-  const http = portOf(options.ckpHttp);
-  const ws = portOf(options.ckpWs);
-  if (http === null || ws === null) return 'a CKP port is 0-65535';
-  if (http === undefined && ws === undefined) {
+/** What is wrong with the protocol listeners' flags, if anything (checked before anything starts). */
+function checkListeners(options: DaemonOptions, check = { env: true }): string | undefined {
+  const ports = [portOf(options.ckpHttp), portOf(options.ckpWs), portOf(options.mcpHttp)];
+  if (ports.includes(null)) return 'a CKP or MCP port is 0-65535';
+  if (ports.every((port) => port === undefined)) {
     if (options.ckpHost !== undefined || options.ckpTokenEnv !== undefined)
-      return '--ckp-host and --ckp-token-env go with --ckp-http or --ckp-ws';
+      return '--ckp-host and --ckp-token-env go with --ckp-http, --ckp-ws or --mcp-http';
     return undefined;
   }
   if (check.env && options.ckpTokenEnv !== undefined && !process.env[options.ckpTokenEnv])
-    return `${options.ckpTokenEnv} is not set (the CKP token)`;
+    return `${options.ckpTokenEnv} is not set (the CKP and MCP token)`;
   return undefined;
 }
 
-/** The CKP listeners asked for, with their token; undefined when none is. */
-function ckpOptionsOf(options: DaemonOptions, dataDir: string): DaemonCkpOptions | undefined {
+/** The CKP and MCP listeners asked for, with their one token; each undefined when not asked. */
+function listenerOptionsOf(
+  options: DaemonOptions,
+  dataDir: string,
+): { ckp?: DaemonCkpOptions; mcp?: DaemonMcpOptions } {
   const http = portOf(options.ckpHttp) ?? undefined;
   const ws = portOf(options.ckpWs) ?? undefined;
-  if (http === undefined && ws === undefined) return undefined;
+  const mcpHttp = portOf(options.mcpHttp) ?? undefined;
+  if (http === undefined && ws === undefined && mcpHttp === undefined) return {};
   const token = options.ckpTokenEnv
     ? (process.env[options.ckpTokenEnv] as string)
     : storedCkpToken(dataDir);
-  return { http, ws, host: options.ckpHost, token };
+  return {
+    ckp:
+      http === undefined && ws === undefined
+        ? undefined
+        : { http, ws, host: options.ckpHost, token },
+    mcp: mcpHttp === undefined ? undefined : { http: mcpHttp, host: options.ckpHost, token },
+  };
 }
 
 function reportService(
@@ -297,7 +318,7 @@ function servicePlanOf(
       forwarded.push(option.long ?? '', PATH_FLAGS.has(key) ? path.resolve(text) : text);
     }
   }
-  const ckpProblem = checkCkp(options, { env: false });
+  const ckpProblem = checkListeners(options, { env: false });
   if (ckpProblem) {
     ctx.stderr.write(`pincer daemon ${verb}: ${ckpProblem}\n`);
     setExit(ExitCode.usage);

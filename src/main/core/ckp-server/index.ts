@@ -13,6 +13,7 @@ export { CkpSession } from './session.js';
 export { type CkpSwarm, InProcessSwarm } from './swarm.js';
 export { ToolCalls } from './tool-calls.js';
 export {
+  bearerAuthorized,
   type Listener,
   listenHttp,
   listenWebSocket,

@@ -73,6 +73,12 @@ export class ToolCalls {
     return { content: [{ type: 'text', text }], isError: row.isError };
   }
 
+  /** Whether this run is one of the calls in progress here. */
+  owns(runId: RunId): boolean {
+    for (const running of this.running.values()) if (running === runId) return true;
+    return false;
+  }
+
   /**
    * Answers the pending approval of the call with this request id. False when that call is not
    * waiting for one (unknown, finished, or not yet asking): nothing is approved ahead of time.

@@ -85,7 +85,8 @@ export function newToken(): string {
   return randomBytes(24).toString('base64url');
 }
 
-function authorized(request: IncomingMessage, token: string): boolean {
+/** Whether the request carries `Authorization: Bearer <token>`, compared in constant time. */
+export function bearerAuthorized(request: IncomingMessage, token: string): boolean {
   const header = request.headers.authorization ?? '';
   const match = /^Bearer\s+(.+)$/i.exec(header);
   if (!match) return false;
@@ -126,7 +127,7 @@ async function answerHttp(
     });
     response.end(body);
   };
-  if (!authorized(request, token)) {
+  if (!bearerAuthorized(request, token)) {
     reply(401, undefined, { 'www-authenticate': 'Bearer' });
     request.resume();
     return;
@@ -167,7 +168,7 @@ export async function listenWebSocket(
   });
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   server.on('upgrade', (request, socket, head) => {
-    if (!authorized(request, options.token)) {
+    if (!bearerAuthorized(request, options.token)) {
       socket.end('HTTP/1.1 401 Unauthorized\r\nwww-authenticate: Bearer\r\n\r\n');
       return;
     }

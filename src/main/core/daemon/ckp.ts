@@ -37,7 +37,7 @@ export interface DaemonCkpOptions {
 
 /** One listener as status shows it: where it listens, or why it does not. */
 export interface DaemonServer {
-  protocol: 'ckp';
+  protocol: 'ckp' | 'mcp';
   transport: 'http' | 'websocket';
   url?: string;
   error?: string;

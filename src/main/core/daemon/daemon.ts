@@ -12,7 +12,8 @@
  *
  * With `ckp` it serves the Claw Kernel Protocol over the same agent on HTTP and/or WebSocket
  * (`ckp.ts`); a peer's `claw.shutdown` leaves the agent running, and stopping drains CKP calls
- * in flight together with the channels' runs.
+ * in flight together with the channels' runs. With `mcp` it serves MCP over Streamable HTTP
+ * on the same agent (`mcp.ts`), drained the same way.
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -28,6 +29,7 @@ import {
 import type { RunHandle } from '../runtime/index.js';
 import { type DaemonCkp, type DaemonCkpOptions, type DaemonServer, serveDaemonCkp } from './ckp.js';
 import { acquireInstanceLock } from './instance-lock.js';
+import { type DaemonMcp, type DaemonMcpOptions, serveDaemonMcp } from './mcp.js';
 import { RotatingLog } from './rotating-log.js';
 
 export interface DaemonStatus {
@@ -40,13 +42,13 @@ export interface DaemonStatus {
   channels: ChannelStatus[];
   skipped: Array<{ name: string; type: string; reason: string }>;
   pendingPairings: Array<{ channel: string; userId: string; code: string; expiresAt: string }>;
-  /** The protocol listeners over the agent (CKP): their URLs, never their token. */
+  /** The protocol listeners over the agent (CKP, MCP): their URLs, never their token. */
   servers: DaemonServer[];
 }
 
 /** A way in for other surfaces over the daemon's agent (the attach gateway). */
 export interface DaemonAttach {
-  gateway: { port: number };
+  gateway: { port: number; clients(): number };
   /** Stops taking connections: the first step of stopping. */
   close(): Promise<void>;
   /** Releases what it opened over the agent, the agent included: the last step. */
@@ -62,6 +64,8 @@ export interface Daemon {
   attach?: DaemonAttach;
   /** The CKP listeners, when asked for. */
   ckp?: DaemonCkp;
+  /** The MCP listener, when asked for. */
+  mcp?: DaemonMcp;
   status(): DaemonStatus;
   /** Drains and releases everything; resolves once done. */
   stop(): Promise<{ drained: boolean }>;
@@ -80,6 +84,8 @@ export async function startDaemon(options: {
   attach?: (agent: Agent, live: LiveChannels) => Promise<DaemonAttach>;
   /** Serves CKP over the agent on these listeners; one that cannot bind only logs. */
   ckp?: DaemonCkpOptions;
+  /** Serves MCP over the agent on Streamable HTTP; a port that cannot be bound only logs. */
+  mcp?: DaemonMcpOptions;
 }): Promise<Daemon> {
   const dataDir = options.agent.dataDir;
   const release = acquireInstanceLock(dataDir);
@@ -123,6 +129,12 @@ export async function startDaemon(options: {
   }
 
   const ckp = options.ckp ? await serveDaemonCkp(agent, options.ckp, say) : undefined;
+  const mcp = options.mcp
+    ? await serveDaemonMcp(agent, options.mcp, {
+        attached: () => attach?.gateway.clients() ?? 0,
+        log: say,
+      })
+    : undefined;
 
   const status = (): DaemonStatus => ({
     pid: process.pid,
@@ -139,7 +151,7 @@ export async function startDaemon(options: {
       code,
       expiresAt,
     })),
-    servers: ckp?.servers ?? [],
+    servers: [...(ckp?.servers ?? []), ...(mcp?.servers ?? [])],
   });
   const statusFile = statusFileOf(dataDir);
   const writeStatus = () => {
@@ -166,6 +178,7 @@ export async function startDaemon(options: {
     log,
     attach,
     ckp,
+    mcp,
     status,
     stop() {
       stopping ??= (async () => {
@@ -175,8 +188,8 @@ export async function startDaemon(options: {
         const drainMs = options.drainMs ?? 30_000;
         const inFlight = [...live].map((handle) => handle.done.catch(() => undefined));
         let deadline: NodeJS.Timeout | undefined;
-        // CKP calls in flight drain alongside the channels' runs, within the same time.
-        const [runsDrained, ckpDrained] = await Promise.all([
+        // CKP and MCP calls in flight drain alongside the channels' runs, within the same time.
+        const [runsDrained, ckpDrained, mcpDrained] = await Promise.all([
           Promise.race([
             Promise.all(inFlight).then(() => true),
             new Promise<boolean>((resolve) => {
@@ -184,12 +197,14 @@ export async function startDaemon(options: {
             }),
           ]),
           ckp ? ckp.drain(drainMs).then((result) => result.drained) : true,
+          mcp ? mcp.drain(drainMs).then((result) => result.drained) : true,
         ]);
         clearTimeout(deadline);
-        const drained = runsDrained && ckpDrained;
+        const drained = runsDrained && ckpDrained && mcpDrained;
         if (!runsDrained)
           say(`drain time over: cancelling ${live.size} run(s); they stay resumable`);
         await ckp?.close();
+        await mcp?.close();
         clearInterval(timer);
         writeStatus();
         if (attach) await attach.closeWithAgent();

@@ -2,6 +2,7 @@
 export * from './ckp.js';
 export * from './daemon.js';
 export * from './instance-lock.js';
+export * from './mcp.js';
 export * from './rotating-log.js';
 export * from './service.js';
 export * from './service-install.js';

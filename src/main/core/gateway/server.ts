@@ -50,6 +50,8 @@ export interface Gateway {
   /** The URL to open: the token rides in the fragment, which is never sent to a server. */
   openUrl: string;
   token: string;
+  /** Clients connected now whose hello was accepted (surfaces that can answer approvals). */
+  clients(): number;
   close(): Promise<void>;
 }
 
@@ -105,6 +107,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
 
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  const authenticatedSockets = new Set<WebSocket>();
   sockets.on('error', (error) => options.onError?.(error));
   server.on('upgrade', (request, socket, head) => {
     // Node hands the raw socket over without its own error listener.
@@ -151,6 +154,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     );
     let unsubscribe: (() => void) | undefined;
     ws.on('close', () => {
+      authenticatedSockets.delete(ws);
       clearTimeout(helloTimer);
       unsubscribe?.();
     });
@@ -169,6 +173,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
           return;
         }
         authenticated = true;
+        authenticatedSockets.add(ws);
         socket.off('data', countUnauthenticated);
         clearTimeout(helloTimer);
         send({ type: 'welcome' });
@@ -208,6 +213,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     origin,
     token,
     openUrl: `${origin}/#token=${token}`,
+    clients: () => authenticatedSockets.size,
     close: async () => {
       for (const client of sockets.clients) client.terminate();
       sockets.close();

@@ -1,10 +1,14 @@
 /**
- * `pincer mcp serve`: the agent's tools for other MCP clients. tools/list is what the agent may
- * use (by their model-facing wire names); tools/call is one run of the agent's runtime with
- * the call given as JSON, so validation, the manifest's policy, the sandbox, deadlines, screening
- * and audit are Pincer's. A refusal is an error result naming its CKP code. Approvals have no
- * surface on this transport: an approval the policy asks for is refused at once (the rule's own
- * answer without a person), unless another surface of the same process answers first.
+ * The agent's tools for other MCP clients, on any transport: stdio (`pincer mcp serve`, below)
+ * and Streamable HTTP (`http.ts`, the daemon's `--mcp-http`). tools/list is what the agent may
+ * use (by their model-facing wire names); tools/call is one run of the agent's runtime with the
+ * call given as JSON, so validation, the manifest's policy, the sandbox, deadlines, screening and
+ * audit are Pincer's. A refusal is an error result naming its CKP code. A client cancelling its
+ * request cancels the run.
+ *
+ * Approvals: stdio has no surface, so an approval the policy asks for is refused at once (the
+ * rule's own answer without a person), unless another surface of the same process answers first.
+ * The daemon decides for itself (`daemon/mcp.ts`): the surfaces attached to it answer.
  */
 
 import type { Readable, Writable } from 'node:stream';
@@ -20,18 +24,19 @@ import { RpcError, ToolCalls } from '../ckp-server/index.js';
 import { wireToolName } from '../models/index.js';
 import { PINCER_VERSION } from '../product.js';
 
-export interface McpServeOptions {
-  agent: Agent;
+export interface McpServerOptions {
   /** Name globs of the tools offered (the agent's own allow list applies to every call). */
   allow: readonly string[];
-  input?: Readable;
-  output?: Writable;
+  /** Where calls in progress are kept; one per agent served, shared by its sessions. */
+  calls: ToolCalls;
+  /** Aborted: every call in progress is cancelled (the owner stopping, its drain time over). */
+  cancel?: AbortSignal;
+  /** Told of each call as it starts, with its settling (the owner drains them). */
+  onCall?: (settled: Promise<unknown>) => void;
 }
 
-/** Serves until the client closes the connection. */
-export async function serveMcp(options: McpServeOptions): Promise<void> {
-  const { agent } = options;
-  const calls = new ToolCalls();
+/** One MCP server (one client session) over `agent`; connect it to a transport. */
+export function mcpServerOver(agent: Agent, options: McpServerOptions): Server {
   const server = new Server(
     { name: agent.claw.name, version: PINCER_VERSION },
     { capabilities: { tools: {} } },
@@ -47,22 +52,48 @@ export async function serveMcp(options: McpServeOptions): Promise<void> {
       annotations: tool.annotations,
     })),
   }));
-  let next = 0;
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const name = canonicalOf(request.params.name) ?? request.params.name;
-    try {
-      return {
-        ...(await calls.call(agent, name, request.params.arguments ?? {}, `mcp-${++next}`)),
-      };
-    } catch (error) {
-      if (!(error instanceof RpcError)) throw error;
-      return {
-        content: [{ type: 'text', text: `${error.message} (CKP ${error.code})` }],
-        isError: true,
-        structuredContent: { code: error.code, ...(error.data as Record<string, unknown>) },
-      };
-    }
-  });
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    async (request, extra): Promise<CallToolResult> => {
+      const name = canonicalOf(request.params.name) ?? request.params.name;
+      const signal = options.cancel
+        ? AbortSignal.any([extra.signal, options.cancel])
+        : extra.signal;
+      const call = options.calls.call(
+        agent,
+        name,
+        request.params.arguments ?? {},
+        `mcp-${String(extra.sessionId ?? 'stdio')}-${String(extra.requestId)}`,
+        signal,
+      );
+      options.onCall?.(call.catch(() => undefined));
+      try {
+        return { ...(await call) };
+      } catch (error) {
+        if (!(error instanceof RpcError)) throw error;
+        return {
+          content: [{ type: 'text', text: `${error.message} (CKP ${error.code})` }],
+          isError: true,
+          structuredContent: { code: error.code, ...(error.data as Record<string, unknown>) },
+        };
+      }
+    },
+  );
+  return server;
+}
+
+export interface McpServeOptions {
+  agent: Agent;
+  /** Name globs of the tools offered (the agent's own allow list applies to every call). */
+  allow: readonly string[];
+  input?: Readable;
+  output?: Writable;
+}
+
+/** Serves one client over stdio until it closes the connection. */
+export async function serveMcp(options: McpServeOptions): Promise<void> {
+  const { agent } = options;
+  const server = mcpServerOver(agent, { allow: options.allow, calls: new ToolCalls() });
   const stopApprovals = agent.governance.broker.onRequest((pending) => {
     // Let any other surface of this process answer first; then refuse.
     setImmediate(() =>

@@ -20,6 +20,8 @@ export type PendingApproval = Pick<
   /** What "approve for session" covers; absent: every call of the tool in the session. */
   sessionScope?: SessionScope;
   expiresAt?: string;
+  /** The rule's answer when nobody answers in time (a surface-less server applies it at once). */
+  defaultIfTimeout?: 'allow' | 'deny';
 };
 
 /** What a session grant covers, as surfaces say it: `git status …`, or every call of the tool. */
@@ -80,6 +82,7 @@ export class ApprovalBroker implements ApprovalHook {
       sessionApprovable: approval.sessionApprovable === true,
       ...(approval.sessionScope ? { sessionScope: approval.sessionScope } : {}),
       expiresAt: new Date(Date.now() + timeoutMs).toISOString(),
+      defaultIfTimeout: approval.defaultIfTimeout === 'allow' ? 'allow' : 'deny',
     };
     return new Promise<ApprovalAnswer>((resolve) => {
       const timer = setTimeout(() => {

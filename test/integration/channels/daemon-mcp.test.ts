@@ -1,0 +1,206 @@
+/**
+ * `pincer daemon --mcp-http` as a real child process (the built CLI): MCP over Streamable HTTP
+ * on 127.0.0.1, served over the daemon's own agent and driven by the MCP SDK's own client, with
+ * the bearer token the daemon keeps for CKP. Without the token, or from a browser page that is
+ * not loopback, nothing is served and nothing runs. An approval is answered by a surface attached
+ * to the daemon's gateway; with none attached the rule's answer applies at once.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterEach, beforeAll, expect, it } from 'vitest';
+import { connectGateway, readGatewayFile } from '../../../src/main/core/gateway/index.js';
+import type { AssistantEvent } from '../../../src/shared/ipc.js';
+import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
+import { writeManifest } from '../../support/channel-agent.js';
+import { builtCli, runBuiltCli } from '../../support/cli-run.js';
+
+let dataDir = '';
+let vendor: VendorServer | undefined;
+const children: ChildProcess[] = [];
+
+beforeAll(() => {
+  if (!existsSync(builtCli)) throw new Error(`${builtCli} is missing: run npm run build first`);
+});
+afterEach(async () => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  await vendor?.close();
+  vendor = undefined;
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+interface AuditRow {
+  runId: string;
+  tool: string | null;
+  event: string;
+  approvalBy: string | null;
+}
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'raw', version: '1' },
+  },
+});
+const MCP_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+};
+
+it('serves MCP over its own agent: the token and a loopback Origin are required, calls are audited runs, attached surfaces answer approvals', async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-daemon-mcp-'));
+  vendor = await startVendorServer();
+  const manifest = await writeManifest(dataDir, []);
+  const env = {
+    PATH: process.env.PATH,
+    HOME: dataDir,
+    PINCER_HOME: dataDir,
+    PINCER_KEYCHAIN: 'off',
+  };
+  const child = spawn(
+    process.execPath,
+    [
+      builtCli,
+      'daemon',
+      '--manifest',
+      manifest,
+      '--protocol',
+      'openai-compatible',
+      '--endpoint',
+      vendor.url,
+      '--model',
+      'm',
+      '--drain',
+      '2',
+      '--mcp-http',
+      '0',
+    ],
+    { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  children.push(child);
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+    output += d;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    output += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+
+  // The URL the running daemon reports, and the token it keeps for CKP and MCP alike.
+  let url = '';
+  await expect
+    .poll(
+      async () => {
+        const status = await runBuiltCli(['daemon', 'status', '--json'], { env });
+        const read = JSON.parse(status.stdout) as {
+          running: boolean;
+          status: { pid: number; servers?: Array<{ protocol: string; url?: string }> } | null;
+        };
+        if (!read.running || read.status?.pid !== child.pid) return '';
+        url = read.status?.servers?.find((server) => server.protocol === 'mcp')?.url ?? '';
+        return url;
+      },
+      { timeout: 90_000, interval: 250 },
+    )
+    .toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+  const token = (await readFile(path.join(dataDir, 'daemon', 'ckp-token'), 'utf8')).trim();
+  const status = await runBuiltCli(['daemon', 'status'], { env });
+  expect(status.stdout).toContain(`MCP (http): ${url}`);
+  expect(status.stdout).not.toContain(token);
+
+  // No token, another token, a page elsewhere, an oversized body: refused before MCP sees them.
+  const post = (headers: Record<string, string>, body = INITIALIZE) =>
+    fetch(url, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body });
+  expect((await post({})).status).toBe(401);
+  expect((await post({ authorization: 'Bearer not-the-token' })).status).toBe(401);
+  expect(
+    (await post({ authorization: `Bearer ${token}`, origin: 'http://evil.example' })).status,
+  ).toBe(403);
+  expect((await post({ authorization: `Bearer ${token}`, origin: 'null' })).status).toBe(403);
+  expect(
+    (await post({ authorization: `Bearer ${token}` }, 'x'.repeat(4 * 1024 * 1024 + 1))).status,
+  ).toBe(413);
+  const audit = async () =>
+    JSON.parse((await runBuiltCli(['audit', '--json'], { env })).stdout) as AuditRow[];
+  expect(await audit()).toEqual([]);
+
+  const client = new Client({ name: 'sdk-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: {
+        headers: { authorization: `Bearer ${token}`, origin: 'http://localhost:5173' },
+      },
+    }),
+  );
+  try {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(['fs__list', 'fs__read', 'fs__write']),
+    );
+
+    // A read-only tool: one run of the daemon's agent, in its audit.
+    const listed = await client.callTool({ name: 'fs__list', arguments: { path: '.' } });
+    expect(listed.isError).toBeFalsy();
+    const listRows = (await audit()).filter((row) => row.tool === 'fs/list');
+    expect(listRows.length).toBeGreaterThan(0);
+    expect(new Set(listRows.map((row) => row.runId)).size).toBe(1);
+
+    // A write asks for approval: nobody is attached, so the rule's answer (deny) comes at once.
+    const refused = await client.callTool({
+      name: 'fs__write',
+      arguments: { path: 'refused.md', content: 'x' },
+    });
+    expect(refused).toMatchObject({ isError: true, structuredContent: { code: -32013 } });
+
+    // A surface attached through the daemon's gateway sees the approval and answers it.
+    const entry = readGatewayFile(dataDir);
+    if (!entry) throw new Error('the daemon wrote no gateway.json');
+    const link = await connectGateway(`ws://127.0.0.1:${entry.port}/ipc`, entry.token);
+    try {
+      const asked = new Promise<string>((resolve) => {
+        link.subscribe((event: AssistantEvent) => {
+          if (event.topic === 'approval.requested') resolve(event.approval.id);
+        });
+      });
+      const written = client.callTool({
+        name: 'fs__write',
+        arguments: { path: 'approved.md', content: 'from mcp' },
+      });
+      const approvalId = await asked;
+      expect(await link.invoke('approvals.resolve', { approvalId, verdict: 'approve' })).toEqual({
+        result: 'resolved',
+      });
+      expect((await written).isError).toBeFalsy();
+      const read = await client.callTool({ name: 'fs__read', arguments: { path: 'approved.md' } });
+      expect(JSON.stringify(read.content)).toContain('from mcp');
+      const approvals = (await audit()).filter((row) => row.approvalBy);
+      expect(approvals.map((row) => row.approvalBy)).toEqual(
+        expect.arrayContaining([
+          'mcp: no surface attached to the daemon',
+          expect.stringMatching(/^ui/),
+        ]),
+      );
+    } finally {
+      link.close();
+    }
+  } finally {
+    await client.close();
+  }
+
+  child.kill('SIGTERM');
+  expect(await exited).toBe(0);
+  await expect(post({ authorization: `Bearer ${token}` })).rejects.toThrow();
+  const log = await readFile(path.join(dataDir, 'logs', 'daemon.log'), 'utf8');
+  expect(log).toMatch(/MCP \(http\) on http:\/\/127\.0\.0\.1:\d+\/mcp/);
+  expect(log).not.toContain(token);
+  expect(output).not.toContain(token);
+}, 180_000);
