@@ -4,7 +4,8 @@
  * child with piped stdin and stdout. The chat attaches to the daemon's agent instead of opening a
  * second one: its reply and session are the daemon's, a write of its own run is asked inline and
  * written by the daemon, and an approval of a webhook-triggered run is announced in the chat and
- * answered with /approve. Beside a daemon started with --no-attach, line mode is refused.
+ * answered with /approve (one answered elsewhere first is said so), and Ctrl+C cancels a reply on
+ * the daemon. Beside a daemon started with --no-attach, line mode is refused.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -126,6 +127,7 @@ function openChat(env: Record<string, string | undefined>) {
     stderr: () => stderr,
     all: () => `--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`,
     end: () => child.stdin.end(),
+    interrupt: () => child.kill('SIGINT'),
     exited,
   };
 }
@@ -227,6 +229,16 @@ it('attaches to the daemon: its replies and store, its own approvals inline, the
     );
     expect((await second).status).toBe(200);
     expect(existsSync(path.join(workspace, 'second.md'))).toBe(false);
+
+    // Ctrl+C (piped: SIGINT) cancels the reply in progress on the daemon, and the chat goes on.
+    const asked = vendor?.requests.length ?? 0;
+    vendor?.reply({ kind: 'hang' });
+    chat.type('take your time');
+    await until('the model asked', () => (vendor?.requests.length ?? 0) > asked, chat.all);
+    chat.interrupt();
+    await until('the reply cancelled', () => chat.stdout().includes('[cancelled]'), chat.all);
+    chat.type('/help');
+    await until('the help', () => chat.stderr().includes('/deny N [REASON]'), chat.all);
   } finally {
     link.close();
   }
