@@ -1,17 +1,25 @@
+import type { RunEventView } from '../../shared/ipc.js';
 import type { RunEvent } from '../core/runtime/index.js';
 import type { CliContext } from './context.js';
 import { writeControl } from './terminal-text.js';
 
+/** How a run ended, as its caller reports it. */
+export interface RunFinished {
+  outcome: string;
+  reason: string;
+}
+
 /**
  * Prints a run as a person reads it: the reply on stdout as it streams; thinking (dimmed),
- * tool activity and fallbacks on stderr. With `json`, every run event is one JSON line.
+ * tool activity and fallbacks on stderr. With `json`, every run event is one JSON line. The
+ * runtime's events and the contract's views of them (an attached chat) print alike.
  */
 export async function printRun(
   ctx: CliContext,
-  events: AsyncIterable<RunEvent>,
+  events: AsyncIterable<RunEvent | RunEventView>,
   json: boolean,
-): Promise<Extract<RunEvent, { type: 'run.finished' }> | undefined> {
-  let finished: Extract<RunEvent, { type: 'run.finished' }> | undefined;
+): Promise<RunFinished | undefined> {
+  let finished: RunFinished | undefined;
   let thinking = false;
   let midLine = false;
   const endThinking = () => {

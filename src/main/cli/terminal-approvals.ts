@@ -1,14 +1,16 @@
 import { createInterface, type Interface } from 'node:readline';
 import { summarizeArguments } from '../../shared/abridge.js';
-import type { ContentScanner } from '../core/policy/index.js';
+import type { RoutedApproval } from '../core/desktop/index.js';
 import {
   type ApprovalBroker,
+  type ContentScanner,
   type PendingApproval,
   sessionGrantText,
+  type Verdict,
 } from '../core/policy/index.js';
 import type { CliContext } from './context.js';
 
-const ANSWERS: Record<string, 'approve' | 'deny' | 'approve-for-session'> = {
+const ANSWERS: Record<string, Verdict> = {
   y: 'approve',
   yes: 'approve',
   n: 'deny',
@@ -83,28 +85,13 @@ export function terminalApprovals(
   scanner: ContentScanner,
   questions: TerminalQuestions,
 ): () => void {
-  const nextLine = questions.nextLine;
+  const redact = (text: string) => scanner.redactSecrets(text).text;
   const ask = async (pending: PendingApproval) => {
-    const args = argumentsLine(pending.call.input, scanner);
-    const choices = pending.sessionApprovable
-      ? `[y]es, [n]o, [s]ession (${scanner.redactSecrets(sessionGrantText(pending.call.name, pending.sessionScope?.label)).text} for this session)`
-      : '[y]es, [n]o';
-    ctx.stderr.write(
-      `\nApprove ${pending.call.name} ${args}?\n  ${pending.reason}${pending.rule ? ` (rule ${pending.rule})` : ''}\n  ${choices}: `,
-    );
-    while (true) {
-      const line = await nextLine();
-      if (line === undefined) {
-        ctx.stderr.write('\n  no answer (input closed): denied\n');
-        broker.resolve(pending.id, 'deny', 'terminal (no answer)');
-        return;
-      }
-      const verdict = ANSWERS[line.trim().toLowerCase()];
-      if (verdict && (verdict !== 'approve-for-session' || pending.sessionApprovable)) {
-        broker.resolve(pending.id, verdict, 'terminal');
-        return;
-      }
-      ctx.stderr.write(`  ${choices}: `);
+    const verdict = await askApproval(ctx, pending, questions.nextLine, redact);
+    if (verdict) broker.resolve(pending.id, verdict, 'terminal');
+    else {
+      ctx.stderr.write('\n  no answer (input closed): denied\n');
+      broker.resolve(pending.id, 'deny', 'terminal (no answer)');
     }
   };
   // One question at a time, in the order they came.
@@ -112,11 +99,41 @@ export function terminalApprovals(
 }
 
 /**
+ * One approval asked on the terminal, as every line-mode surface asks it: the call, why, and the
+ * answers it takes. The verdict, or undefined when `nextLine` gives no line (input closed, or
+ * the caller stopped asking). `redact` screens what is shown; the broker's approvals and the
+ * contract's views (already screened by the core) both fit.
+ */
+export async function askApproval(
+  ctx: CliContext,
+  pending: RoutedApproval,
+  nextLine: () => Promise<string | undefined>,
+  redact: (text: string) => string = (text) => text,
+): Promise<Verdict | undefined> {
+  const args = argumentsLine(pending.call.input, redact);
+  const scope =
+    typeof pending.sessionScope === 'string' ? pending.sessionScope : pending.sessionScope?.label;
+  const choices = pending.sessionApprovable
+    ? `[y]es, [n]o, [s]ession (${redact(sessionGrantText(pending.call.name, scope))} for this session)`
+    : '[y]es, [n]o';
+  ctx.stderr.write(
+    `\nApprove ${pending.call.name} ${args}?\n  ${pending.reason}${pending.rule ? ` (rule ${pending.rule})` : ''}\n  ${choices}: `,
+  );
+  while (true) {
+    const line = await nextLine();
+    if (line === undefined) return undefined;
+    const verdict = ANSWERS[line.trim().toLowerCase()];
+    if (verdict && (verdict !== 'approve-for-session' || pending.sessionApprovable)) return verdict;
+    ctx.stderr.write(`  ${choices}: `);
+  }
+}
+
+/**
  * The arguments as a person judges them: secrets redacted first (so no cut can split one out
  * of sight of the redactor), then each long value abridged with its end in view.
  */
-function argumentsLine(input: Record<string, unknown>, scanner: ContentScanner): string {
-  const redacted = scanner.redactSecrets(JSON.stringify(input)).text;
+function argumentsLine(input: Record<string, unknown>, redact: (text: string) => string): string {
+  const redacted = redact(JSON.stringify(input));
   let value: unknown;
   try {
     value = JSON.parse(redacted);

@@ -12,6 +12,8 @@ import {
   modelChoiceOf,
   openCliAgent,
 } from '../agent-options.js';
+import { type AttachChoice, findAgent } from '../attach-agent.js';
+import { attachedRepl } from '../attached-chat.js';
 import { type ChatState, runChatCommand } from '../chat-commands.js';
 import { type CliContext, ExitCode } from '../context.js';
 import { describeError } from '../errors.js';
@@ -22,7 +24,7 @@ import { terminalFits } from '../tui/fits.js';
 import { printToolResults, startTyped } from '../typed-calls.js';
 import { openDashboard } from './tui.js';
 
-interface ChatOptions extends ModelChoiceOptions {
+interface ChatOptions extends ModelChoiceOptions, AttachChoice {
   session?: string;
   plain?: boolean;
 }
@@ -38,6 +40,10 @@ export function registerChat(program: Command, ctx: CliContext, setExit: SetExit
   )
     .option('--session <id>', 'continue this session')
     .option('--plain', 'line mode even on a terminal (the dashboard opens otherwise)')
+    .option(
+      '--attach <url>',
+      'the gateway to attach to: the Open URL it printed (token in PINCER_GATEWAY_TOKEN otherwise)',
+    )
     .action(async (options: ChatOptions) => {
       // On a terminal big enough, the conversation is the dashboard's chat pane.
       if (!options.plain && terminalFits())
@@ -48,7 +54,10 @@ export function registerChat(program: Command, ctx: CliContext, setExit: SetExit
         return setExit(ExitCode.usage);
       }
       try {
-        await repl(ctx, options, setExit);
+        // Beside a running agent (the daemon, the app), a client of it, not a second agent.
+        const attached = await findAgent(ctx, options);
+        if (attached) setExit(await attachedRepl(ctx, attached, options.session));
+        else await repl(ctx, options, setExit);
       } catch (error) {
         ctx.stderr.write(`pincer chat: ${describeError(ctx, error)}\n`);
         setExit(ExitCode.failed);

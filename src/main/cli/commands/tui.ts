@@ -7,14 +7,7 @@
  */
 import type { Command } from 'commander';
 import type { Assistant } from '../../core/assistant/index.js';
-import { lockHolder } from '../../core/daemon/index.js';
-import {
-  type CoreLink,
-  connectGateway,
-  inProcessLink,
-  parseGatewayAddress,
-  readGatewayFile,
-} from '../../core/gateway/index.js';
+import { type CoreLink, inProcessLink } from '../../core/gateway/index.js';
 import { createCoreHandlers } from '../../core/ipc/index.js';
 import {
   addModelChoiceOptions,
@@ -22,15 +15,14 @@ import {
   checkModelChoice,
   type ModelChoiceOptions,
 } from '../agent-options.js';
+import { type AttachChoice, findAgent } from '../attach-agent.js';
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
 import { terminalFits } from '../tui/fits.js';
 import { openServedAssistant } from './gateway.js';
 
-export interface DashboardOptions extends ModelChoiceOptions {
+export interface DashboardOptions extends ModelChoiceOptions, AttachChoice {
   session?: string;
-  attach?: string;
-  standalone?: boolean;
 }
 
 export function registerTui(program: Command, ctx: CliContext, setExit: SetExitCode) {
@@ -72,18 +64,9 @@ export async function openDashboard(
   let link: CoreLink;
   let assistant: Assistant | undefined;
   try {
-    const attached = await attach(ctx, options);
-    if (attached) link = attached;
+    const attached = await findAgent(ctx, options);
+    if (attached) link = attached.link;
     else {
-      // One agent per data directory (#17): the daemon and the desktop app serve a gateway
-      // named in gateway.json; one holding the lock without an answering gateway (started with
-      // --no-attach, or still starting) is refused, as a second agent would race it for the store.
-      const holder = lockHolder(ctx.dataDir);
-      if (holder !== undefined) {
-        throw new Error(
-          `another Pincer agent (pid ${holder}: the daemon or the desktop app) holds this data directory and no gateway of it answers (gateway.json); was it started with --no-attach? Restart it without, stop it, or name a gateway with --attach`,
-        );
-      }
       assistant = await openServedAssistant(ctx, options);
       const served = assistant;
       link = inProcessLink(createCoreHandlers({ assistant: served, electronVersion: null }), (l) =>
@@ -106,22 +89,6 @@ export async function openDashboard(
   } finally {
     link.close();
     await assistant?.close();
-  }
-}
-
-/** The gateway to attach to: the one named, else the one serving this data directory. */
-async function attach(ctx: CliContext, options: DashboardOptions): Promise<CoreLink | undefined> {
-  if (options.attach) {
-    const { url, token } = parseGatewayAddress(options.attach, process.env.PINCER_GATEWAY_TOKEN);
-    return connectGateway(url, token);
-  }
-  if (options.standalone) return undefined;
-  const running = readGatewayFile(ctx.dataDir);
-  if (!running) return undefined;
-  try {
-    return await connectGateway(`ws://127.0.0.1:${running.port}/ipc`, running.token);
-  } catch {
-    return undefined; // it stopped between writing the file and now: serve ourselves
   }
 }
 
