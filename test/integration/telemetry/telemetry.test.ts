@@ -14,6 +14,12 @@ import type { ModelRequest } from '../../../src/main/core/models/types.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { openDatabase, profileDatabasePath } from '../../../src/main/core/storage/database.js';
 import {
+  agentWorker,
+  InProcessBackend,
+  SwarmCoordinator,
+} from '../../../src/main/core/swarm/index.js';
+import {
+  delegationSpanId,
   otelTraceId,
   runSpanId,
   type SpanRecord,
@@ -273,4 +279,72 @@ it('sampling 0 exports no span, and a manifest without telemetry opens none', as
   } finally {
     await plain.agent.close();
   }
+});
+
+it('an in-process swarm: each member run span is a child of the delegation span for its task, under the operation span', async () => {
+  const file = path.join(dataDir, 'spans.jsonl');
+  const provider = new ScriptedProvider(() => ({ text: `answer ${SECRET}` }));
+  const agent = await openAgent({
+    dataDir,
+    appDir: APP_DIR,
+    manifest: await manifest(`  telemetry:
+    inline:
+      exporters:
+        - { type: "file", path: "${file}" }
+`),
+    model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
+    tools: '',
+    secrets: createSecretStore({
+      dataDir,
+      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
+      scrypt: FAST_SCRYPT,
+    }),
+  });
+  const backend = new InProcessBackend();
+  try {
+    for (const id of ['m1', 'm2'])
+      await backend.serve({ id, swarm: 'crew', identity: 'w', role: 'worker' }, agentWorker(agent));
+    const coordinator = new SwarmCoordinator(
+      {
+        name: 'crew',
+        topology: 'leader-worker',
+        workers: 2,
+        maxParallel: 2,
+        strategy: 'majority-vote',
+        timeoutMs: 30_000,
+        retries: 0,
+        deadLetter: true,
+        limits: {},
+      },
+      backend,
+      undefined,
+      agent.telemetry,
+    );
+    const result = await coordinator.run({ goal: PROMPT, traceId: 'trc_inproc' });
+    expect(result.outcome).toBe('completed');
+  } finally {
+    await backend.close();
+    await agent.close();
+  }
+  const text = await readFile(file, 'utf8');
+  expect(text).not.toContain(PROMPT);
+  expect(text).not.toContain(SECRET);
+  const records = text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as SpanRecord);
+  expect(new Set(records.map((r) => r.trace_id))).toEqual(new Set([otelTraceId('trc_inproc')]));
+  const [operation] = records.filter((r) => r.name === 'swarm.operation crew');
+  const delegations = records.filter((r) => r.name === 'swarm.delegate crew');
+  expect(operation?.parent_span_id).toBeUndefined();
+  expect(delegations).toHaveLength(2);
+  for (const d of delegations) {
+    expect(d.parent_span_id).toBe(operation?.span_id);
+    expect(d.span_id).toBe(delegationSpanId(String(d.attributes['pincer.swarm.task_id'])));
+    expect(d.attributes['pincer.swarm.outcome']).toBe('completed');
+  }
+  const runs = records.filter((r) => r.name === 'pincer.run');
+  expect(runs.map((r) => r.parent_span_id).sort()).toEqual(
+    delegations.map((d) => d.span_id).sort(),
+  );
 });
