@@ -513,6 +513,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     goal: z.string(),
     resumed: z.boolean(),
     parent_run_id: IdSchema.optional(),
+    parent_span_id: z.string().optional(),
     origin: z
       .object({
         channel: z.string(),

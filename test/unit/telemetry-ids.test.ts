@@ -4,10 +4,13 @@
  */
 import { expect, it } from 'vitest';
 import {
+  delegationSpanId,
   otelSpanId,
   otelTraceId,
+  parentSpanOf,
   runSpanId,
   sampled,
+  spanTraceparent,
   traceparent,
 } from '../../src/main/core/telemetry/ids.js';
 
@@ -41,4 +44,21 @@ it('samples whole traces: the same answer for one trace id, about the rate over 
   expect(ids.filter((id) => sampled(id, 0.25))).toEqual(kept);
   // A lower rate keeps a subset of a higher one: raising the rate never drops a trace.
   expect(ids.filter((id) => sampled(id, 0.1)).every((id) => kept.includes(id))).toBe(true);
+});
+
+it("reads a traceparent's span only when it is well formed and in the expected trace", () => {
+  const span = delegationSpanId('swt_1');
+  const header = spanTraceparent('tr_abc', span);
+  expect(parentSpanOf(header, 'tr_abc')).toBe(span);
+  // Another trace's header, a zero span, a malformed or missing header: no parent.
+  expect(parentSpanOf(header, 'tr_other')).toBeUndefined();
+  expect(
+    parentSpanOf(`00-${otelTraceId('tr_abc')}-${'0'.repeat(16)}-01`, 'tr_abc'),
+  ).toBeUndefined();
+  expect(parentSpanOf(`01-${otelTraceId('tr_abc')}-${span}-01`, 'tr_abc')).toBeUndefined();
+  expect(
+    parentSpanOf(`00-${otelTraceId('tr_abc')}-${span.toUpperCase()}-01`, 'tr_abc'),
+  ).toBeUndefined();
+  expect(parentSpanOf('garbage', 'tr_abc')).toBeUndefined();
+  expect(parentSpanOf(undefined, 'tr_abc')).toBeUndefined();
 });

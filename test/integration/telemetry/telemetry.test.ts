@@ -3,10 +3,7 @@
  * approvals becomes OpenTelemetry spans, exported over OTLP/HTTP to a receiver on 127.0.0.1 and
  * to a JSON-lines file; sampling 0 exports nothing; prompts and secret values never leave.
  */
-import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
@@ -17,6 +14,12 @@ import type { ModelRequest } from '../../../src/main/core/models/types.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { openDatabase, profileDatabasePath } from '../../../src/main/core/storage/database.js';
 import {
+  agentWorker,
+  InProcessBackend,
+  SwarmCoordinator,
+} from '../../../src/main/core/swarm/index.js';
+import {
+  delegationSpanId,
   otelTraceId,
   runSpanId,
   type SpanRecord,
@@ -24,77 +27,27 @@ import {
 } from '../../../src/main/core/telemetry/index.js';
 import type { ToolResultBlock } from '../../../src/shared/messages.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
+import {
+  attr,
+  isTraces,
+  type OtlpSpan,
+  otlpSpans,
+  type Receiver,
+  otlpReceiver as receiver,
+} from '../../support/otlp-receiver.js';
 import { FAST_SCRYPT } from '../../support/secrets.js';
 
 const PROMPT = 'PROMPT-TEXT-never-exported-4f1c';
 const SECRET = 'sk-telemetry-SECRET-9b7e5d3a1c0f2468';
 
-/** An OTLP/HTTP receiver: keeps each request's content type and body. */
-interface Receiver {
-  url: string;
-  bodies: { type: string; text: string }[];
-  server: Server;
-}
-
-async function receiver(status = 200): Promise<Receiver> {
-  const bodies: Receiver['bodies'] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      bodies.push({
-        type: `${request.method} ${request.url} ${request.headers['content-type'] ?? ''}`,
-        text: Buffer.concat(chunks).toString('utf8'),
-      });
-      response.writeHead(status, { 'content-type': 'application/json' });
-      response.end('{}');
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, bodies, server };
-}
-
-interface OtlpValue {
-  stringValue?: string;
-  intValue?: number | string;
-  doubleValue?: number;
-  boolValue?: boolean;
-}
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  attributes: { key: string; value: OtlpValue }[];
-}
-
-const isTraces = (body: Receiver['bodies'][number]) => body.type.includes(' /v1/traces ');
-
-/** The spans of OTLP/JSON trace export requests (metrics go to /v1/metrics). */
-function otlpSpans(bodies: Receiver['bodies']): OtlpSpan[] {
-  return bodies.filter(isTraces).flatMap(({ text }) => {
-    const payload = JSON.parse(text) as {
-      resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[];
-    };
-    return payload.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans));
-  });
-}
-
-const attr = (span: OtlpSpan, key: string) => {
-  const value = span.attributes.find((a) => a.key === key)?.value;
-  return value?.stringValue ?? value?.boolValue ?? value?.doubleValue ?? value?.intValue;
-};
-
 let dataDir = '';
-let servers: Server[] = [];
+let servers: Receiver[] = [];
 beforeEach(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-telemetry-'));
   servers = [];
 });
 afterEach(async () => {
-  for (const server of servers) server.close();
+  await Promise.all(servers.map((server) => server.close()));
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -181,7 +134,7 @@ async function delegatingRun(telemetry: string): Promise<{ agent: Agent; runId: 
 it('a run with a delegated child, tool calls and approvals reaches an OTLP/HTTP receiver as one trace, with no prompt or secret', async () => {
   const otlp = await receiver();
   const broken = await receiver(500);
-  servers.push(otlp.server, broken.server);
+  servers.push(otlp, broken);
   const file = path.join(dataDir, 'spans.jsonl');
   const { agent, runId } = await delegatingRun(`  telemetry:
     inline:
@@ -260,7 +213,7 @@ it('a run with a delegated child, tool calls and approvals reaches an OTLP/HTTP 
 it('tool arguments are exported only when the manifest opts in, and then screened; webhook and profile-database exporters', async () => {
   const file = path.join(dataDir, 'spans.jsonl');
   const hook = await receiver();
-  servers.push(hook.server);
+  servers.push(hook);
   const { agent } = await delegatingRun(`  telemetry:
     inline:
       exporters:
@@ -300,7 +253,7 @@ it('tool arguments are exported only when the manifest opts in, and then screene
 
 it('sampling 0 exports no span, and a manifest without telemetry opens none', async () => {
   const otlp = await receiver();
-  servers.push(otlp.server);
+  servers.push(otlp);
   const file = path.join(dataDir, 'spans.jsonl');
   const sampled = await delegatingRun(`  telemetry:
     inline:
@@ -326,4 +279,72 @@ it('sampling 0 exports no span, and a manifest without telemetry opens none', as
   } finally {
     await plain.agent.close();
   }
+});
+
+it('an in-process swarm: each member run span is a child of the delegation span for its task, under the operation span', async () => {
+  const file = path.join(dataDir, 'spans.jsonl');
+  const provider = new ScriptedProvider(() => ({ text: `answer ${SECRET}` }));
+  const agent = await openAgent({
+    dataDir,
+    appDir: APP_DIR,
+    manifest: await manifest(`  telemetry:
+    inline:
+      exporters:
+        - { type: "file", path: "${file}" }
+`),
+    model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
+    tools: '',
+    secrets: createSecretStore({
+      dataDir,
+      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
+      scrypt: FAST_SCRYPT,
+    }),
+  });
+  const backend = new InProcessBackend();
+  try {
+    for (const id of ['m1', 'm2'])
+      await backend.serve({ id, swarm: 'crew', identity: 'w', role: 'worker' }, agentWorker(agent));
+    const coordinator = new SwarmCoordinator(
+      {
+        name: 'crew',
+        topology: 'leader-worker',
+        workers: 2,
+        maxParallel: 2,
+        strategy: 'majority-vote',
+        timeoutMs: 30_000,
+        retries: 0,
+        deadLetter: true,
+        limits: {},
+      },
+      backend,
+      undefined,
+      agent.telemetry,
+    );
+    const result = await coordinator.run({ goal: PROMPT, traceId: 'trc_inproc' });
+    expect(result.outcome).toBe('completed');
+  } finally {
+    await backend.close();
+    await agent.close();
+  }
+  const text = await readFile(file, 'utf8');
+  expect(text).not.toContain(PROMPT);
+  expect(text).not.toContain(SECRET);
+  const records = text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as SpanRecord);
+  expect(new Set(records.map((r) => r.trace_id))).toEqual(new Set([otelTraceId('trc_inproc')]));
+  const [operation] = records.filter((r) => r.name === 'swarm.operation crew');
+  const delegations = records.filter((r) => r.name === 'swarm.delegate crew');
+  expect(operation?.parent_span_id).toBeUndefined();
+  expect(delegations).toHaveLength(2);
+  for (const d of delegations) {
+    expect(d.parent_span_id).toBe(operation?.span_id);
+    expect(d.span_id).toBe(delegationSpanId(String(d.attributes['pincer.swarm.task_id'])));
+    expect(d.attributes['pincer.swarm.outcome']).toBe('completed');
+  }
+  const runs = records.filter((r) => r.name === 'pincer.run');
+  expect(runs.map((r) => r.parent_span_id).sort()).toEqual(
+    delegations.map((d) => d.span_id).sort(),
+  );
 });

@@ -48,7 +48,12 @@ export function registerSwarm(program: Command, ctx: CliContext, setExit: SetExi
       withAgent(ctx, setExit, 'pincer swarm run', options, async (agent) => {
         const { settings, backend } = await openSwarm(agent.claw.swarm, agent.secrets);
         try {
-          const coordinator = new SwarmCoordinator(settings, backend, agentLeader(agent));
+          const coordinator = new SwarmCoordinator(
+            settings,
+            backend,
+            agentLeader(agent),
+            agent.telemetry,
+          );
           const result = await coordinator.run({ goal, tasks: options.task });
           if (options.json) ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
           else {
@@ -104,7 +109,7 @@ export function registerSwarm(program: Command, ctx: CliContext, setExit: SetExi
         },
         place.branch === undefined
           ? agentWorker(agent)
-          : subLeaderWorker(settings, backend, place.branch, agentLeader(agent)),
+          : subLeaderWorker(settings, backend, place.branch, agentLeader(agent), agent.telemetry),
       );
       ctx.stderr.write(
         `joined swarm ${settings.name} as ${options.id} (${place.role}); Ctrl+C leaves\n`,

@@ -71,6 +71,11 @@ export type RunEventBody =
       resumed: boolean;
       /** Set on a delegated run: the run whose agents/delegate call started it. */
       parent_run_id?: RunId;
+      /**
+       * Set on a swarm worker's run: the OTel span (16 hex) of the leader's delegation it runs
+       * under, from the task's `traceparent`; its telemetry span is that span's child.
+       */
+      parent_span_id?: string;
       /** Set when a channel or a schedule started the run. */
       origin?: EventOrigin;
     }

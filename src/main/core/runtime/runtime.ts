@@ -111,6 +111,8 @@ export interface StartOptions {
   parent?: { runId: RunId; traceId: TraceId };
   /** The trace to join when the caller is in another process (a swarm leader's run). */
   traceId?: TraceId;
+  /** With `traceId`: the OTel span the run's span is a child of (a swarm delegation's). */
+  parentSpanId?: string;
   /** Kept with the run's options (what a delegated run may use, its budget). */
   record?: Record<string, unknown>;
   /**
@@ -331,6 +333,7 @@ class RunLoop {
         goal: this.run.goal,
         resumed,
         ...(this.run.parentRunId ? { parent_run_id: this.run.parentRunId } : {}),
+        ...(options.parentSpanId && !resumed ? { parent_span_id: options.parentSpanId } : {}),
         ...(origin ? { origin: eventOrigin(origin) } : {}),
       });
       if (resumed) {

@@ -8,6 +8,13 @@
  * every member and nothing more is sent.
  */
 import { type SwarmSpec, type SwarmTree, swarmTree } from '../ckp/index.js';
+import {
+  delegationSpanId,
+  operationSpanId,
+  parentSpanOf,
+  type SpanOpener,
+  spanTraceparent,
+} from '../telemetry/index.js';
 import { newId } from '../terms.js';
 import { type Aggregate, aggregate, type Leader, type Strategy } from './aggregate.js';
 import { CircuitBreaker } from './breaker.js';
@@ -100,6 +107,11 @@ export interface RunRequest {
   tasks?: string[];
   /** The leader's trace: every member's run joins it. */
   traceId?: string;
+  /**
+   * The span this operation runs under (the leader's run's, or the delegation a sub-leader
+   * serves), as a W3C traceparent in `traceId`'s trace; without it the operation span is a root.
+   */
+  traceparent?: string;
   /** Told of each report as it arrives. */
   onReport?: (report: SwarmReport) => void;
   /** Narrows the swarm's limits for this operation: a sub-leader's branch spends its task's. */
@@ -115,6 +127,8 @@ export class SwarmCoordinator {
     readonly settings: SwarmSettings,
     private readonly backend: SwarmBackend,
     private readonly leader?: Leader,
+    /** The leader's telemetry: the operation and each task sent become spans of its trace. */
+    private readonly tracing?: SpanOpener,
   ) {
     if (settings.breaker)
       this.breaker = new CircuitBreaker(settings.breaker.threshold, settings.breaker.resetMs);
@@ -138,6 +152,21 @@ export class SwarmCoordinator {
     // One trace for the whole operation: a leader with none (`pincer swarm run`) starts it here,
     // so every member's run (and its telemetry) joins the same trace.
     const traceId = request.traceId ?? newId<string>('trc');
+    // Span ids derive from the operation and task ids (ids.ts): a worker's run names its parent
+    // from the task's traceparent, whether or not this process exports the span.
+    const operationSpan = operationSpanId(operation);
+    const above = parentSpanOf(request.traceparent, traceId);
+    const traced = this.tracing?.span({
+      name: `swarm.operation ${settings.name}`,
+      traceId,
+      spanId: operationSpan,
+      ...(above ? { parentSpanId: above } : {}),
+      attributes: {
+        'pincer.swarm.name': settings.name,
+        'pincer.swarm.operation': operation,
+        'pincer.swarm.topology': settings.topology,
+      },
+    });
     const started = Date.now();
     const budget = limits.durationMs
       ? Math.min(settings.timeoutMs, limits.durationMs)
@@ -194,10 +223,38 @@ export class SwarmCoordinator {
             timeMs: Math.max(1, deadline - Date.now()),
           },
         };
+        const delegation = delegationSpanId(task.id);
+        // No prompt text on it: the task's description is the user's or a worker's words.
+        const span = this.tracing?.span({
+          name: `swarm.delegate ${queue}`,
+          traceId,
+          spanId: delegation,
+          parentSpanId: operationSpan,
+          attributes: {
+            'pincer.swarm.name': queue,
+            'pincer.swarm.task_id': task.id,
+            'pincer.swarm.operation': operation,
+            'pincer.swarm.topology': settings.topology,
+          },
+        });
         try {
-          last = await this.backend.delegate(task, Math.max(1, deadline - Date.now()));
+          last = await this.backend.delegate(
+            task,
+            Math.max(1, deadline - Date.now()),
+            spanTraceparent(traceId, delegation),
+          );
+          span?.end(
+            {
+              'pincer.swarm.worker': last.worker,
+              'pincer.swarm.outcome': last.status,
+              'pincer.swarm.attempt': last.attempt,
+            },
+            last.status !== 'completed',
+          );
         } catch (error) {
-          if (!(error instanceof SwarmError) || error.code !== 'deadline') throw error;
+          const timedOut = error instanceof SwarmError && error.code === 'deadline';
+          span?.end({ 'pincer.swarm.outcome': timedOut ? 'deadline' : 'error' }, true);
+          if (!timedOut) throw error;
           last = undefined;
           this.breaker?.failed();
           if (settings.deadLetter) await this.backend.deadLetter(task, error.message);
@@ -295,6 +352,9 @@ export class SwarmCoordinator {
           ended.stop ? Promise.resolve(undefined) : send(d),
         );
       }
+    } catch (error) {
+      traced?.end({ 'pincer.swarm.outcome': 'error' }, true);
+      throw error;
     } finally {
       clearTimeout(timer);
       request.signal?.removeEventListener('abort', stopped);
@@ -306,10 +366,12 @@ export class SwarmCoordinator {
       ? await aggregate(strategy, request.goal, final, this.leader)
       : { answer: '' };
     const { stop } = ended;
+    const outcome: SwarmOutcome = stop?.outcome ?? (completed.length ? 'completed' : 'failed');
+    traced?.end({ 'pincer.swarm.outcome': outcome }, outcome !== 'completed');
     return {
       ...combined,
       operation,
-      outcome: stop?.outcome ?? (completed.length ? 'completed' : 'failed'),
+      outcome,
       ...(stop ? { reason: stop.reason } : completed.length ? {} : { reason: 'no task completed' }),
       reports,
       tokens: spent.tokens,

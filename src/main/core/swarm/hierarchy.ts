@@ -6,6 +6,7 @@
  * remaining tokens, cost and time when the root sent it) and is stopped, on every one of its
  * workers, when the root stops the task.
  */
+import type { SpanOpener } from '../telemetry/index.js';
 import type { Leader } from './aggregate.js';
 import { SwarmCoordinator, type SwarmSettings } from './coordinator.js';
 import { branchQueues } from './queues.js';
@@ -17,6 +18,7 @@ export function subLeaderWorker(
   backend: SwarmBackend,
   branch: number,
   leader?: Leader,
+  tracing?: SpanOpener,
 ): TaskHandler {
   const sub = settings.tree?.branches[branch];
   if (!sub)
@@ -32,11 +34,14 @@ export function subLeaderWorker(
     },
     backend,
     leader,
+    tracing,
   );
-  return async (task, { signal }) => {
+  // Its operation span hangs under the root's delegation span for the task it serves.
+  return async (task, { signal, traceparent }) => {
     const result = await coordinator.run({
       goal: task.description,
       ...(task.traceId ? { traceId: task.traceId } : {}),
+      ...(traceparent ? { traceparent } : {}),
       ...(task.budget ? { budget: task.budget } : {}),
       signal,
     });

@@ -26,6 +26,7 @@ interface Member {
 interface Queued {
   task: SwarmTask;
   deliveries: number;
+  traceparent?: string;
   settle(report: SwarmReport): void;
 }
 
@@ -56,7 +57,7 @@ export class InProcessBackend implements SwarmBackend {
     };
   }
 
-  delegate(task: SwarmTask, timeoutMs: number): Promise<SwarmReport> {
+  delegate(task: SwarmTask, timeoutMs: number, traceparent?: string): Promise<SwarmReport> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         const at = this.queue.findIndex((queued) => queued.task.id === task.id);
@@ -66,6 +67,7 @@ export class InProcessBackend implements SwarmBackend {
       this.queue.push({
         task,
         deliveries: 0,
+        ...(traceparent ? { traceparent } : {}),
         settle: (report) => {
           clearTimeout(timer);
           resolve(report);
@@ -140,6 +142,7 @@ export class InProcessBackend implements SwarmBackend {
       const outcome = await member.handler(queued.task, {
         signal: controller.signal,
         attempt: queued.deliveries,
+        ...(queued.traceparent ? { traceparent: queued.traceparent } : {}),
       });
       queued.settle({
         ...outcome,

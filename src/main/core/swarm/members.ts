@@ -6,6 +6,7 @@
 
 import type { Agent } from '../agent/index.js';
 import { clampBudget } from '../agent/index.js';
+import { parentSpanOf } from '../telemetry/ids.js';
 import type { TraceId } from '../terms.js';
 import type { Leader } from './aggregate.js';
 import type { TaskHandler } from './types.js';
@@ -15,7 +16,7 @@ const REDELIVERED =
 
 /** Runs swarm tasks on an agent: one run each, in a session of its own. */
 export function agentWorker(agent: Agent): TaskHandler {
-  return async (task, { signal, attempt }) => {
+  return async (task, { signal, attempt, traceparent }) => {
     const text = [
       task.description,
       task.input === undefined ? '' : `Input:\n${JSON.stringify(task.input, null, 2)}`,
@@ -28,11 +29,15 @@ export function agentWorker(agent: Agent): TaskHandler {
       cost_usd: task.budget?.costUsd,
       time_ms: task.budget?.timeMs,
     });
+    // The run's span is the leader's delegation span's child when the header names one in the
+    // task's trace; without it the run joins the trace by its id alone.
+    const parentSpanId = task.traceId ? parentSpanOf(traceparent, task.traceId) : undefined;
     const handle = agent.runtime.start({
       text,
       signal,
       guards,
       ...(task.traceId ? { traceId: task.traceId as TraceId } : {}),
+      ...(parentSpanId ? { parentSpanId } : {}),
       record: { swarm: { name: task.swarm, task: task.id, operation: task.operation, attempt } },
     });
     const started = Date.now();

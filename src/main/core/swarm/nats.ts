@@ -189,7 +189,13 @@ export class NatsBackend implements SwarmBackend {
         const started = Date.now();
         let report: SwarmReport;
         try {
-          const outcome = await handler(task, { signal: controller.signal, attempt });
+          const outcome = await handler(task, {
+            signal: controller.signal,
+            attempt,
+            ...(msg.headers?.has('traceparent')
+              ? { traceparent: msg.headers.get('traceparent') }
+              : {}),
+          });
           report = { ...outcome, taskId: task.id, worker: peer.id, attempt };
         } catch (error) {
           clearInterval(claim);
@@ -233,7 +239,7 @@ export class NatsBackend implements SwarmBackend {
     return { stop };
   }
 
-  async delegate(task: SwarmTask, timeoutMs: number): Promise<SwarmReport> {
+  async delegate(task: SwarmTask, timeoutMs: number, parent?: string): Promise<SwarmReport> {
     checkToken('swarm', task.swarm);
     checkToken('task id', task.id);
     await this.consumer(task.swarm);
@@ -250,8 +256,10 @@ export class NatsBackend implements SwarmBackend {
     });
     const head = headers();
     head.set(REPLY_HEADER, reply);
-    // W3C trace context for NATS-aware tracing; the worker's run joins by task.traceId.
-    if (task.traceId) head.set('traceparent', traceparent(task.traceId));
+    // W3C trace context: the leader's delegation span, which the worker's run is a child of (a
+    // sender with none names the trace's root; the worker's run then joins by task.traceId).
+    const context = parent ?? (task.traceId ? traceparent(task.traceId) : undefined);
+    if (context) head.set('traceparent', context);
     // msgID: a publish retried after a lost acknowledgement is not queued twice.
     await this.js.publish(subject.tasks(task.swarm), JSON.stringify(task), {
       headers: head,

@@ -48,10 +48,13 @@ export interface Peer {
   seenAt: string;
 }
 
-/** Runs one task; the signal aborts when the operation is stopped or the worker closes. */
+/**
+ * Runs one task; the signal aborts when the operation is stopped or the worker closes.
+ * `traceparent` names the leader's delegation span for the task (NATS: the message header).
+ */
 export type TaskHandler = (
   task: SwarmTask,
-  context: { signal: AbortSignal; attempt: number },
+  context: { signal: AbortSignal; attempt: number; traceparent?: string },
 ) => Promise<Omit<SwarmReport, 'taskId' | 'worker' | 'attempt'>>;
 
 export interface Serving {
@@ -83,8 +86,11 @@ export interface SwarmBackend {
   readonly kind: 'in-process' | 'nats';
   /** Serves tasks of `peer.swarm`, one at a time, until stopped; heartbeats into discovery. */
   serve(peer: Omit<Peer, 'status' | 'seenAt'>, handler: TaskHandler): Promise<Serving>;
-  /** Queues a task and waits for its report, or rejects with SwarmError `deadline` past `timeoutMs`. */
-  delegate(task: SwarmTask, timeoutMs: number): Promise<SwarmReport>;
+  /**
+   * Queues a task and waits for its report, or rejects with SwarmError `deadline` past
+   * `timeoutMs`. `traceparent` (the delegation span's) travels with the task to its handler.
+   */
+  delegate(task: SwarmTask, timeoutMs: number, traceparent?: string): Promise<SwarmReport>;
   /** Every serving member of the swarm is told (`claw.swarm.broadcast`). */
   broadcast(swarm: string, message: unknown): Promise<void>;
   /** Tells every member to abort the running tasks of an operation (a swarm limit was reached). */

@@ -24,10 +24,34 @@ export function otelSpanId(key: string): string {
 /** The span id of a run: the parent of its model, tool and approval spans and of its children. */
 export const runSpanId = (runId: string) => otelSpanId(`run:${runId}`);
 
+/** The span of one swarm operation a leader runs: the parent of its delegation spans. */
+export const operationSpanId = (operation: string) => otelSpanId(`swarm.operation:${operation}`);
+
+/** The span of one swarm task sent: the parent of the worker's run for that task. */
+export const delegationSpanId = (taskId: string) => otelSpanId(`swarm.delegate:${taskId}`);
+
 /** A W3C `traceparent` header (version 00, sampled) naming a run's span in its trace. */
 export function traceparent(traceId: string, runId?: string): string {
   const span = runId ? runSpanId(runId) : otelSpanId(`root:${traceId}`);
-  return `00-${otelTraceId(traceId)}-${span}-01`;
+  return spanTraceparent(traceId, span);
+}
+
+/** A `traceparent` naming any span (by its OTel span id) in a Pincer trace. */
+export const spanTraceparent = (traceId: string, spanId: string) =>
+  `00-${otelTraceId(traceId)}-${spanId}-01`;
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+
+/**
+ * The parent span id a `traceparent` names, when it is well formed, not all zeros, and in the
+ * OTel trace of `traceId`: a header from another trace (or forged) must not graft a run there.
+ */
+export function parentSpanOf(header: string | undefined, traceId: string): string | undefined {
+  const match = header ? TRACEPARENT.exec(header.trim()) : null;
+  if (!match) return undefined;
+  const [, trace, span] = match as unknown as [string, string, string];
+  if (/^0+$/.test(span) || trace !== otelTraceId(traceId)) return undefined;
+  return span;
 }
 
 /**

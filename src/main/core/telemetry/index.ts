@@ -4,20 +4,50 @@
  * id, and counters (metrics.ts) that otlp exporters also receive as OpenTelemetry metrics
  * (metric-export.ts). Opened by the agent root only when the manifest has a Telemetry primitive.
  */
+import { randomUUID } from 'node:crypto';
+import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { TelemetrySpec } from '../ckp/index.js';
 import type { RunEvent } from '../runtime/index.js';
 import { createExporter, type ProfileDb } from './exporters.js';
 import { METRICS_INTERVAL_MS, openMetricsExport, otlpMetricsUrl } from './metric-export.js';
 import { type MetricsSnapshot, TelemetryMetrics } from './metrics.js';
-import { DerivedIds, RunSpans, type TelemetrySettings } from './spans.js';
+import {
+  DerivedIds,
+  RunSpans,
+  type SpanAttributes,
+  type SpanSpec,
+  type TelemetrySettings,
+} from './spans.js';
 
 export { SPANS_TABLE, type SpanRecord } from './exporters.js';
-export { otelSpanId, otelTraceId, runSpanId, sampled, traceparent } from './ids.js';
+export {
+  delegationSpanId,
+  operationSpanId,
+  otelSpanId,
+  otelTraceId,
+  parentSpanOf,
+  runSpanId,
+  sampled,
+  spanTraceparent,
+  traceparent,
+} from './ids.js';
 export type { MetricsSnapshot } from './metrics.js';
+export type { SpanAttributes, SpanSpec } from './spans.js';
+
+/** A span around work no run's events describe (a swarm operation, a delegated task). */
+export interface TracedSpan {
+  /** Ends it, with what is known by then; `failed` marks it an error. */
+  end(attributes?: SpanAttributes, failed?: boolean): void;
+}
+
+/** What opens such spans: an agent's telemetry, when its manifest has one. */
+export interface SpanOpener {
+  span(spec: SpanSpec): TracedSpan;
+}
 export { METRICS_INTERVAL_MS, otlpMetricsUrl };
 
-export interface Telemetry {
+export interface Telemetry extends SpanOpener {
   /** Every run event, in order; never throws. */
   consume(event: RunEvent): void;
   metrics(): MetricsSnapshot;
@@ -77,7 +107,16 @@ export async function openTelemetry(spec: TelemetrySpec, deps: TelemetryDeps): P
   );
   const ids = new DerivedIds();
   // Sampling is decided per trace id in RunSpans; the SDK records every span it is given.
-  const provider = new BasicTracerProvider({ idGenerator: ids, spanProcessors: processors });
+  // service.instance.id tells apart the processes whose spans one trace gathers (a swarm's).
+  const resource = resourceFromAttributes({
+    'service.name': 'pincer',
+    'service.instance.id': randomUUID(),
+  });
+  const provider = new BasicTracerProvider({
+    idGenerator: ids,
+    spanProcessors: processors,
+    resource,
+  });
   const spans = new RunSpans(
     provider.getTracer('pincer'),
     ids,
@@ -93,6 +132,24 @@ export async function openTelemetry(spec: TelemetrySpec, deps: TelemetryDeps): P
         spans.consume(event);
       } catch {
         // A malformed event or an SDK bug costs a span, never the run.
+      }
+    },
+    span(spec) {
+      if (closed) return { end() {} };
+      try {
+        const span = spans.openSpan(spec);
+        if (!span) return { end() {} };
+        return {
+          end(attributes = {}, failed = false) {
+            try {
+              spans.endSpan(span, attributes, failed);
+            } catch {
+              // As with consume: a span lost, never the work.
+            }
+          },
+        };
+      } catch {
+        return { end() {} };
       }
     },
     metrics: () => metrics.snapshot(),

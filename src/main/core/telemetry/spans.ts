@@ -61,12 +61,27 @@ interface RunState {
   approvals: Map<string, Span>;
 }
 
+/** A span that no run event opens: its ids are the caller's (derived, see ids.ts). */
+export interface SpanSpec {
+  name: string;
+  /** Pincer's trace id (not the OTel one): sampling and the OTel trace id derive from it. */
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  attributes: SpanAttributes;
+}
+
+/** Plain attribute values: what a caller outside telemetry may put on a span. */
+export type SpanAttributes = Record<string, string | number | boolean>;
+
 const ms = (at: string) => Date.parse(at);
 
 export class RunSpans {
   private readonly runs = new Map<string, RunState>();
   /** When each live run's previous step ended, for the model-latency counter. */
   private readonly lastStep = new Map<string, number>();
+  /** Spans `openSpan` started that are not yet ended. */
+  private readonly detached = new Set<Span>();
 
   constructor(
     private readonly tracer: Tracer,
@@ -185,9 +200,41 @@ export class RunSpans {
     if (event.type !== 'model.delta') this.lastStep.set(event.run_id, ms(event.at));
   }
 
+  /**
+   * A span outside any run's events (a swarm operation, a delegation), under given ids; ended
+   * by the caller (endSpan). None in an unsampled trace.
+   */
+  openSpan(spec: SpanSpec): Span | undefined {
+    if (!sampled(spec.traceId, this.settings.rate)) return undefined;
+    const span = this.startSpan(
+      spec.name,
+      otelTraceId(spec.traceId),
+      spec.spanId,
+      spec.parentSpanId,
+      Date.now(),
+      { 'pincer.trace_id': spec.traceId, ...spec.attributes },
+      SpanKind.INTERNAL,
+    );
+    this.detached.add(span);
+    return span;
+  }
+
+  /** Ends a span `openSpan` gave. */
+  endSpan(span: Span, attributes: SpanAttributes, failed: boolean): void {
+    if (!this.detached.delete(span)) return;
+    span.setAttributes(attributes);
+    if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  }
+
   /** Ends every span still open (the process is closing mid-run). */
   endAll(): void {
     const now = Date.now();
+    for (const span of this.detached) {
+      span.setAttribute('pincer.span.unfinished', true);
+      span.end(now);
+    }
+    this.detached.clear();
     for (const run of this.runs.values()) {
       for (const span of [...run.tools.values(), ...run.approvals.values()]) span.end(now);
       run.span.setAttribute('pincer.run.unfinished', true);
@@ -215,11 +262,12 @@ export class RunSpans {
     const runSpan = event.resumed
       ? otelSpanId(`run:${event.run_id}:resumed:${event.seq}:${event.at}`)
       : runSpanId(event.run_id);
+    // A swarm worker's run hangs under the leader's delegation span its task's header named.
     const parentSpan = event.resumed
       ? runSpanId(event.run_id)
       : parent
         ? runSpanId(parent)
-        : undefined;
+        : event.parent_span_id;
     const name = event.resumed
       ? 'pincer.run resumed'
       : parent
