@@ -127,7 +127,9 @@ export async function listenMcpHttp(options: McpHttpOptions): Promise<McpHttpLis
     }
     const body = await readBody(request);
     if (body === 'too_large') {
-      response.setHeader('connection', 'close');
+      // The rest of the body is read and dropped, never kept: a client still sending it gets the
+      // 413 rather than a broken pipe (the server's request timeout bounds an endless one).
+      request.resume();
       return rpcError(response, 413, -32600, `a request is limited to ${MAX_FRAME_BYTES} bytes`);
     }
     let parsed: unknown;
@@ -197,9 +199,8 @@ function readBody(request: IncomingMessage): Promise<string | 'too_large'> {
         chunks.push(chunk);
         return;
       }
-      // The rest is never read: the answer closes the connection.
+      // Nothing more is kept: the caller drops the rest.
       request.off('data', onData);
-      request.pause();
       resolve('too_large');
     };
     request.on('data', onData);
