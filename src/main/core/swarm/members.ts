@@ -6,7 +6,7 @@
 
 import type { Agent } from '../agent/index.js';
 import { clampBudget } from '../agent/index.js';
-import { parentSpanOf } from '../telemetry/ids.js';
+import { parentSpanOf } from '../telemetry/index.js';
 import type { TraceId } from '../terms.js';
 import type { Leader } from './aggregate.js';
 import type { TaskHandler } from './types.js';
