@@ -9,6 +9,7 @@ import path from 'node:path';
 import { PincerError } from '../errors.js';
 import { type LoadOptions, loadClaw } from './loader.js';
 import type { ResolvedClaw } from './resolved.js';
+import { SchemaVerdictsFile, schemaVerdictsPath } from './schema-verdicts-file.js';
 
 export const MANIFEST_FILE = 'claw.yaml';
 /** Templates seeded next to the user's manifest: the identity's context files. */
@@ -61,7 +62,14 @@ export async function loadActiveClaw(
   explicit?: string,
 ): Promise<{ active: ActiveManifest; claw: ResolvedClaw }> {
   const active = resolveActiveManifest(places, explicit);
-  return { active, claw: await loadClaw(active.file, loadOptionsFor(active, places)) };
+  const verdicts = await SchemaVerdictsFile.open(schemaVerdictsPath(places.dataDir));
+  const claw = await loadClaw(active.file, {
+    ...loadOptionsFor(active, places),
+    schemaVerdicts: verdicts,
+  });
+  // A cache that cannot be written (a read-only data dir) costs only the next start's check.
+  await verdicts.save().catch(() => undefined);
+  return { active, claw };
 }
 
 export class ManifestExistsError extends PincerError {

@@ -1,4 +1,5 @@
 /** Is a value a valid JSON Schema? (CKP §5.4: a tool's input_schema MUST be one.) */
+import { createHash } from 'node:crypto';
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 
@@ -17,12 +18,38 @@ function ajvFor(schema: Record<string, unknown>): Ajv | Ajv2020 {
   return draft2020;
 }
 
+/**
+ * Schemas already found valid, by `schemaKey`: the check compiles the JSON Schema meta-schema
+ * (~50 ms for 2020-12) at every start, so a process that reads the same manifest again skips it.
+ * Only valid verdicts are kept; an invalid schema is checked (and reported) every time.
+ */
+export interface SchemaVerdicts {
+  has(key: string): boolean;
+  add(key: string): void;
+}
+
+/** Changes when what this check accepts changes, so older verdicts no longer match. */
+const CHECK_REVISION = 'ajv-8.20.0/1';
+
+export function schemaKey(schema: unknown): string {
+  return createHash('sha256')
+    .update(`${CHECK_REVISION}\0${JSON.stringify(schema)}`)
+    .digest('hex');
+}
+
 /** Undefined when valid, else a short reason naming the offending schema location. */
-export function checkJsonSchema(schema: unknown): string | undefined {
+export function checkJsonSchema(schema: unknown, verdicts?: SchemaVerdicts): string | undefined {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
     return 'must be a JSON Schema object';
   }
-  const record = schema as Record<string, unknown>;
+  const key = verdicts ? schemaKey(schema) : '';
+  if (verdicts?.has(key)) return undefined;
+  const problem = checkSchemaObject(schema as Record<string, unknown>);
+  if (!problem) verdicts?.add(key);
+  return problem;
+}
+
+function checkSchemaObject(record: Record<string, unknown>): string | undefined {
   const ajv = ajvFor(record);
   if (!ajv.validateSchema(record)) {
     const first = ajv.errors?.[0];

@@ -17,6 +17,7 @@ import {
   type ManifestIssue,
   type RuleId,
 } from './issues.js';
+import type { SchemaVerdicts } from './json-schema-check.js';
 import { resolvePathValue, substitutePathVars } from './path-vars.js';
 import type { AnyPrimitive, Primitive, ResolvedClaw } from './resolved.js';
 import { checkSpecRules } from './rules.js';
@@ -42,6 +43,8 @@ export interface LoadOptions {
   homedir?: string;
   /** Directories holding `<kind>/<name>.yaml` primitives that claw://local URIs resolve to. */
   libraryDirs?: string[];
+  /** Tool schemas already found valid (by content): their JSON Schema check is skipped. */
+  schemaVerdicts?: SchemaVerdicts;
 }
 
 export interface CheckResult {
@@ -194,7 +197,8 @@ function checkProtocol(issues: IssueList, doc: SourceDocument, at: DocPath, valu
 
 export class ClawLoader {
   private readonly issues = new IssueList();
-  private readonly options: Required<LoadOptions>;
+  private readonly options: Required<Omit<LoadOptions, 'schemaVerdicts'>> &
+    Pick<LoadOptions, 'schemaVerdicts'>;
   private root!: SourceDocument;
   private rootFile: string;
   private rootVersion = '0.0.0';
@@ -212,6 +216,7 @@ export class ClawLoader {
       tenantId: options.tenantId ?? 'local',
       homedir: options.homedir ?? os.homedir(),
       libraryDirs: options.libraryDirs ?? [],
+      schemaVerdicts: options.schemaVerdicts,
     };
   }
 
@@ -711,8 +716,12 @@ export class ClawLoader {
         reportZod(this.issues, doc, specAt, specRaw, parsed.error, kind, lenient);
       else this.issues.add('schema.type', doc, specAt, `${kind} spec must be a mapping`);
     }
-    checkSpecRules(kind, specRaw, specAt, (rule, at, message) =>
-      this.issues.add(rule, doc, at, message),
+    checkSpecRules(
+      kind,
+      specRaw,
+      specAt,
+      (rule, at, message) => this.issues.add(rule, doc, at, message),
+      this.options.schemaVerdicts,
     );
     if (!parsed.success || !meta) return undefined;
 

@@ -4,7 +4,7 @@
  * other field of the same primitive is malformed: every error is collected, not the first.
  */
 import type { DocPath, RuleId } from './issues.js';
-import { checkJsonSchema } from './json-schema-check.js';
+import { checkJsonSchema, type SchemaVerdicts } from './json-schema-check.js';
 import type { PrimitiveKind } from './schemas.js';
 import { type SwarmAgentEntry, swarmTree } from './swarm-tree.js';
 
@@ -150,7 +150,7 @@ function pincerChannelRules(type: string | undefined, raw: unknown, at: DocPath,
   }
 }
 
-function toolRules(spec: Raw, at: DocPath, report: Report) {
+function toolRules(spec: Raw, at: DocPath, report: Report, verdicts?: SchemaVerdicts) {
   const mcp = spec.mcp_source;
   if (mcp === undefined) {
     const missing = ['description', 'input_schema'].filter((field) => spec[field] === undefined);
@@ -169,7 +169,7 @@ function toolRules(spec: Raw, at: DocPath, report: Report) {
     );
   }
   if (spec.input_schema !== undefined) {
-    const problem = checkJsonSchema(spec.input_schema);
+    const problem = checkJsonSchema(spec.input_schema, verdicts);
     if (problem) report('tool.input-schema', [...at, 'input_schema'], `input_schema ${problem}`);
   }
   if (spec.composite === true && spec.skill_ref === undefined) {
@@ -252,7 +252,7 @@ function swarmRules(spec: Raw, at: DocPath, report: Report) {
 }
 
 const RULES_BY_KIND: Partial<
-  Record<PrimitiveKind, (spec: Raw, at: DocPath, report: Report) => void>
+  Record<PrimitiveKind, (spec: Raw, at: DocPath, report: Report, verdicts?: SchemaVerdicts) => void>
 > = {
   Identity: identityRules,
   Provider: providerRules,
@@ -265,7 +265,13 @@ const RULES_BY_KIND: Partial<
 };
 
 /** Runs the kind's normative rules on a raw spec found at `at` in its document. */
-export function checkSpecRules(kind: PrimitiveKind, spec: unknown, at: DocPath, report: Report) {
+export function checkSpecRules(
+  kind: PrimitiveKind,
+  spec: unknown,
+  at: DocPath,
+  report: Report,
+  verdicts?: SchemaVerdicts,
+) {
   if (!isRecord(spec)) return;
-  RULES_BY_KIND[kind]?.(spec, at, report);
+  RULES_BY_KIND[kind]?.(spec, at, report, verdicts);
 }
