@@ -6,10 +6,8 @@
  * there, the file manager opens only inside the daemon's workspace, the tray's pause is the
  * daemon's, and the app hears when the daemon goes away.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
@@ -23,89 +21,33 @@ import {
   readGatewayFile,
 } from '../../../src/main/core/gateway/index.js';
 import type { ChannelName } from '../../../src/shared/ipc.js';
-import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
-import { writeManifest } from '../../support/channel-agent.js';
-import { builtCli } from '../../support/cli-run.js';
+import {
+  DaemonProcesses,
+  freePort,
+  requireBuiltCli,
+  until,
+  webhookChannel,
+} from '../../support/daemon-process.js';
 
-let dataDir = '';
-let vendor: VendorServer | undefined;
+const daemons = new DaemonProcesses();
 let attached: AttachedDesktop | undefined;
-const children: ChildProcess[] = [];
 
-beforeAll(() => {
-  if (!existsSync(builtCli)) throw new Error(`${builtCli} is missing: run npm run build first`);
-});
+beforeAll(requireBuiltCli);
 afterEach(async () => {
   await attached?.close();
   attached = undefined;
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-  await vendor?.close();
-  vendor = undefined;
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await daemons.cleanUp();
 });
-
-async function until(what: string, check: () => boolean | Promise<boolean>, detail = () => '') {
-  const deadline = Date.now() + 45_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen:\n${detail()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** A daemon with a webhook channel (so there is something to pause), asking before writes. */
 async function startDaemon() {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-app-attach-'));
-  vendor = await startVendorServer();
-  const manifest = await writeManifest(
-    dataDir,
-    [
-      {
-        name: 'hook',
-        type: 'webhook',
-        transport: 'webhook',
-        auth: { secret_ref: 'HOOK_SECRET' },
-        'x-pincer': { listen: `127.0.0.1:${await freePort()}` },
-      },
-    ],
-    (doc) => doc.setIn(['spec', 'identity', 'inline', 'autonomy'], 'supervised'),
-  );
-  const env = {
-    PATH: process.env.PATH,
-    HOME: dataDir,
-    PINCER_HOME: dataDir,
-    PINCER_KEYCHAIN: 'off',
-    HOOK_SECRET: 'app-attach-secret',
-  };
-  const args = ['daemon', '--manifest', manifest, '--protocol', 'openai-compatible'];
-  const child = spawn(
-    process.execPath,
-    [builtCli, ...args, '--endpoint', vendor.url, '--model', 'm', '--drain', '5'],
-    { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  children.push(child);
-  let output = '';
-  for (const stream of [child.stdout, child.stderr]) {
-    stream?.setEncoding('utf8').on('data', (d: string) => {
-      output += d;
-    });
-  }
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  await until(
-    'daemon ready',
-    () => output.includes('Pincer daemon ready') || child.exitCode !== null,
-    () => output,
-  );
-  if (child.exitCode !== null) throw new Error(`daemon exited ${child.exitCode}: ${output}`);
-  return { child, exited, output: () => output };
+  const { args, env } = await daemons.setUp('pincer-app-attach', {
+    channels: [webhookChannel(await freePort())],
+    edit: (doc) => doc.setIn(['spec', 'identity', 'inline', 'autonomy'], 'supervised'),
+    env: { HOOK_SECRET: 'app-attach-secret' },
+  });
+  return daemons.startDaemon([...args, '--drain', '5'], env);
 }
 
 const revealed: { path: string; isFolder: boolean }[] = [];
@@ -130,6 +72,7 @@ it('attaches to the daemon holding the data dir: its store, its approvals, its w
   await rm(empty, { recursive: true, force: true });
 
   const daemon = await startDaemon();
+  const { dataDir } = daemons;
   attached = await attachToRunningAgent(dataDir, attachOptions);
   if (!attached) throw new Error('the app did not attach to the daemon');
   expect(attached.pid).toBe(daemon.child.pid);
@@ -158,7 +101,7 @@ it('attaches to the daemon holding the data dir: its store, its approvals, its w
     // A write asks; the approval reaches the app's native-dialog source and is answered there.
     const asked: RoutedApproval[] = [];
     attached.shell.approvals.onRequest((approval) => asked.push(approval));
-    vendor?.reply(
+    daemons.vendor?.reply(
       {
         kind: 'sse',
         frames: openaiFrames({

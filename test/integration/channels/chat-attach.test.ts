@@ -7,11 +7,9 @@
  * answered with /approve (one answered elsewhere first is said so), and Ctrl+C cancels a reply on
  * the daemon. Beside a daemon started with --no-attach, line mode is refused.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import {
@@ -20,98 +18,42 @@ import {
   TIMESTAMP_HEADER,
 } from '../../../src/main/core/channels/webhook.js';
 import { connectGateway, readGatewayFile } from '../../../src/main/core/gateway/index.js';
-import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
-import { writeManifest } from '../../support/channel-agent.js';
 import { builtCli } from '../../support/cli-run.js';
+import {
+  DaemonProcesses,
+  freePort,
+  requireBuiltCli,
+  until,
+  webhookChannel,
+} from '../../support/daemon-process.js';
 
 const SECRET = 'chat-attach-secret';
-let dataDir = '';
-let vendor: VendorServer | undefined;
-const children: ChildProcess[] = [];
+const daemons = new DaemonProcesses();
 
-beforeAll(() => {
-  if (!existsSync(builtCli)) throw new Error(`${builtCli} is missing: run npm run build first`);
-});
-afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-  await vendor?.close();
-  vendor = undefined;
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-});
-
-/** Waits for a condition of what was printed; the deadline only catches a hang. */
-async function until(what: string, check: () => boolean, detail: () => string = () => '') {
-  const deadline = Date.now() + 45_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen:\n${detail()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+beforeAll(requireBuiltCli);
+afterEach(() => daemons.cleanUp());
 
 /** A supervised daemon (writes ask) with a webhook channel. */
 async function startDaemon(extra: string[] = []) {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-chat-attach-'));
-  vendor = await startVendorServer();
   const port = await freePort();
-  const manifest = await writeManifest(
-    dataDir,
-    [
-      {
-        name: 'hook',
-        type: 'webhook',
-        transport: 'webhook',
-        auth: { secret_ref: 'HOOK_SECRET' },
-        'x-pincer': { listen: `127.0.0.1:${port}` },
-      },
-    ],
-    (doc) => doc.setIn(['spec', 'identity', 'inline', 'autonomy'], 'supervised'),
-  );
-  const env = {
-    PATH: process.env.PATH,
-    HOME: dataDir,
-    PINCER_HOME: dataDir,
-    PINCER_KEYCHAIN: 'off',
-    HOOK_SECRET: SECRET,
-  };
-  const args = ['daemon', '--manifest', manifest, '--protocol', 'openai-compatible'];
-  const child = spawn(
-    process.execPath,
-    [builtCli, ...args, '--endpoint', vendor.url, '--model', 'm', '--drain', '5', ...extra],
-    { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  children.push(child);
-  let output = '';
-  for (const stream of [child.stdout, child.stderr]) {
-    stream?.setEncoding('utf8').on('data', (d: string) => {
-      output += d;
-    });
-  }
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  await until(
-    'daemon ready',
-    () => output.includes('Pincer daemon ready') || child.exitCode !== null,
-    () => output,
-  );
-  if (child.exitCode !== null) throw new Error(`daemon exited ${child.exitCode}: ${output}`);
-  return { child, env, exited, hook: `http://127.0.0.1:${port}/` };
+  const { args, env } = await daemons.setUp('pincer-chat-attach', {
+    channels: [webhookChannel(port)],
+    edit: (doc) => doc.setIn(['spec', 'identity', 'inline', 'autonomy'], 'supervised'),
+    env: { HOOK_SECRET: SECRET },
+  });
+  const daemon = await daemons.startDaemon([...args, '--drain', '5', ...extra], env);
+  return { ...daemon, env, hook: `http://127.0.0.1:${port}/` };
 }
 
 /** `pincer chat --plain` on the daemon's data directory, stdin and stdout piped. */
 function openChat(env: Record<string, string | undefined>) {
-  const child = spawn(process.execPath, [builtCli, 'chat', '--plain'], {
-    env: env as NodeJS.ProcessEnv,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  children.push(child);
+  const child = daemons.track(
+    spawn(process.execPath, [builtCli, 'chat', '--plain'], {
+      env: env as NodeJS.ProcessEnv,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    }),
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => {
@@ -156,7 +98,7 @@ const text = (words: string) => ({ kind: 'sse' as const, frames: openaiFrames({ 
 
 it('attaches to the daemon: its replies and store, its own approvals inline, the webhook run answered with /approve', async () => {
   const daemon = await startDaemon();
-  const entry = readGatewayFile(dataDir);
+  const entry = readGatewayFile(daemons.dataDir);
   if (!entry) throw new Error('no gateway.json');
   const chat = openChat(daemon.env);
 
@@ -166,7 +108,7 @@ it('attaches to the daemon: its replies and store, its own approvals inline, the
   );
 
   // A line is a run of the daemon's agent: its reply streams here, its session is in its store.
-  vendor?.reply(text('Hello from the daemon.'));
+  daemons.vendor?.reply(text('Hello from the daemon.'));
   chat.type('hi');
   await until('the reply', () => chat.stdout().includes('Hello from the daemon.'), chat.all);
   const sessionId = /session: (ses_[A-Za-z0-9_-]+)/.exec(chat.stderr())?.[1];
@@ -177,7 +119,7 @@ it('attaches to the daemon: its replies and store, its own approvals inline, the
     const workspace = (await link.invoke('workspace.get', {})).path;
 
     // A write of this chat's own run is asked inline, as the local chat asks, and answered y.
-    vendor?.reply(writeCall('call_1', 'from-chat.md', 'chat'), text('Written.'));
+    daemons.vendor?.reply(writeCall('call_1', 'from-chat.md', 'chat'), text('Written.'));
     chat.type('write the file');
     await until('the inline question', () => chat.stderr().includes('[y]es, [n]o'), chat.all);
     expect(chat.stderr()).toMatch(
@@ -190,7 +132,7 @@ it('attaches to the daemon: its replies and store, its own approvals inline, the
     expect((await link.invoke('sessions.list', {})).map((s) => s.id)).toEqual([sessionId]);
 
     // A webhook's run is the daemon's own: its approval is announced here and answered by number.
-    vendor?.reply(writeCall('call_2', 'from-hook.md', 'hook'), text('Hook done.'));
+    daemons.vendor?.reply(writeCall('call_2', 'from-hook.md', 'hook'), text('Hook done.'));
     const posted = signedPost(daemon.hook, { text: 'write from the hook', user: 'ci' });
     // Awaited below; a failure before that is the test's, not an unhandled rejection.
     posted.catch(() => undefined);
@@ -210,7 +152,7 @@ it('attaches to the daemon: its replies and store, its own approvals inline, the
 
     // Another surface answers first (here the test's own client): the chat says so, and its
     // late answer loses.
-    vendor?.reply(writeCall('call_3', 'second.md', 'again'), text('Denied, fine.'));
+    daemons.vendor?.reply(writeCall('call_3', 'second.md', 'again'), text('Denied, fine.'));
     const second = signedPost(daemon.hook, { text: 'write again', user: 'ci' });
     second.catch(() => undefined);
     await until('the second announcement', () => chat.stderr().includes('[approval 2]'), chat.all);
@@ -231,10 +173,10 @@ it('attaches to the daemon: its replies and store, its own approvals inline, the
     expect(existsSync(path.join(workspace, 'second.md'))).toBe(false);
 
     // Ctrl+C (piped: SIGINT) cancels the reply in progress on the daemon, and the chat goes on.
-    const asked = vendor?.requests.length ?? 0;
-    vendor?.reply({ kind: 'hang' });
+    const asked = daemons.vendor?.requests.length ?? 0;
+    daemons.vendor?.reply({ kind: 'hang' });
     chat.type('take your time');
-    await until('the model asked', () => (vendor?.requests.length ?? 0) > asked, chat.all);
+    await until('the model asked', () => (daemons.vendor?.requests.length ?? 0) > asked, chat.all);
     chat.interrupt();
     await until('the reply cancelled', () => chat.stdout().includes('[cancelled]'), chat.all);
     chat.type('/help');

@@ -5,88 +5,28 @@
  * pseudo-terminal attaches to it instead of being refused, and the file goes when it stops.
  * With --no-attach there is no file, and the dashboard is refused with a message saying why.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { spawn as spawnPty } from '@lydell/node-pty';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { connectGateway } from '../../../src/main/core/gateway/client.js';
-import { gatewayFilePath, readGatewayFile } from '../../../src/main/core/gateway/index.js';
+import {
+  connectGateway,
+  gatewayFilePath,
+  readGatewayFile,
+} from '../../../src/main/core/gateway/index.js';
 import { WireClose } from '../../../src/shared/wire.js';
-import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
-import { writeManifest } from '../../support/channel-agent.js';
 import { builtCli } from '../../support/cli-run.js';
+import { DaemonProcesses, requireBuiltCli, until } from '../../support/daemon-process.js';
 
-let dataDir = '';
-let vendor: VendorServer | undefined;
-const children: ChildProcess[] = [];
-
-beforeAll(() => {
-  if (!existsSync(builtCli)) throw new Error(`${builtCli} is missing: run npm run build first`);
-});
-afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-  await vendor?.close();
-  vendor = undefined;
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-});
-
-async function until(what: string, check: () => boolean, detail: () => string = () => '') {
-  const deadline = Date.now() + 45_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen:\n${detail()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const daemons = new DaemonProcesses();
+beforeAll(requireBuiltCli);
+afterEach(() => daemons.cleanUp());
 
 async function startDaemon(extra: string[] = []) {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-daemon-attach-'));
-  vendor = await startVendorServer();
-  const manifest = await writeManifest(dataDir, []);
-  const env = {
-    PATH: process.env.PATH,
-    HOME: dataDir,
-    PINCER_HOME: dataDir,
-    PINCER_KEYCHAIN: 'off',
-  };
-  const args = [
-    'daemon',
-    '--manifest',
-    manifest,
-    '--protocol',
-    'openai-compatible',
-    '--endpoint',
-    vendor.url,
-    '--model',
-    'm',
-    '--drain',
-    '5',
-    ...extra,
-  ];
-  const child = spawn(process.execPath, [builtCli, ...args], {
-    env: env as NodeJS.ProcessEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
-    output += d;
-  });
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
-    output += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  await until(
-    'daemon ready',
-    () => output.includes('Pincer daemon ready') || child.exitCode !== null,
-    () => output,
-  );
-  if (child.exitCode !== null) throw new Error(`daemon exited ${child.exitCode}: ${output}`);
-  return { child, env, exited, output: () => output };
+  const { args, env } = await daemons.setUp('pincer-daemon-attach');
+  const daemon = await daemons.startDaemon([...args, '--drain', '5', ...extra], env);
+  return { ...daemon, env };
 }
 
 /** `pincer tui` in a pseudo-terminal on the daemon's data directory. */
@@ -95,7 +35,7 @@ function openTui(env: Record<string, string | undefined>) {
     name: 'xterm-256color',
     cols: 100,
     rows: 30,
-    cwd: dataDir,
+    cwd: daemons.dataDir,
     env: { ...env, TERM: 'xterm-256color', FORCE_COLOR: '0', CI: 'true' },
   });
   let raw = '';
@@ -109,11 +49,11 @@ function openTui(env: Record<string, string | undefined>) {
 describe('pincer daemon: the attach gateway', { timeout: 120_000 }, () => {
   it('names its gateway in gateway.json, serves the typed contract to the token, and removes the file on stop', async () => {
     const daemon = await startDaemon();
-    const entry = readGatewayFile(dataDir);
+    const entry = readGatewayFile(daemons.dataDir);
     expect(entry?.pid).toBe(daemon.child.pid);
     if (!entry) throw new Error('no gateway.json');
     if (process.platform !== 'win32') {
-      expect(statSync(gatewayFilePath(dataDir)).mode & 0o777).toBe(0o600);
+      expect(statSync(gatewayFilePath(daemons.dataDir)).mode & 0o777).toBe(0o600);
     }
     // The token is never printed: only the file carries it.
     expect(daemon.output()).not.toContain(entry.token);
@@ -159,12 +99,12 @@ describe('pincer daemon: the attach gateway', { timeout: 120_000 }, () => {
 
     daemon.child.kill('SIGTERM');
     expect(await daemon.exited).toBe(0);
-    expect(existsSync(gatewayFilePath(dataDir))).toBe(false);
+    expect(existsSync(gatewayFilePath(daemons.dataDir))).toBe(false);
   });
 
   it('with --no-attach serves no gateway, and the dashboard is refused saying why', async () => {
     const daemon = await startDaemon(['--no-attach']);
-    expect(existsSync(gatewayFilePath(dataDir))).toBe(false);
+    expect(existsSync(gatewayFilePath(daemons.dataDir))).toBe(false);
     const tui = openTui(daemon.env);
     try {
       const code = await tui.exited;

@@ -4,11 +4,8 @@
  * environment or kept in the data dir (never printed, logged or in the status). A peer's
  * `claw.shutdown` leaves the daemon serving; SIGTERM drains CKP calls with the rest.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import os from 'node:os';
+import { statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import {
@@ -16,92 +13,38 @@ import {
   signWebhook,
   TIMESTAMP_HEADER,
 } from '../../../src/main/core/channels/webhook.js';
-import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
-import { writeManifest } from '../../support/channel-agent.js';
 import { CkpPeer } from '../../support/ckp-peer.js';
-import { builtCli, runBuiltCli } from '../../support/cli-run.js';
+import { runBuiltCli } from '../../support/cli-run.js';
+import {
+  DaemonProcesses,
+  type Env,
+  freePort,
+  requireBuiltCli,
+  webhookChannel,
+} from '../../support/daemon-process.js';
 
 const SECRET = 'daemon-hook-secret';
 const TOKEN = 'ckp-token-from-the-environment';
-let dataDir = '';
-let vendor: VendorServer | undefined;
-const children: ChildProcess[] = [];
+const daemons = new DaemonProcesses();
 
-beforeAll(() => {
-  if (!existsSync(builtCli)) throw new Error(`${builtCli} is missing: run npm run build first`);
-});
-afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-  await vendor?.close();
-  vendor = undefined;
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-});
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+beforeAll(requireBuiltCli);
+afterEach(() => daemons.cleanUp());
 
 async function setUp(ckpArgs: string[]) {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-daemon-ckp-'));
-  vendor = await startVendorServer();
   const port = await freePort();
-  const manifest = await writeManifest(dataDir, [
-    {
-      name: 'hook',
-      type: 'webhook',
-      transport: 'webhook',
-      auth: { secret_ref: 'HOOK_SECRET' },
-      'x-pincer': { listen: `127.0.0.1:${port}` },
-    },
-  ]);
-  const env = {
-    PATH: process.env.PATH,
-    HOME: dataDir,
-    PINCER_HOME: dataDir,
-    PINCER_KEYCHAIN: 'off',
-    HOOK_SECRET: SECRET,
-    CKP_TOKEN: TOKEN,
+  const { env, args } = await daemons.setUp('pincer-daemon-ckp', {
+    channels: [webhookChannel(port)],
+    env: { HOOK_SECRET: SECRET, CKP_TOKEN: TOKEN },
+  });
+  return {
+    hook: `http://127.0.0.1:${port}/`,
+    env,
+    args: [...args, '--drain', '2', '--ckp-http', '0', ...ckpArgs],
   };
-  const args = [
-    'daemon',
-    '--manifest',
-    manifest,
-    '--protocol',
-    'openai-compatible',
-    '--endpoint',
-    vendor.url,
-    '--model',
-    'm',
-    '--drain',
-    '2',
-    '--ckp-http',
-    '0',
-    ...ckpArgs,
-  ];
-  return { hook: `http://127.0.0.1:${port}/`, env, args };
 }
 
-function startDaemon(args: string[], env: Record<string, string | undefined>) {
-  const child = spawn(process.execPath, [builtCli, ...args], {
-    env: env as NodeJS.ProcessEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
-    output += d;
-  });
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
-    output += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return { child, exited, output: () => output };
-}
+const startDaemon = (args: string[], env: Env) => daemons.spawn(args, env);
 
 /** The CKP URL the running daemon reports (`pincer daemon status --json`). */
 async function ckpUrl(env: Record<string, string | undefined>, pid?: number): Promise<string> {
@@ -188,7 +131,7 @@ it('serves CKP over its own agent: policy applies, the token is required, claw.s
     drained: true,
   });
   expect((await peer.request('claw.status', {})).result).toMatchObject({ state: 'STOPPED' });
-  vendor?.reply({ kind: 'sse', frames: openaiFrames({ text: ['Still here.'] }) });
+  daemons.vendor?.reply({ kind: 'sse', frames: openaiFrames({ text: ['Still here.'] }) });
   const answered = await signedPost(hook, { text: 'still there?', user: 'ci' });
   expect(await answered.json()).toMatchObject({ reply: 'Still here.' });
   expect((await runBuiltCli(['daemon', 'status'], { env })).code).toBe(0);
@@ -212,7 +155,7 @@ it('serves CKP over its own agent: policy applies, the token is required, claw.s
   expect(await daemon.exited).toBe(1); // not drained: the held call was cancelled
   await expect(fetch(url, { method: 'POST', body: '{}' })).rejects.toThrow();
 
-  const log = await readFile(path.join(dataDir, 'logs', 'daemon.log'), 'utf8');
+  const log = await readFile(path.join(daemons.dataDir, 'logs', 'daemon.log'), 'utf8');
   expect(log).toMatch(/CKP \(http\) on http:\/\/127\.0\.0\.1:\d+\//);
   expect(log).toMatch(/ckp: STOPPING -> STOPPED \(drain time over: calls cancelled\)/);
   expect(log).toMatch(/stopped/);
@@ -224,7 +167,7 @@ it('without --ckp-token-env keeps a token in the data dir (0600), reused on rest
   const { env, args } = await setUp([]);
   const first = startDaemon(args, env);
   const url = await ckpUrl(env, first.child.pid);
-  const file = path.join(dataDir, 'daemon', 'ckp-token');
+  const file = path.join(daemons.dataDir, 'daemon', 'ckp-token');
   const token = (await readFile(file, 'utf8')).trim();
   expect(token.length).toBeGreaterThanOrEqual(32);
   if (process.platform !== 'win32') expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -234,7 +177,7 @@ it('without --ckp-token-env keeps a token in the data dir (0600), reused on rest
   const status = await runBuiltCli(['daemon', 'status'], { env });
   expect(status.stdout).toMatch(/CKP \(http\): http:\/\/127\.0\.0\.1:\d+\//);
   expect(status.stdout).not.toContain(token);
-  const statusFile = await readFile(path.join(dataDir, 'daemon', 'status.json'), 'utf8');
+  const statusFile = await readFile(path.join(daemons.dataDir, 'daemon', 'status.json'), 'utf8');
   expect(statusFile).not.toContain(token);
 
   first.child.kill('SIGTERM');
@@ -246,7 +189,7 @@ it('without --ckp-token-env keeps a token in the data dir (0600), reused on rest
   second.child.kill('SIGTERM');
   expect(await second.exited).toBe(0);
 
-  const log = await readFile(path.join(dataDir, 'logs', 'daemon.log'), 'utf8');
+  const log = await readFile(path.join(daemons.dataDir, 'logs', 'daemon.log'), 'utf8');
   expect(log).not.toContain(token);
   expect(first.output() + second.output()).not.toContain(token);
 }, 180_000);

@@ -5,33 +5,19 @@
  * not loopback, nothing is served and nothing runs. An approval is answered by a surface attached
  * to the daemon's gateway; with none attached the rule's answer applies at once.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { connectGateway, readGatewayFile } from '../../../src/main/core/gateway/index.js';
 import type { AssistantEvent } from '../../../src/shared/ipc.js';
-import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
-import { writeManifest } from '../../support/channel-agent.js';
-import { builtCli, runBuiltCli } from '../../support/cli-run.js';
+import { runBuiltCli } from '../../support/cli-run.js';
+import { DaemonProcesses, requireBuiltCli } from '../../support/daemon-process.js';
 
-let dataDir = '';
-let vendor: VendorServer | undefined;
-const children: ChildProcess[] = [];
-
-beforeAll(() => {
-  if (!existsSync(builtCli)) throw new Error(`${builtCli} is missing: run npm run build first`);
-});
-afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-  await vendor?.close();
-  vendor = undefined;
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-});
+const daemons = new DaemonProcesses();
+beforeAll(requireBuiltCli);
+afterEach(() => daemons.cleanUp());
 
 interface AuditRow {
   runId: string;
@@ -56,44 +42,11 @@ const MCP_HEADERS = {
 };
 
 it('serves MCP over its own agent: the token and a loopback Origin are required, calls are audited runs, attached surfaces answer approvals', async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-daemon-mcp-'));
-  vendor = await startVendorServer();
-  const manifest = await writeManifest(dataDir, []);
-  const env = {
-    PATH: process.env.PATH,
-    HOME: dataDir,
-    PINCER_HOME: dataDir,
-    PINCER_KEYCHAIN: 'off',
-  };
-  const child = spawn(
-    process.execPath,
-    [
-      builtCli,
-      'daemon',
-      '--manifest',
-      manifest,
-      '--protocol',
-      'openai-compatible',
-      '--endpoint',
-      vendor.url,
-      '--model',
-      'm',
-      '--drain',
-      '2',
-      '--mcp-http',
-      '0',
-    ],
-    { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] },
+  const { dataDir, env, args } = await daemons.setUp('pincer-daemon-mcp');
+  const { child, exited, output } = daemons.spawn(
+    [...args, '--drain', '2', '--mcp-http', '0'],
+    env,
   );
-  children.push(child);
-  let output = '';
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
-    output += d;
-  });
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
-    output += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
 
   // The URL the running daemon reports, and the token it keeps for CKP and MCP alike.
   let url = '';
@@ -202,5 +155,5 @@ it('serves MCP over its own agent: the token and a loopback Origin are required,
   const log = await readFile(path.join(dataDir, 'logs', 'daemon.log'), 'utf8');
   expect(log).toMatch(/MCP \(http\) on http:\/\/127\.0\.0\.1:\d+\/mcp/);
   expect(log).not.toContain(token);
-  expect(output).not.toContain(token);
+  expect(output()).not.toContain(token);
 }, 180_000);

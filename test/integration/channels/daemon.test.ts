@@ -4,11 +4,7 @@
  * channels, drains on SIGTERM, and after `kill -9` mid-run a new daemon resumes the run without
  * repeating the side effect it had completed.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import os from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, expect, it, vi } from 'vitest';
 import {
@@ -16,101 +12,29 @@ import {
   signWebhook,
   TIMESTAMP_HEADER,
 } from '../../../src/main/core/channels/webhook.js';
-import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
-import { writeManifest } from '../../support/channel-agent.js';
-import { builtCli, runBuiltCli } from '../../support/cli-run.js';
+import { runBuiltCli } from '../../support/cli-run.js';
+import {
+  DaemonProcesses,
+  freePort,
+  requireBuiltCli,
+  webhookChannel,
+} from '../../support/daemon-process.js';
 
 const SECRET = 'daemon-hook-secret';
-let dataDir = '';
-let vendor: VendorServer | undefined;
-const children: ChildProcess[] = [];
+const daemons = new DaemonProcesses();
 
-beforeAll(() => {
-  if (!existsSync(builtCli)) throw new Error(`${builtCli} is missing: run npm run build first`);
-});
-afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-  await vendor?.close();
-  vendor = undefined;
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-});
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+beforeAll(requireBuiltCli);
+afterEach(() => daemons.cleanUp());
 
 async function setUp(autonomy = 'supervised') {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-daemon-'));
-  vendor = await startVendorServer();
   const port = await freePort();
-  const manifest = await writeManifest(
-    dataDir,
-    [
-      {
-        name: 'hook',
-        type: 'webhook',
-        transport: 'webhook',
-        auth: { secret_ref: 'HOOK_SECRET' },
-        'x-pincer': { listen: `127.0.0.1:${port}` },
-      },
-    ],
-    (doc) => doc.setIn(['spec', 'identity', 'inline', 'autonomy'], autonomy),
-  );
-  const env = {
-    PATH: process.env.PATH,
-    HOME: dataDir,
-    PINCER_HOME: dataDir,
-    PINCER_KEYCHAIN: 'off',
-    HOOK_SECRET: SECRET,
-  };
-  const args = [
-    'daemon',
-    '--manifest',
-    manifest,
-    '--protocol',
-    'openai-compatible',
-    '--endpoint',
-    vendor.url,
-    '--model',
-    'm',
-    '--drain',
-    '5',
-  ];
-  return { url: `http://127.0.0.1:${port}/`, env, args, manifest };
-}
-
-function startDaemon(args: string[], env: Record<string, string | undefined>) {
-  const child = spawn(process.execPath, [builtCli, ...args], {
-    env: env as NodeJS.ProcessEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const { env, args } = await daemons.setUp('pincer-daemon', {
+    channels: [webhookChannel(port)],
+    edit: (doc) => doc.setIn(['spec', 'identity', 'inline', 'autonomy'], autonomy),
+    env: { HOOK_SECRET: SECRET },
   });
-  children.push(child);
-  let output = '';
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
-    output += d;
-  });
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
-    output += d;
-  });
-  const ready = new Promise<void>((resolve, reject) => {
-    const check = setInterval(() => {
-      if (output.includes('Pincer daemon ready')) {
-        clearInterval(check);
-        resolve();
-      }
-    }, 50);
-    child.on('exit', (code) => {
-      clearInterval(check);
-      reject(new Error(`daemon exited ${code}: ${output}`));
-    });
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return { child, ready, exited, output: () => output };
+  return { url: `http://127.0.0.1:${port}/`, env, args: [...args, '--drain', '5'] };
 }
 
 function signedPost(url: string, body: unknown) {
@@ -129,9 +53,11 @@ function signedPost(url: string, body: unknown) {
 
 it('serves a signed webhook, is the only instance on its data dir, reports its channels and drains on SIGTERM', async () => {
   const { url, env, args } = await setUp();
-  vendor?.reply({ kind: 'sse', frames: openaiFrames({ text: ['Hello from the daemon.'] }) });
-  const daemon = startDaemon(args, env);
-  await daemon.ready;
+  daemons.vendor?.reply({
+    kind: 'sse',
+    frames: openaiFrames({ text: ['Hello from the daemon.'] }),
+  });
+  const daemon = await daemons.startDaemon(args, env);
 
   const response = await signedPost(url, { text: 'hi', user: 'ci' });
   expect(response.status).toBe(200);
@@ -155,7 +81,7 @@ it('serves a signed webhook, is the only instance on its data dir, reports its c
   daemon.child.kill('SIGTERM');
   expect(await daemon.exited).toBe(0);
   expect((await runBuiltCli(['daemon', 'status'], { env })).code).toBe(1);
-  const log = await readFile(path.join(dataDir, 'logs', 'daemon.log'), 'utf8');
+  const log = await readFile(path.join(daemons.dataDir, 'logs', 'daemon.log'), 'utf8');
   expect(log).toMatch(/hook: run run_\w+ completed/);
   expect(log).toMatch(/stopped/);
 }, 120_000);
@@ -163,7 +89,7 @@ it('serves a signed webhook, is the only instance on its data dir, reports its c
 it('a daemon killed with -9 mid-run is restarted and resumes without repeating the side effect', async () => {
   // Autonomous: memory/note runs without asking, and appends a line to today's thread.
   const { url, env, args } = await setUp('autonomous');
-  vendor?.reply(
+  daemons.vendor?.reply(
     {
       kind: 'sse',
       frames: openaiFrames({
@@ -172,23 +98,21 @@ it('a daemon killed with -9 mid-run is restarted and resumes without repeating t
     },
     { kind: 'hang' },
   );
-  const first = startDaemon(args, env);
-  await first.ready;
+  const first = await daemons.startDaemon(args, env);
   // The sender waits on the response; the connection dies with the daemon.
   void signedPost(url, { text: 'note this' }).catch(() => undefined);
   // The note is written, then the model's next turn hangs: the run is mid-way.
-  for (let i = 0; i < 300 && (vendor?.requests.length ?? 0) < 2; i++)
+  for (let i = 0; i < 300 && (daemons.vendor?.requests.length ?? 0) < 2; i++)
     await new Promise((r) => setTimeout(r, 50));
   first.child.kill('SIGKILL');
   await first.exited;
 
-  vendor?.reply({ kind: 'sse', frames: openaiFrames({ text: ['Noted.'] }) });
-  const second = startDaemon(args, env);
-  await second.ready;
+  daemons.vendor?.reply({ kind: 'sse', frames: openaiFrames({ text: ['Noted.'] }) });
+  const second = await daemons.startDaemon(args, env);
   for (let i = 0; i < 1200 && !/run run_\w+ completed/.test(second.output()); i++) {
     await new Promise((r) => setTimeout(r, 50));
   }
-  const threads = path.join(dataDir, 'workspace');
+  const threads = path.join(daemons.dataDir, 'workspace');
   const notes = await findNotes(threads);
   expect(notes.match(/noted once/g)).toHaveLength(1);
   expect(second.output()).toMatch(/resuming run run_\w+ interrupted by a stop/);
