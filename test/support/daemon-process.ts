@@ -9,9 +9,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import {
+  SIGNATURE_HEADER,
+  signWebhook,
+  TIMESTAMP_HEADER,
+} from '../../src/main/core/channels/webhook.js';
 import { startVendorServer, type VendorServer } from '../fixtures/vendor-server.js';
 import { writeManifest } from './channel-agent.js';
-import { builtCli } from './cli-run.js';
+import { builtCli, runBuiltCli } from './cli-run.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -24,8 +29,9 @@ export async function until(
   what: string,
   check: () => boolean | Promise<boolean>,
   detail: () => string = () => '',
+  timeoutMs = 45_000,
 ): Promise<void> {
-  const deadline = Date.now() + 45_000;
+  const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`${what} did not happen:\n${detail()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -148,4 +154,44 @@ export class DaemonProcesses {
     if (this.dataDir) await rm(this.dataDir, { recursive: true, force: true });
     this.dataDir = '';
   }
+}
+
+/** A webhook request signed as the channel expects (HMAC of `timestamp.body`). */
+export function signedPost(url: string, secret: string, body: unknown): Promise<Response> {
+  const text = JSON.stringify(body);
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  return fetch(url, {
+    method: 'POST',
+    body: text,
+    headers: {
+      'content-type': 'application/json',
+      [TIMESTAMP_HEADER]: timestamp,
+      [SIGNATURE_HEADER]: signWebhook(secret, timestamp, text),
+    },
+  });
+}
+
+/**
+ * The URL of a listener the running daemon `pid` reports (`pincer daemon status --json`): the
+ * one of `protocol`, else the first. Not the status a stopped daemon left behind.
+ */
+export async function listenerUrl(env: Env, pid: number | undefined, protocol?: string) {
+  let url = '';
+  await until(
+    'the daemon reports its listener',
+    async () => {
+      const status = await runBuiltCli(['daemon', 'status', '--json'], { env });
+      const read = JSON.parse(status.stdout) as {
+        running: boolean;
+        status: { pid: number; servers?: Array<{ protocol?: string; url?: string }> } | null;
+      };
+      if (!read.running || read.status?.pid !== pid) return false;
+      const servers = read.status?.servers ?? [];
+      url = (protocol ? servers.find((s) => s.protocol === protocol) : servers[0])?.url ?? '';
+      return url !== '';
+    },
+    () => '',
+    90_000,
+  );
+  return url;
 }

@@ -12,11 +12,6 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
-import {
-  SIGNATURE_HEADER,
-  signWebhook,
-  TIMESTAMP_HEADER,
-} from '../../../src/main/core/channels/webhook.js';
 import { connectGateway, readGatewayFile } from '../../../src/main/core/gateway/index.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
 import { builtCli } from '../../support/cli-run.js';
@@ -24,6 +19,7 @@ import {
   DaemonProcesses,
   freePort,
   requireBuiltCli,
+  signedPost,
   until,
   webhookChannel,
 } from '../../support/daemon-process.js';
@@ -74,20 +70,6 @@ function openChat(env: Record<string, string | undefined>) {
   };
 }
 
-function signedPost(url: string, body: unknown) {
-  const text = JSON.stringify(body);
-  const timestamp = String(Math.floor(Date.now() / 1000));
-  return fetch(url, {
-    method: 'POST',
-    body: text,
-    headers: {
-      'content-type': 'application/json',
-      [TIMESTAMP_HEADER]: timestamp,
-      [SIGNATURE_HEADER]: signWebhook(SECRET, timestamp, text),
-    },
-  });
-}
-
 const writeCall = (id: string, file: string, content: string) => ({
   kind: 'sse' as const,
   frames: openaiFrames({
@@ -133,7 +115,7 @@ it('attaches to the daemon: its replies and store, its own approvals inline, the
 
     // A webhook's run is the daemon's own: its approval is announced here and answered by number.
     daemons.vendor?.reply(writeCall('call_2', 'from-hook.md', 'hook'), text('Hook done.'));
-    const posted = signedPost(daemon.hook, { text: 'write from the hook', user: 'ci' });
+    const posted = signedPost(daemon.hook, SECRET, { text: 'write from the hook', user: 'ci' });
     // Awaited below; a failure before that is the test's, not an unhandled rejection.
     posted.catch(() => undefined);
     await until('the announcement', () => chat.stderr().includes('[approval 1]'), chat.all);
@@ -153,7 +135,7 @@ it('attaches to the daemon: its replies and store, its own approvals inline, the
     // Another surface answers first (here the test's own client): the chat says so, and its
     // late answer loses.
     daemons.vendor?.reply(writeCall('call_3', 'second.md', 'again'), text('Denied, fine.'));
-    const second = signedPost(daemon.hook, { text: 'write again', user: 'ci' });
+    const second = signedPost(daemon.hook, SECRET, { text: 'write again', user: 'ci' });
     second.catch(() => undefined);
     await until('the second announcement', () => chat.stderr().includes('[approval 2]'), chat.all);
     const [waiting] = await link.invoke('approvals.list', {});

@@ -8,11 +8,6 @@ import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
-import {
-  SIGNATURE_HEADER,
-  signWebhook,
-  TIMESTAMP_HEADER,
-} from '../../../src/main/core/channels/webhook.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
 import { CkpPeer } from '../../support/ckp-peer.js';
 import { runBuiltCli } from '../../support/cli-run.js';
@@ -20,7 +15,9 @@ import {
   DaemonProcesses,
   type Env,
   freePort,
+  listenerUrl,
   requireBuiltCli,
+  signedPost,
   webhookChannel,
 } from '../../support/daemon-process.js';
 
@@ -46,25 +43,10 @@ async function setUp(ckpArgs: string[]) {
 
 const startDaemon = (args: string[], env: Env) => daemons.spawn(args, env);
 
-/** The CKP URL the running daemon reports (`pincer daemon status --json`). */
-async function ckpUrl(env: Record<string, string | undefined>, pid?: number): Promise<string> {
-  let url = '';
-  await expect
-    .poll(
-      async () => {
-        const status = await runBuiltCli(['daemon', 'status', '--json'], { env });
-        const read = JSON.parse(status.stdout) as {
-          running: boolean;
-          status: { pid: number; servers?: Array<{ url?: string }> } | null;
-        };
-        // Not the status a stopped daemon left behind.
-        if (!read.running || read.status?.pid !== pid) return '';
-        url = read.status?.servers?.[0]?.url ?? '';
-        return url;
-      },
-      { timeout: 90_000, interval: 250 },
-    )
-    .toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+/** The CKP URL the running daemon reports. */
+async function ckpUrl(env: Env, pid?: number): Promise<string> {
+  const url = await listenerUrl(env, pid);
+  expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
   return url;
 }
 
@@ -81,20 +63,6 @@ function httpPeer(url: string, token: string): CkpPeer {
       });
   });
   return peer;
-}
-
-function signedPost(url: string, body: unknown) {
-  const text = JSON.stringify(body);
-  const timestamp = String(Math.floor(Date.now() / 1000));
-  return fetch(url, {
-    method: 'POST',
-    body: text,
-    headers: {
-      'content-type': 'application/json',
-      [TIMESTAMP_HEADER]: timestamp,
-      [SIGNATURE_HEADER]: signWebhook(SECRET, timestamp, text),
-    },
-  });
 }
 
 it('serves CKP over its own agent: policy applies, the token is required, claw.shutdown leaves the daemon serving, SIGTERM drains', async () => {
@@ -132,7 +100,7 @@ it('serves CKP over its own agent: policy applies, the token is required, claw.s
   });
   expect((await peer.request('claw.status', {})).result).toMatchObject({ state: 'STOPPED' });
   daemons.vendor?.reply({ kind: 'sse', frames: openaiFrames({ text: ['Still here.'] }) });
-  const answered = await signedPost(hook, { text: 'still there?', user: 'ci' });
+  const answered = await signedPost(hook, SECRET, { text: 'still there?', user: 'ci' });
   expect(await answered.json()).toMatchObject({ reply: 'Still here.' });
   expect((await runBuiltCli(['daemon', 'status'], { env })).code).toBe(0);
   // A second initialize serves the same agent again.

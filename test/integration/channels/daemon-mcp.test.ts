@@ -13,7 +13,7 @@ import { afterEach, beforeAll, expect, it } from 'vitest';
 import { connectGateway, readGatewayFile } from '../../../src/main/core/gateway/index.js';
 import type { AssistantEvent } from '../../../src/shared/ipc.js';
 import { runBuiltCli } from '../../support/cli-run.js';
-import { DaemonProcesses, requireBuiltCli } from '../../support/daemon-process.js';
+import { DaemonProcesses, listenerUrl, requireBuiltCli } from '../../support/daemon-process.js';
 
 const daemons = new DaemonProcesses();
 beforeAll(requireBuiltCli);
@@ -49,22 +49,8 @@ it('serves MCP over its own agent: the token and a loopback Origin are required,
   );
 
   // The URL the running daemon reports, and the token it keeps for CKP and MCP alike.
-  let url = '';
-  await expect
-    .poll(
-      async () => {
-        const status = await runBuiltCli(['daemon', 'status', '--json'], { env });
-        const read = JSON.parse(status.stdout) as {
-          running: boolean;
-          status: { pid: number; servers?: Array<{ protocol: string; url?: string }> } | null;
-        };
-        if (!read.running || read.status?.pid !== child.pid) return '';
-        url = read.status?.servers?.find((server) => server.protocol === 'mcp')?.url ?? '';
-        return url;
-      },
-      { timeout: 90_000, interval: 250 },
-    )
-    .toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+  const url = await listenerUrl(env, child.pid, 'mcp');
+  expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
   const token = (await readFile(path.join(dataDir, 'daemon', 'ckp-token'), 'utf8')).trim();
   const status = await runBuiltCli(['daemon', 'status'], { env });
   expect(status.stdout).toContain(`MCP (http): ${url}`);

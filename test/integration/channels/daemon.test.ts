@@ -7,17 +7,13 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, expect, it, vi } from 'vitest';
-import {
-  SIGNATURE_HEADER,
-  signWebhook,
-  TIMESTAMP_HEADER,
-} from '../../../src/main/core/channels/webhook.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
 import { runBuiltCli } from '../../support/cli-run.js';
 import {
   DaemonProcesses,
   freePort,
   requireBuiltCli,
+  signedPost,
   webhookChannel,
 } from '../../support/daemon-process.js';
 
@@ -37,20 +33,6 @@ async function setUp(autonomy = 'supervised') {
   return { url: `http://127.0.0.1:${port}/`, env, args: [...args, '--drain', '5'] };
 }
 
-function signedPost(url: string, body: unknown) {
-  const text = JSON.stringify(body);
-  const timestamp = String(Math.floor(Date.now() / 1000));
-  return fetch(url, {
-    method: 'POST',
-    body: text,
-    headers: {
-      'content-type': 'application/json',
-      [TIMESTAMP_HEADER]: timestamp,
-      [SIGNATURE_HEADER]: signWebhook(SECRET, timestamp, text),
-    },
-  });
-}
-
 it('serves a signed webhook, is the only instance on its data dir, reports its channels and drains on SIGTERM', async () => {
   const { url, env, args } = await setUp();
   daemons.vendor?.reply({
@@ -59,7 +41,7 @@ it('serves a signed webhook, is the only instance on its data dir, reports its c
   });
   const daemon = await daemons.startDaemon(args, env);
 
-  const response = await signedPost(url, { text: 'hi', user: 'ci' });
+  const response = await signedPost(url, SECRET, { text: 'hi', user: 'ci' });
   expect(response.status).toBe(200);
   expect(await response.json()).toMatchObject({ reply: 'Hello from the daemon.' });
 
@@ -100,7 +82,7 @@ it('a daemon killed with -9 mid-run is restarted and resumes without repeating t
   );
   const first = await daemons.startDaemon(args, env);
   // The sender waits on the response; the connection dies with the daemon.
-  void signedPost(url, { text: 'note this' }).catch(() => undefined);
+  void signedPost(url, SECRET, { text: 'note this' }).catch(() => undefined);
   // The note is written, then the model's next turn hangs: the run is mid-way.
   for (let i = 0; i < 300 && (daemons.vendor?.requests.length ?? 0) < 2; i++)
     await new Promise((r) => setTimeout(r, 50));
