@@ -1,13 +1,10 @@
 /**
  * The telemetry counters as OpenTelemetry metrics: a manifest's otlp exporter also receives
- * OTLP/JSON metrics at /v1/metrics, from a receiver on 127.0.0.1 written here: periodically
+ * OTLP/JSON metrics at /v1/metrics, at the suite's receiver on 127.0.0.1: periodically
  * while the agent runs, and once more when it closes, with the counts of the run (runs by
  * outcome, model calls, GenAI token usage and durations, tool calls) and no prompt or secret.
  */
-import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -17,41 +14,12 @@ import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { otlpMetricsUrl } from '../../../src/main/core/telemetry/index.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
+import { otlpReceiver, type ReceivedBody, type Receiver } from '../../support/otlp-receiver.js';
 import { FAST_SCRYPT } from '../../support/secrets.js';
 
 const PROMPT = 'PROMPT-TEXT-never-in-metrics-77aa';
 const SECRET = 'sk-metrics-SECRET-0c1d2e3f4a5b6c7d';
 const NOTE = 'NOTE-TEXT-never-in-metrics-3b3b';
-
-interface Posted {
-  path: string;
-  type: string;
-  authorization: string;
-  text: string;
-}
-
-/** An OTLP/HTTP collector: keeps every POST; answers `status`. */
-async function collector(status = 200): Promise<{ url: string; posts: Posted[]; server: Server }> {
-  const posts: Posted[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      posts.push({
-        path: `${request.method} ${request.url}`,
-        type: request.headers['content-type'] ?? '',
-        authorization: request.headers.authorization ?? '',
-        text: Buffer.concat(chunks).toString('utf8'),
-      });
-      response.writeHead(status, { 'content-type': 'application/json' });
-      response.end('{}');
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, posts, server };
-}
 
 type Attribute = { key: string; value: { stringValue?: string } };
 interface Point {
@@ -68,10 +36,11 @@ interface OtlpMetric {
   histogram?: { dataPoints: Point[] };
 }
 
-const metricPosts = (posts: Posted[]) => posts.filter((p) => p.path === 'POST /v1/metrics');
+const metricPosts = (bodies: ReceivedBody[]) =>
+  bodies.filter((b) => b.type.startsWith('POST /v1/metrics '));
 
 /** The metrics of one OTLP/JSON export request, by name. */
-function metricsOf(post: Posted | undefined): Map<string, OtlpMetric> {
+function metricsOf(post: ReceivedBody | undefined): Map<string, OtlpMetric> {
   if (!post) return new Map();
   const payload = JSON.parse(post.text) as {
     resourceMetrics: { scopeMetrics: { metrics: OtlpMetric[] }[] }[];
@@ -103,13 +72,13 @@ function points(metrics: Map<string, OtlpMetric>, name: string): string[] {
 }
 
 let dataDir = '';
-let servers: Server[] = [];
+let receivers: Receiver[] = [];
 beforeEach(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-metrics-'));
-  servers = [];
+  receivers = [];
 });
 afterEach(async () => {
-  for (const server of servers) server.close();
+  await Promise.all(receivers.map((receiver) => receiver.close()));
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -187,8 +156,8 @@ function expectRunCounts(metrics: Map<string, OtlpMetric>, n: number): void {
 }
 
 it('the periodic reader sends the counts of a run with a tool call while the agent runs', async () => {
-  const otlp = await collector();
-  servers.push(otlp.server);
+  const otlp = await otlpReceiver();
+  receivers.push(otlp);
   const agent = await agentWith(
     `        - { type: "otlp", endpoint: "${otlp.url}", auth: { secret_ref: "METRICS_TEST_TOKEN" }, batch: { flush_interval_ms: 150 } }`,
   );
@@ -196,19 +165,19 @@ it('the periodic reader sends the counts of a run with a tool call while the age
     await runOnce(agent);
     // Cumulative: the latest collection holds the whole run once its events are in.
     await expect
-      .poll(() => points(metricsOf(metricPosts(otlp.posts).at(-1)), 'pincer.runs'), {
+      .poll(() => points(metricsOf(metricPosts(otlp.bodies).at(-1)), 'pincer.runs'), {
         timeout: 10_000,
       })
       .toEqual(['pincer.run.outcome=completed -> 1']);
-    expectRunCounts(metricsOf(metricPosts(otlp.posts).at(-1)), 1);
+    expectRunCounts(metricsOf(metricPosts(otlp.bodies).at(-1)), 1);
     // Another run: the next collections count both.
     await runOnce(agent);
     await expect
-      .poll(() => points(metricsOf(metricPosts(otlp.posts).at(-1)), 'pincer.runs'), {
+      .poll(() => points(metricsOf(metricPosts(otlp.bodies).at(-1)), 'pincer.runs'), {
         timeout: 10_000,
       })
       .toEqual(['pincer.run.outcome=completed -> 2']);
-    expectRunCounts(metricsOf(metricPosts(otlp.posts).at(-1)), 2);
+    expectRunCounts(metricsOf(metricPosts(otlp.bodies).at(-1)), 2);
     expect(agent.telemetry?.metrics()).toMatchObject({
       runs: { completed: 2 },
       model_calls: 4,
@@ -219,34 +188,34 @@ it('the periodic reader sends the counts of a run with a tool call while the age
   } finally {
     await agent.close();
   }
-  const posted = metricPosts(otlp.posts);
+  const posted = metricPosts(otlp.bodies);
   for (const post of posted) {
-    expect(post.type).toBe('application/json');
+    expect(post.type).toBe('POST /v1/metrics application/json');
     expect(post.authorization).toBe(`Bearer ${SECRET}`);
   }
-  const raw = otlp.posts.map((p) => p.text).join('\n');
+  const raw = otlp.bodies.map((p) => p.text).join('\n');
   expect(raw).not.toContain(PROMPT);
   expect(raw).not.toContain(NOTE);
   expect(raw).not.toContain(SECRET);
 });
 
 it('closing the agent sends the last counts; a collector answering 500 is counted, never thrown', async () => {
-  const otlp = await collector();
-  const broken = await collector(500);
-  servers.push(otlp.server, broken.server);
+  const otlp = await otlpReceiver();
+  const broken = await otlpReceiver(500);
+  receivers.push(otlp, broken);
   // No interval given: the default (a minute) does not pass during the test.
   const agent = await agentWith(
     `        - { type: "otlp", endpoint: "${otlp.url}/v1/traces" }
         - { type: "otlp", endpoint: "${broken.url}" }`,
   );
   await runOnce(agent);
-  expect(metricPosts(otlp.posts)).toEqual([]);
+  expect(metricPosts(otlp.bodies)).toEqual([]);
   await agent.close();
 
-  const posted = metricPosts(otlp.posts);
+  const posted = metricPosts(otlp.bodies);
   expect(posted).toHaveLength(1);
   expectRunCounts(metricsOf(posted[0]), 1);
-  expect(metricPosts(broken.posts)).toHaveLength(1);
+  expect(metricPosts(broken.bodies)).toHaveLength(1);
   expect(agent.telemetry?.metrics().export_failures).toBeGreaterThan(0);
 });
 
