@@ -7,7 +7,13 @@
 import { abridge, summarizeArguments } from '../../shared/abridge.js';
 import type { PendingApprovalView, RequestOf, RunOriginView } from '../../shared/ipc.js';
 import type { CoreLink } from '../core/gateway/index.js';
-import { CHAT_HELP, type ChatState, type CommandResult } from './chat-commands.js';
+import {
+  CHAT_HELP,
+  type ChatState,
+  type ChatSurface,
+  type CommandResult,
+  runChatCommand,
+} from './chat-commands.js';
 import type { CliContext } from './context.js';
 
 export const ATTACHED_HELP = `${CHAT_HELP}Approvals of the agent's other runs (its channels, its schedules):
@@ -98,6 +104,29 @@ function originText(origin: RunOriginView): string {
   return `${origin.type} ${origin.channel}${who ? ` (${who})` : ''}`;
 }
 
+/** The slash commands over the agent attached to, through the contract. */
+export function linkSurface(link: CoreLink): ChatSurface {
+  return {
+    activeModel: async () => (await link.invoke('models.list', {})).active,
+    models: () => link.invoke('models.list', {}),
+    async findModel(text) {
+      const { options } = await link.invoke('models.list', {});
+      const exact = options.find((option) => option.id === text);
+      const loose = options.filter(
+        (option) =>
+          option.label === text || option.detail === text || option.id.endsWith(`:${text}`),
+      );
+      return exact ?? (loose.length === 1 ? loose[0] : undefined);
+    },
+    selectModel: async (id, sessionId) =>
+      (await link.invoke('models.select', { id, ...(sessionId ? { sessionId } : {}) })).active,
+    sessions: () => link.invoke('sessions.list', {}),
+    hasSession: async (id) =>
+      (await link.invoke('sessions.list', {})).some((session) => session.id === id),
+  };
+}
+
+/** The chat's commands, plus answering the approvals of the agent's other runs. */
 export async function runAttachedCommand(
   line: string,
   ctx: CliContext,
@@ -105,74 +134,9 @@ export async function runAttachedCommand(
   state: ChatState,
   approvals: BackgroundApprovals,
 ): Promise<CommandResult> {
-  if (!line.startsWith('/')) return 'not-a-command';
-  const [command = '', ...rest] = line.split(/\s+/);
-  const argument = rest.join(' ').trim();
+  const [command = '', numberText = '', ...reasonWords] = line.split(/\s+/);
   const say = (text: string) => ctx.stderr.write(`${text}\n`);
   switch (command) {
-    case '/exit':
-    case '/quit':
-      return 'exit';
-    case '/help':
-      ctx.stderr.write(ATTACHED_HELP);
-      return 'handled';
-    case '/model': {
-      if (!argument) {
-        say(`model: ${(await link.invoke('models.list', {})).active}`);
-        return 'handled';
-      }
-      const { options } = await link.invoke('models.list', {});
-      const exact = options.find((option) => option.id === argument);
-      const loose = options.filter(
-        (option) =>
-          option.label === argument ||
-          option.detail === argument ||
-          option.id.endsWith(`:${argument}`),
-      );
-      const option = exact ?? (loose.length === 1 ? loose[0] : undefined);
-      if (!option) {
-        say(`no model "${argument}": /models lists them`);
-        return 'handled';
-      }
-      const selected = await link.invoke('models.select', {
-        id: option.id,
-        ...(state.sessionId ? { sessionId: state.sessionId } : {}),
-      });
-      say(`model: ${selected.active}`);
-      return 'handled';
-    }
-    case '/models': {
-      const { options, selectedId } = await link.invoke('models.list', {});
-      if (options.length === 0) say('no models: pincer models pull, or add a provider in the app');
-      for (const option of options) {
-        const mark = option.id === selectedId ? '*' : ' ';
-        say(`${mark} ${option.id}  (${option.source}: ${option.label})`);
-      }
-      return 'handled';
-    }
-    case '/new':
-      state.sessionId = undefined;
-      say('new conversation');
-      return 'handled';
-    case '/sessions': {
-      const sessions = (await link.invoke('sessions.list', {})).slice(0, 20);
-      if (sessions.length === 0) say('no conversations yet');
-      for (const session of sessions) {
-        const mark = session.id === state.sessionId ? '*' : ' ';
-        say(`${mark} ${session.id}  ${session.lastActivityAt.slice(0, 16)}  ${session.title}`);
-      }
-      return 'handled';
-    }
-    case '/open': {
-      const sessions = await link.invoke('sessions.list', {});
-      if (!argument || !sessions.some((session) => session.id === argument)) {
-        say(`no conversation "${argument}": /sessions lists them`);
-        return 'handled';
-      }
-      state.sessionId = argument as ChatState['sessionId'];
-      say(`session: ${argument}`);
-      return 'handled';
-    }
     case '/approvals': {
       const waiting = approvals.list();
       if (waiting.length === 0) say('no approvals waiting');
@@ -184,15 +148,13 @@ export async function runAttachedCommand(
     case '/approve':
     case '/approve-session':
     case '/deny': {
-      const [numberText = '', ...reasonWords] = rest;
       const verdict: Verdict =
         command === '/approve' ? 'approve' : command === '/deny' ? 'deny' : 'approve-for-session';
       say(await answer(link, approvals, Number(numberText), verdict, reasonWords.join(' ')));
       return 'handled';
     }
     default:
-      say(`unknown command ${command}: /help lists them`);
-      return 'handled';
+      return runChatCommand(line, ctx, linkSurface(link), state, ATTACHED_HELP);
   }
 }
 

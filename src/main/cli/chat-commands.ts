@@ -1,10 +1,8 @@
 /**
  * `pincer chat`'s slash commands: /help, /model [NAME], /models, /new, /sessions, /open ID,
- * /exit. They act on the agent from the root and on the conversation in progress; everything
- * else typed at the prompt is a message.
+ * /exit. They act on a `ChatSurface` (the agent in this process, or the one the chat attached
+ * to) and on the conversation in progress; everything else typed at the prompt is a message.
  */
-import type { Agent, ModelOptions } from '../core/agent/index.js';
-import { SessionBook } from '../core/assistant/index.js';
 import type { SessionId } from '../core/terms.js';
 import type { CliContext } from './context.js';
 
@@ -26,12 +24,33 @@ export interface ChatState {
 
 export type CommandResult = 'handled' | 'exit' | 'not-a-command';
 
+/** A model the chat can switch to, as /models lists it. */
+export interface ChatModelOption {
+  id: string;
+  label: string;
+  source: string;
+}
+
+/** What the slash commands act on: the agent in this process, or the one attached to. */
+export interface ChatSurface {
+  /** The model answering now, as a label. */
+  activeModel(): Promise<string>;
+  models(): Promise<{ options: ChatModelOption[]; selectedId: string | null }>;
+  /** The option a typed name means (an id, a label, a file), if exactly one. */
+  findModel(text: string): Promise<ChatModelOption | undefined>;
+  /** Switches (remembered for the session when there is one); the model answering now. */
+  selectModel(id: string, sessionId: SessionId | undefined): Promise<string>;
+  /** Recent conversations, newest first. */
+  sessions(): Promise<{ id: string; title: string; lastActivityAt: string }[]>;
+  hasSession(id: string): Promise<boolean>;
+}
+
 export async function runChatCommand(
   line: string,
   ctx: CliContext,
-  agent: Agent,
-  picker: ModelOptions,
+  surface: ChatSurface,
   state: ChatState,
+  help = CHAT_HELP,
 ): Promise<CommandResult> {
   if (!line.startsWith('/')) return 'not-a-command';
   const [command = '', ...rest] = line.split(/\s+/);
@@ -42,27 +61,26 @@ export async function runChatCommand(
     case '/quit':
       return 'exit';
     case '/help':
-      ctx.stderr.write(CHAT_HELP);
+      ctx.stderr.write(help);
       return 'handled';
     case '/model': {
       if (!argument) {
-        say(`model: ${agent.models.label()}`);
+        say(`model: ${await surface.activeModel()}`);
         return 'handled';
       }
-      const option = await picker.find(argument);
+      const option = await surface.findModel(argument);
       if (!option) {
         say(`no model "${argument}": /models lists them`);
         return 'handled';
       }
-      await picker.select(option.id);
-      say(`model: ${agent.models.label()}`);
+      say(`model: ${await surface.selectModel(option.id, state.sessionId)}`);
       return 'handled';
     }
     case '/models': {
-      const options = await picker.list();
+      const { options, selectedId } = await surface.models();
       if (options.length === 0) say('no models: pincer models pull, or add a provider in the app');
       for (const option of options) {
-        const mark = option.id === picker.selectedId ? '*' : ' ';
+        const mark = option.id === selectedId ? '*' : ' ';
         say(`${mark} ${option.id}  (${option.source}: ${option.label})`);
       }
       return 'handled';
@@ -72,7 +90,7 @@ export async function runChatCommand(
       say('new conversation');
       return 'handled';
     case '/sessions': {
-      const sessions = new SessionBook(agent.store, () => false).list().slice(0, 20);
+      const sessions = (await surface.sessions()).slice(0, 20);
       if (sessions.length === 0) say('no conversations yet');
       for (const session of sessions) {
         const mark = session.id === state.sessionId ? '*' : ' ';
@@ -81,7 +99,7 @@ export async function runChatCommand(
       return 'handled';
     }
     case '/open': {
-      if (!argument || !new SessionBook(agent.store, () => false).exists(argument)) {
+      if (!argument || !(await surface.hasSession(argument))) {
         say(`no conversation "${argument}": /sessions lists them`);
         return 'handled';
       }

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { type Agent, ModelOptions } from '../../core/agent/index.js';
+import { SessionBook } from '../../core/assistant/index.js';
 import { ConnectionBook } from '../../core/models/index.js';
 import type { RunHandle } from '../../core/runtime/index.js';
 import type { SessionId } from '../../core/terms.js';
@@ -14,7 +15,7 @@ import {
 } from '../agent-options.js';
 import { type AttachChoice, findAgent } from '../attach-agent.js';
 import { attachedRepl } from '../attached-chat.js';
-import { type ChatState, runChatCommand } from '../chat-commands.js';
+import { type ChatState, type ChatSurface, runChatCommand } from '../chat-commands.js';
 import { type CliContext, ExitCode } from '../context.js';
 import { describeError } from '../errors.js';
 import type { SetExitCode } from '../program.js';
@@ -97,6 +98,7 @@ async function repl(ctx: CliContext, options: ChatOptions, setExit: SetExitCode)
   const { runtime, store } = agent;
   const state: ChatState = { sessionId: options.session as SessionId | undefined };
   const picker = new ModelOptions(agent, new ConnectionBook(store.db), modelChoiceOf(options));
+  const surface = localSurface(agent, picker);
   let current: RunHandle | undefined;
   const interrupt = () => {
     if (current) current.cancel();
@@ -110,12 +112,10 @@ async function repl(ctx: CliContext, options: ChatOptions, setExit: SetExitCode)
     rl.prompt();
     for (let line = await readLine(); line !== undefined; line = await readLine()) {
       const text = line.trim();
-      const command = await runChatCommand(text, ctx, agent, picker, state).catch(
-        (error: unknown) => {
-          ctx.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-          return 'handled' as const;
-        },
-      );
+      const command = await runChatCommand(text, ctx, surface, state).catch((error: unknown) => {
+        ctx.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+        return 'handled' as const;
+      });
       if (command === 'exit') break;
       if (command === 'handled') {
         rl.prompt();
@@ -151,4 +151,20 @@ async function repl(ctx: CliContext, options: ChatOptions, setExit: SetExitCode)
     await close();
   }
   setExit(ExitCode.ok);
+}
+
+/** The slash commands over the agent in this process. */
+function localSurface(agent: Agent, picker: ModelOptions): ChatSurface {
+  const book = new SessionBook(agent.store, () => false);
+  return {
+    activeModel: async () => agent.models.label(),
+    models: async () => ({ options: await picker.list(), selectedId: picker.selectedId }),
+    findModel: (text) => picker.find(text),
+    selectModel: async (id) => {
+      await picker.select(id);
+      return agent.models.label();
+    },
+    sessions: async () => book.list(),
+    hasSession: async (id) => book.exists(id),
+  };
 }
