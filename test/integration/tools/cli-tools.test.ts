@@ -68,7 +68,11 @@ describe('pincer run with tools on the tiny local model (built dist/cli.js)', ()
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as RunEvent);
     const requested = events.find((e) => e.type === 'tool.requested');
-    expect(requested?.call, result.stderr).toBeDefined();
+    // On a miss, say what the run did instead: its exit code, events and errors.
+    expect(
+      requested?.call,
+      `exit ${result.code}\n${result.stdout}\n${result.stderr}`,
+    ).toBeDefined();
     const call = requested?.call ?? { id: '', name: '', input: {} };
     expect(['fs/list', 'fs/read']).toContain(call.name);
 

@@ -296,8 +296,12 @@ export class NatsBackend implements SwarmBackend {
 
   async discover(swarm?: string): Promise<Peer[]> {
     const found: Peer[] = [];
+    // A key is listed twice when its peer's heartbeat lands while the listing runs.
+    const seen = new Set<string>();
     const keys = await this.peers.keys(swarm ? `${swarm}.*` : '>');
     for await (const key of keys) {
+      if (seen.has(key)) continue;
+      seen.add(key);
       const entry = await this.peers.get(key).catch(() => null);
       if (entry?.operation !== 'PUT') continue;
       const peer = parse<Peer>(entry.value);
