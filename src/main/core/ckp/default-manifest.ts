@@ -10,6 +10,7 @@ import { PincerError } from '../errors.js';
 import { type LoadOptions, loadClaw } from './loader.js';
 import type { ResolvedClaw } from './resolved.js';
 import { SchemaVerdictsFile, schemaVerdictsPath } from './schema-verdicts-file.js';
+import { SourceCacheFile, sourceCachePath } from './source-cache-file.js';
 
 export const MANIFEST_FILE = 'claw.yaml';
 /** Templates seeded next to the user's manifest: the identity's context files. */
@@ -62,13 +63,17 @@ export async function loadActiveClaw(
   explicit?: string,
 ): Promise<{ active: ActiveManifest; claw: ResolvedClaw }> {
   const active = resolveActiveManifest(places, explicit);
-  const verdicts = await SchemaVerdictsFile.open(schemaVerdictsPath(places.dataDir));
+  const [verdicts, sources] = await Promise.all([
+    SchemaVerdictsFile.open(schemaVerdictsPath(places.dataDir)),
+    SourceCacheFile.open(sourceCachePath(places.dataDir)),
+  ]);
   const claw = await loadClaw(active.file, {
     ...loadOptionsFor(active, places),
     schemaVerdicts: verdicts,
+    sourceCache: sources,
   });
-  // A cache that cannot be written (a read-only data dir) costs only the next start's check.
-  await verdicts.save().catch(() => undefined);
+  // A cache that cannot be written (a read-only data dir) costs only the next start's work.
+  await Promise.all([verdicts.save(), sources.save()].map((saved) => saved.catch(() => undefined)));
   return { active, claw };
 }
 

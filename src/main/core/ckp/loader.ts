@@ -33,7 +33,7 @@ import {
 } from './schemas.js';
 import { parseClawUri, type UriKind } from './uri.js';
 import { checkProtocolVersion } from './version.js';
-import { readSource, type SourceDocument } from './yaml-source.js';
+import { readSource, type SourceCache, type SourceDocument } from './yaml-source.js';
 
 export interface LoadOptions {
   /** Where relative path values (context files, memory paths) resolve; default: manifest dir. */
@@ -45,6 +45,8 @@ export interface LoadOptions {
   libraryDirs?: string[];
   /** Tool schemas already found valid (by content): their JSON Schema check is skipped. */
   schemaVerdicts?: SchemaVerdicts;
+  /** Files already parsed (by content): their YAML is not parsed again. */
+  sourceCache?: SourceCache;
 }
 
 export interface CheckResult {
@@ -197,8 +199,8 @@ function checkProtocol(issues: IssueList, doc: SourceDocument, at: DocPath, valu
 
 export class ClawLoader {
   private readonly issues = new IssueList();
-  private readonly options: Required<Omit<LoadOptions, 'schemaVerdicts'>> &
-    Pick<LoadOptions, 'schemaVerdicts'>;
+  private readonly options: Required<Omit<LoadOptions, 'schemaVerdicts' | 'sourceCache'>> &
+    Pick<LoadOptions, 'schemaVerdicts' | 'sourceCache'>;
   private root!: SourceDocument;
   private rootFile: string;
   private rootVersion = '0.0.0';
@@ -217,6 +219,7 @@ export class ClawLoader {
       homedir: options.homedir ?? os.homedir(),
       libraryDirs: options.libraryDirs ?? [],
       schemaVerdicts: options.schemaVerdicts,
+      sourceCache: options.sourceCache,
     };
   }
 
@@ -396,7 +399,7 @@ export class ClawLoader {
         });
       return undefined;
     }
-    const source = await readSource(file);
+    const source = await readSource(file, this.options.sourceCache);
     this.issues.items.push(...source.issues);
     if (source.issues.length > 0) return undefined;
     const documents = source.documents.filter((doc) => doc.data !== null && doc.data !== undefined);

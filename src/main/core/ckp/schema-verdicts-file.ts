@@ -3,8 +3,9 @@
  * start skips their JSON Schema check (a cache: a missing or unreadable file only costs the
  * check, and keys are content hashes, so an edited schema is checked again).
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { cacheDir, writeCacheFile } from './cache-file.js';
 import type { SchemaVerdicts } from './json-schema-check.js';
 
 /** Enough for every tool of a few manifests; the oldest go first. */
@@ -46,13 +47,10 @@ export class SchemaVerdictsFile implements SchemaVerdicts {
   async save(): Promise<void> {
     if (!this.changed) return;
     const kept = [...this.keys].slice(-MAX_KEYS);
-    await mkdir(path.dirname(this.file), { recursive: true });
-    const temporary = `${this.file}.${process.pid}.tmp`;
-    await writeFile(temporary, `${JSON.stringify(kept)}\n`, { mode: 0o600 });
-    await rename(temporary, this.file);
+    await writeCacheFile(this.file, `${JSON.stringify(kept)}\n`);
     this.changed = false;
   }
 }
 
 export const schemaVerdictsPath = (dataDir: string) =>
-  path.join(dataDir, 'cache', 'schema-verdicts.json');
+  path.join(cacheDir(dataDir), 'schema-verdicts.json');

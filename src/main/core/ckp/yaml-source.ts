@@ -1,6 +1,10 @@
-/** A parsed manifest file: its documents as data, with line/column lookup for document paths. */
+/**
+ * A manifest file as documents: their data, and line/column lookup for document paths. Parsed
+ * text is remembered by content hash (`SourceCache`), so a start whose manifest has not changed
+ * reads JSON instead of loading and running the YAML parser.
+ */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { type Document, isNode, LineCounter, parseAllDocuments } from 'yaml';
 import type { DocPath, ManifestIssue } from './issues.js';
 
 export interface SourceDocument {
@@ -19,66 +23,73 @@ export interface SourceFile {
   issues: ManifestIssue[];
 }
 
-/** Aliases a document may expand; far above any real manifest, far below a billion laughs. */
-const MAX_ALIAS_COUNT = 100;
+/** Start line and column of each node, keyed by `JSON.stringify` of its document path. */
+export type Positions = Record<string, [number, number]>;
 
-export function parseSource(file: string, text: string): SourceFile {
-  const lineCounter = new LineCounter();
-  // YAML 1.2 is a superset of JSON, so one parser serves .yaml, .yml and .json with positions.
-  const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const list: Document.Parsed[] = Array.isArray(docs) ? docs : [];
-  const issues: ManifestIssue[] = [];
-  const documents: SourceDocument[] = [];
-  list.forEach((doc, index) => {
-    for (const error of doc.errors) {
-      const pos = lineCounter.linePos(error.pos[0]);
-      issues.push({
-        rule: 'yaml.syntax',
-        severity: 'error',
-        file,
-        path: '(document)',
-        message: error.message.split('\n')[0] ?? error.message,
-        line: pos.line,
-        column: pos.col,
-      });
-    }
-    if (doc.errors.length > 0) return;
-    let data: unknown;
-    try {
-      data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-    } catch (error) {
-      // An alias bomb (anchors nested to expand into millions of nodes) stops here, named.
-      const pos = lineCounter.linePos(doc.range[0]);
-      issues.push({
-        rule: 'yaml.syntax',
-        severity: 'error',
-        file,
-        path: '(document)',
-        message: `${(error as Error).message} (more than ${MAX_ALIAS_COUNT} alias expansions)`,
-        line: pos.line,
-        column: pos.col,
-      });
-      return;
-    }
-    documents.push({
-      file,
-      index,
-      data,
-      locate(path) {
-        for (let depth = path.length; depth >= 0; depth--) {
-          const node = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
-          if (isNode(node) && node.range) {
-            const pos = lineCounter.linePos(node.range[0]);
-            return { line: pos.line, column: pos.col };
-          }
-        }
-        return undefined;
-      },
-    });
-  });
-  return { file, documents, issues };
+export interface ParsedDocument {
+  index: number;
+  data: unknown;
+  positions: Positions;
 }
 
-export async function readSource(file: string): Promise<SourceFile> {
-  return parseSource(file, await readFile(file, 'utf8'));
+/** What parsing a text gives, independent of the file it was read from. */
+export interface ParsedSource {
+  documents: ParsedDocument[];
+  issues: ManifestIssue[];
+}
+
+/** Parsed texts by key; only texts that parsed without an issue are kept. */
+export interface SourceCache {
+  get(key: string): ParsedDocument[] | undefined;
+  set(key: string, documents: ParsedDocument[]): void;
+}
+
+/** Bump when parsing changes what it gives (options, positions), so old entries are not used. */
+const PARSE_REVISION = 1;
+
+export const sourceKey = (text: string) =>
+  createHash('sha256').update(`pincer-yaml-${PARSE_REVISION}\n`).update(text).digest('hex');
+
+export async function readSource(file: string, cache?: SourceCache): Promise<SourceFile> {
+  const text = await readFile(file, 'utf8');
+  const key = cache ? sourceKey(text) : '';
+  const known = cache?.get(key);
+  if (known) return { file, documents: known.map((doc) => sourceDocument(file, doc)), issues: [] };
+  const { parseYaml } = await import('./yaml-parse.js');
+  const parsed = parseYaml(file, text);
+  if (cache && parsed.issues.length === 0 && parsed.documents.every(isPlainData))
+    cache.set(key, parsed.documents);
+  return {
+    file,
+    documents: parsed.documents.map((doc) => sourceDocument(file, doc)),
+    issues: parsed.issues,
+  };
+}
+
+function sourceDocument(file: string, parsed: ParsedDocument): SourceDocument {
+  return {
+    file,
+    index: parsed.index,
+    data: parsed.data,
+    locate(path) {
+      for (let depth = path.length; depth >= 0; depth--) {
+        const found = parsed.positions[JSON.stringify(path.slice(0, depth))];
+        if (found) return { line: found[0], column: found[1] };
+      }
+      return undefined;
+    },
+  };
+}
+
+/** Data that JSON gives back unchanged (YAML's `.inf` and `.nan` would come back as null). */
+function isPlainData(doc: ParsedDocument): boolean {
+  const plain = (value: unknown): boolean => {
+    if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+    if (typeof value === 'number') return Number.isFinite(value);
+    if (Array.isArray(value)) return value.every(plain);
+    if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype)
+      return Object.values(value as object).every(plain);
+    return false;
+  };
+  return plain(doc.data);
 }
