@@ -6,7 +6,9 @@
  * afterPack hook, the updater being off by default, and that every package the built main
  * process imports ships as a production dependency. It lists what would be packaged.
  *
- *   tsx scripts/dist-check.ts [--json] [--project DIR] [--no-build]
+ *   tsx scripts/dist-check.ts [--json] [--project DIR] [--no-build] [--config FILE] [--arch ARCH]
+ * With --config electron-builder.gpu.yml it checks the GPU variant; --arch counts another
+ * target's native builds (those installed here).
  * Exit code 0 when there is no error.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -57,6 +59,23 @@ export interface DistReport {
   unpacked: FileGroup;
   /** Extra resources (the bundled model). */
   extraResources: FileGroup;
+  /** Prebuilt native packages installed here: those the installer takes, and those it leaves. */
+  platformPackages: {
+    shipped: Array<{ name: string; bytes: number }>;
+    left: Array<{ name: string; bytes: number }>;
+  };
+}
+
+/** A build target as electron-builder's macros name it (`${os}`: linux, mac, win). */
+export interface Target {
+  os: string;
+  arch: string;
+}
+
+export function hostTarget(): Target {
+  const os = { darwin: 'mac', win32: 'win' }[process.platform as string] ?? process.platform;
+  const arch = process.arch === 'arm' ? 'armv7l' : process.arch;
+  return { os, arch };
 }
 
 interface FileSet {
@@ -77,7 +96,13 @@ type Config = Record<string, unknown> & {
 
 export async function checkDistribution(
   projectDir: string,
-  options: { requireBuild?: boolean } = {},
+  options: {
+    requireBuild?: boolean;
+    /** The builder config to check, relative to the project (default electron-builder.yml). */
+    config?: string;
+    /** The target whose native builds are counted (default this machine's). */
+    target?: Target;
+  } = {},
 ): Promise<DistReport> {
   const report: DistReport = {
     errors: [],
@@ -88,6 +113,7 @@ export async function checkDistribution(
     dependencies: [],
     unpacked: { files: [], bytes: 0 },
     extraResources: { files: [], bytes: 0 },
+    platformPackages: { shipped: [], left: [] },
   };
   const error = (message: string) => report.errors.push(message);
   const requireFromProject = createRequire(path.join(projectDir, 'package.json'));
@@ -107,29 +133,32 @@ export async function checkDistribution(
     ...Object.keys(pkg.optionalDependencies ?? {}),
   ]);
 
-  // 1. The configuration, loaded and validated by electron-builder's own code.
-  const configFile = path.join(projectDir, CONFIG_FILE);
+  // 1. The configuration, loaded (with what it extends) and validated by electron-builder's code.
+  const configName = options.config ?? CONFIG_FILE;
+  const configFile = path.join(projectDir, configName);
   if (!existsSync(configFile)) {
-    error(`${CONFIG_FILE} not found in ${projectDir}`);
+    error(`${configName} not found in ${projectDir}`);
     return report;
   }
   let config: Config;
+  const builderConfig = requireFromProject('app-builder-lib/out/util/config/config') as {
+    getConfig(projectDir: string, configPath: string): Promise<Config>;
+    validateConfiguration(config: unknown, logger: { isEnabled: boolean }): Promise<void>;
+  };
   try {
-    config = YAML.parse(readFileSync(configFile, 'utf8')) as Config;
+    YAML.parse(readFileSync(configFile, 'utf8'));
+    config = await quietly(() => builderConfig.getConfig(projectDir, configFile));
     if (!config || typeof config !== 'object') throw new Error('not a mapping');
   } catch (cause) {
-    error(`${CONFIG_FILE}: cannot be parsed (${(cause as Error).message})`);
+    error(`${configName}: cannot be parsed (${(cause as Error).message})`);
     return report;
   }
   try {
-    const builderConfig = requireFromProject('app-builder-lib/out/util/config/config') as {
-      validateConfiguration(config: unknown, logger: { isEnabled: boolean }): Promise<void>;
-    };
     // validateConfiguration normalises in place: give it a copy.
     await builderConfig.validateConfiguration(structuredClone(config), { isEnabled: false });
   } catch (cause) {
     error(
-      `${CONFIG_FILE} is invalid for electron-builder: ${schemaIssues((cause as Error).message)}`,
+      `${configName} is invalid for electron-builder: ${schemaIssues((cause as Error).message)}`,
     );
   }
 
@@ -181,7 +210,13 @@ export async function checkDistribution(
 
   // 5. What goes into app.asar.
   if (config.asar === false) error('asar must stay on (ASAR integrity fuse)');
-  const filePatterns = (config.files ?? []).filter((p): p is string => typeof p === 'string');
+  const filePatterns = (config.files ?? []).flatMap((entry) =>
+    typeof entry === 'string'
+      ? [entry]
+      : entry.from === undefined || entry.from === '.'
+        ? asArray(entry.filter)
+        : [],
+  );
   if (filePatterns.length === 0)
     error('files: no patterns: electron-builder would package the whole project');
   const appFiles = await glob(
@@ -239,7 +274,17 @@ export async function checkDistribution(
       error(`asarUnpack does not unpack ${name}: it cannot load from app.asar`);
     unpacked.push(...matched);
   }
-  // Platform packages holding prebuilt binaries (e.g. @node-llama-cpp/linux-x64, sqlite-vec-linux-x64).
+  // Platform packages holding prebuilt binaries (e.g. @node-llama-cpp/linux-x64, sqlite-vec-linux-x64):
+  // npm installs every build its packages declare for this machine; the installer takes those the
+  // node_modules patterns of `files` keep for the target (electron-builder keeps what no exclude
+  // matches, after expanding ${os} and ${arch}).
+  const target = options.target ?? hostTarget();
+  const moduleFilter = [
+    '**/*',
+    ...filePatterns.filter((p) => p.startsWith('!') || p.includes('node_modules/')),
+  ].map((pattern) =>
+    pattern.replace(/\$\{(os|arch)\}/g, (_, macro: 'os' | 'arch') => target[macro]),
+  );
   const platformPackages = await glob(
     ['node_modules/@node-llama-cpp/*', 'node_modules/sqlite-vec-*'],
     {
@@ -248,12 +293,34 @@ export async function checkDistribution(
     },
   );
   for (const dir of platformPackages.map((d) => d.replace(/\/$/, ''))) {
+    const name = dir.slice('node_modules/'.length);
+    const files = (await glob('**', { cwd: path.join(projectDir, dir), dot: true })).map(
+      (file) => `${dir}/${file}`,
+    );
+    const shipped = files.filter((file) => matchesAny(file, moduleFilter, requireFromProject));
+    const bytes = group(projectDir, files).bytes;
+    if (shipped.length === 0) {
+      report.platformPackages.left.push({ name, bytes });
+      continue;
+    }
+    report.platformPackages.shipped.push({ name, bytes: group(projectDir, shipped).bytes });
     const probe = `${dir}/package.json`;
     if (!matchesAny(probe, unpackPatterns, requireFromProject)) {
-      error(
-        `asarUnpack does not unpack ${dir.slice('node_modules/'.length)}: its binaries cannot load from app.asar`,
-      );
+      error(`asarUnpack does not unpack ${name}: its binaries cannot load from app.asar`);
     }
+    unpacked.push(...shipped);
+  }
+  const llamaBuilds = report.platformPackages.shipped.filter((p) =>
+    p.name.startsWith('@node-llama-cpp/'),
+  );
+  const installedBuilds = platformPackages.some((dir) => dir.includes('@node-llama-cpp/'));
+  if (
+    installedBuilds &&
+    !llamaBuilds.some((p) => p.name === `@node-llama-cpp/${target.os}-${target.arch}`)
+  ) {
+    error(
+      `files leaves out @node-llama-cpp/${target.os}-${target.arch}: the local model could not run on ${target.os} ${target.arch}`,
+    );
   }
   report.unpacked = group(projectDir, unpacked);
 
@@ -395,6 +462,17 @@ function matchesAny(file: string, patterns: string[], requireFromProject: NodeJS
   return included;
 }
 
+/** electron-builder logs each configuration it loads; a check has no use for those lines. */
+async function quietly<T>(work: () => Promise<T>): Promise<T> {
+  const write = process.stdout.write;
+  process.stdout.write = (() => true) as typeof process.stdout.write;
+  try {
+    return await work();
+  } finally {
+    process.stdout.write = write;
+  }
+}
+
 function targetNames(target: unknown): string[] {
   const entries: unknown[] = Array.isArray(target) ? target : target ? [target] : [];
   return entries.map((entry) =>
@@ -446,6 +524,10 @@ export function formatReport(report: DistReport): string {
     `app.asar: ${report.app.files.length} project files (${megabytes(report.app.bytes)}) + ${report.dependencies.length} production packages`,
     ...report.app.files.map((file) => `  ${file}`),
     `app.asar.unpacked: ${report.unpacked.files.length} files (${megabytes(report.unpacked.bytes)}) from ${NATIVE_MODULES.join(', ')}`,
+    ...report.platformPackages.shipped.map((p) => `  ships ${p.name} (${megabytes(p.bytes)})`),
+    ...report.platformPackages.left.map(
+      (p) => `  leaves out ${p.name} (${megabytes(p.bytes)}): installed here, not for this target`,
+    ),
     `extra resources: ${report.extraResources.files.length} files (${megabytes(report.extraResources.bytes)})`,
     ...report.extraResources.files.map((file) => `  ${file}`),
     ...report.notes.map((note) => `note: ${note}`),
@@ -463,8 +545,15 @@ async function main(argv: string[]): Promise<number> {
   const projectDir = path.resolve(
     projectIndex >= 0 ? (argv[projectIndex + 1] ?? '.') : path.join(import.meta.dirname, '..'),
   );
+  const option = (name: string) => {
+    const at = argv.indexOf(name);
+    return at >= 0 ? argv[at + 1] : undefined;
+  };
+  const host = hostTarget();
   const report = await checkDistribution(projectDir, {
     requireBuild: !argv.includes('--no-build'),
+    config: option('--config'),
+    target: { os: host.os, arch: option('--arch') ?? host.arch },
   });
   console.log(argv.includes('--json') ? JSON.stringify(report, null, 2) : formatReport(report));
   return report.errors.length === 0 ? 0 : 1;

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkDistribution, pngSize, TRAY_ICONS } from '../../../scripts/dist-check.js';
+import { checkDistribution, hostTarget, pngSize, TRAY_ICONS } from '../../../scripts/dist-check.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 const require = createRequire(path.join(repoRoot, 'package.json'));
@@ -57,6 +57,50 @@ describe('npm run dist:check', () => {
     for (const name of ['better-sqlite3', 'node-llama-cpp', 'sqlite-vec']) {
       expect(unpackedFrom.has(name), name).toBe(true);
     }
+  }, 60_000);
+
+  it("takes only the target's CPU build of llama.cpp; the GPU variant adds CUDA and Vulkan", async () => {
+    const { os: targetOs, arch } = hostTarget();
+    const own = `@node-llama-cpp/${targetOs}-${arch}`;
+    const llama = (list: Array<{ name: string }>) =>
+      list.map((p) => p.name).filter((name) => name.startsWith('@node-llama-cpp/'));
+    const cpu = await checkDistribution(repoRoot, { requireBuild: false });
+    expect(cpu.errors).toEqual([]);
+    const installed = [...llama(cpu.platformPackages.shipped), ...llama(cpu.platformPackages.left)];
+    expect(installed).toContain(own);
+    expect(llama(cpu.platformPackages.shipped)).toEqual(
+      installed.filter((name) => name === own || name === `${own}-metal`),
+    );
+    const gpu = await checkDistribution(repoRoot, {
+      requireBuild: false,
+      config: 'electron-builder.gpu.yml',
+    });
+    expect(gpu.errors).toEqual([]);
+    expect(llama(gpu.platformPackages.shipped).sort()).toEqual(
+      installed.filter((name) => name === own || name.startsWith(`${own}-`)).sort(),
+    );
+    // Unpacked next to the archive, so the variant's binaries can load.
+    expect(gpu.unpacked.bytes).toBeGreaterThanOrEqual(cpu.unpacked.bytes);
+    // Built for another architecture, none of this machine's builds go in.
+    const other = await checkDistribution(repoRoot, {
+      requireBuild: false,
+      target: { os: targetOs, arch: arch === 'arm64' ? 'x64' : 'arm64' },
+    });
+    expect(llama(other.platformPackages.shipped)).not.toContain(own);
+  }, 60_000);
+
+  it('refuses a config that leaves out the target build of llama.cpp', async () => {
+    const dir = await project(({ config }) => ({
+      config: config.replace(
+        '  - "!**/*.map"\n',
+        '  - "!**/*.map"\n  - "!**/node_modules/@node-llama-cpp/**"\n',
+      ),
+    }));
+    const { os: targetOs, arch } = hostTarget();
+    const { errors } = await checkDistribution(dir, { requireBuild: false });
+    expect(errors).toContain(
+      `files leaves out @node-llama-cpp/${targetOs}-${arch}: the local model could not run on ${targetOs} ${arch}`,
+    );
   }, 60_000);
 
   it('the app icon is a 512 px PNG', () => {

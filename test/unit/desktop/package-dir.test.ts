@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -98,5 +98,19 @@ describe.skipIf(skipReason !== null)('electron-builder --linux dir (offline)', (
     for (const native of ['better-sqlite3', 'node-llama-cpp', 'sqlite-vec']) {
       expect(existsSync(path.join(unpacked, native, 'package.json')), native).toBe(true);
     }
+    // llama.cpp: this target's CPU build only; the GPU and other-architecture builds npm
+    // installed here stay out of the installer (they are the GPU variant's, or nobody's).
+    const builds = await readdir(path.join(repoRoot, 'node_modules/@node-llama-cpp'));
+    const own = `linux-${process.arch}`;
+    expect(builds).toContain(own);
+    for (const build of builds) {
+      const shipped =
+        existsSync(path.join(unpacked, '@node-llama-cpp', build)) ||
+        inside.some((entry) => entry.startsWith(`/node_modules/@node-llama-cpp/${build}/`));
+      expect(shipped, build).toBe(build === own);
+    }
+    // Nor llama.cpp's sources: the app never builds it.
+    expect(existsSync(path.join(unpacked, 'node-llama-cpp/llama/gitRelease.bundle'))).toBe(false);
+    expect(existsSync(path.join(unpacked, 'node-llama-cpp/dist/index.js'))).toBe(true);
   }, 240_000);
 });
