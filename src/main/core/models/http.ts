@@ -3,7 +3,15 @@
  * response head, an idle deadline between body chunks, cancellation that tears the socket down
  * at once, and every failure mapped onto a typed ModelError naming the provider. Provider error
  * text is scrubbed of the request's credentials before it reaches a message.
+ *
+ * Built on node:http rather than fetch: Node's fetch loads undici and web streams on first use,
+ * which cost a headless turn about 100 ms and 40 MiB before its request left.
  */
+import type { IncomingMessage } from 'node:http';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { ModelError, type ModelErrorCode } from './errors.js';
 import type { ProviderId } from './ids.js';
 
@@ -26,9 +34,15 @@ export interface HttpOptions {
   secrets: string[];
 }
 
+/** Response headers, looked up without regard to case (what `Headers` offers, and enough). */
+export interface ResponseHeaders {
+  get(name: string): string | null;
+  has(name: string): boolean;
+}
+
 export interface OpenResponse {
   status: number;
-  headers: Headers;
+  headers: ResponseHeaders;
   /** Body chunks; each wait is bounded by the idle deadline. */
   chunks(): AsyncGenerator<Uint8Array>;
   /** The whole body as JSON (bounded), for non-streaming calls. */
@@ -47,8 +61,7 @@ const UNREACHABLE = new Set([
   'ENETUNREACH',
   'ECONNRESET',
   'EPIPE',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
+  'ETIMEDOUT',
 ]);
 
 export async function postJson(request: WireRequest, options: HttpOptions): Promise<OpenResponse> {
@@ -98,48 +111,50 @@ export async function postJson(request: WireRequest, options: HttpOptions): Prom
   };
 
   let timer = setTimeout(() => abort('timeout'), options.timeoutMs);
-  let response: Response;
+  let response: IncomingMessage;
   try {
-    const get = request.method === 'GET';
-    response = await fetch(request.url, {
-      method: get ? 'GET' : 'POST',
-      headers: get ? request.headers : { 'content-type': 'application/json', ...request.headers },
-      body: get ? undefined : JSON.stringify(request.body),
-      signal: controller.signal,
-    });
+    response = await send(request, controller.signal);
   } catch (error) {
     clearTimeout(timer);
     release();
     throw fail(error, 'connect');
   }
   clearTimeout(timer);
+  const body = decoded(response);
+  // Errors reach a reader through the body's iterator; a body nobody reads must not crash.
+  for (const stream of new Set<Readable>([response, body])) stream.on('error', () => {});
+  const headers = headersOf(response);
 
   const close = () => {
     clearTimeout(timer);
     release();
-    if (!controller.signal.aborted) abort('closed');
+    // A body that has fully arrived is drained, not aborted: its socket goes back to the pool,
+    // where an abort would destroy it under the next request (or crash on its error).
+    if (response.complete) response.resume();
+    else if (!controller.signal.aborted) abort('closed');
   };
 
   async function* chunks(): AsyncGenerator<Uint8Array> {
-    const body = response.body;
-    if (!body) return;
-    const reader = body.getReader();
+    const reader = body[Symbol.asyncIterator]();
     try {
       while (true) {
         timer = setTimeout(() => abort('timeout'), options.idleTimeoutMs);
-        let step: Awaited<ReturnType<typeof reader.read>>;
+        let step: IteratorResult<Buffer>;
         try {
-          step = await reader.read();
+          step = await reader.next();
         } catch (error) {
           throw fail(error, 'body');
         } finally {
           clearTimeout(timer);
         }
-        if (step.done) return;
+        if (step.done) {
+          // A body cut off by the server ends without an error on some Node versions.
+          if (!response.complete) throw fail(new Error('the server closed early'), 'body');
+          return;
+        }
         yield step.value;
       }
     } finally {
-      reader.releaseLock();
       close();
     }
   }
@@ -158,15 +173,16 @@ export async function postJson(request: WireRequest, options: HttpOptions): Prom
     return Buffer.concat(parts).toString('utf8');
   };
 
-  if (!response.ok) {
+  const status = response.statusCode ?? 0;
+  if (status < 200 || status > 299) {
     const text = await readText(ERROR_BODY_LIMIT).catch(() => '');
     close();
-    throw statusError(provider, response, text, options.secrets);
+    throw statusError(provider, { status, headers }, text, options.secrets);
   }
 
   return {
-    status: response.status,
-    headers: response.headers,
+    status,
+    headers,
     chunks,
     close,
     json: async (maxBytes = MAX_JSON_BODY) => {
@@ -177,17 +193,65 @@ export async function postJson(request: WireRequest, options: HttpOptions): Prom
         throw new ModelError(
           'bad_response',
           `the response body is not JSON: ${preview(scrub(text, options.secrets))}`,
-          { provider, status: response.status },
+          { provider, status },
         );
       }
     },
   };
 }
 
+/** Sends the request; resolves with the response once its head arrived. */
+function send(request: WireRequest, signal: AbortSignal): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(request.url);
+    const open =
+      url.protocol === 'https:' ? httpsRequest : url.protocol === 'http:' ? httpRequest : undefined;
+    if (!open) throw new TypeError(`${url.protocol} is not http or https`);
+    const get = request.method === 'GET';
+    const body = get ? undefined : Buffer.from(JSON.stringify(request.body));
+    const headers: Record<string, string> = get
+      ? { ...request.headers }
+      : {
+          'content-type': 'application/json',
+          'content-length': String(body?.byteLength ?? 0),
+          ...request.headers,
+        };
+    const outgoing = open(url, { method: get ? 'GET' : 'POST', headers, signal }, resolve);
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+/** The body with its content coding undone (a server may compress what nobody asked to). */
+function decoded(response: IncomingMessage): Readable {
+  const coding = String(response.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
+  const decoder =
+    coding === 'gzip' || coding === 'x-gzip'
+      ? createGunzip()
+      : coding === 'deflate'
+        ? createInflate()
+        : coding === 'br'
+          ? createBrotliDecompress()
+          : undefined;
+  if (!decoder) return response;
+  response.on('error', (error) => decoder.destroy(error));
+  return response.pipe(decoder);
+}
+
+function headersOf(response: IncomingMessage): ResponseHeaders {
+  const value = (name: string) => {
+    const found = response.headers[name.toLowerCase()];
+    return Array.isArray(found) ? found.join(', ') : found;
+  };
+  return { get: (name) => value(name) ?? null, has: (name) => value(name) !== undefined };
+}
+
 /** Maps an HTTP error status (and the vendor's error body) onto a ModelError. */
 export function statusError(
   provider: ProviderId,
-  response: { status: number; headers: Headers },
+  response: { status: number; headers: ResponseHeaders },
   body: string,
   secrets: string[],
 ): ModelError {
@@ -226,7 +290,11 @@ export function vendorMessage(body: string): string {
 }
 
 /** Retry-After in seconds or as an HTTP date, OpenAI's retry-after-ms, or Gemini's RetryInfo. */
-export function retryAfter(headers: Headers, body = '', now = Date.now()): number | undefined {
+export function retryAfter(
+  headers: ResponseHeaders,
+  body = '',
+  now = Date.now(),
+): number | undefined {
   const ms = Number(headers.get('retry-after-ms'));
   if (headers.has('retry-after-ms') && Number.isFinite(ms) && ms >= 0) return ms;
   const value = headers.get('retry-after');
