@@ -20,7 +20,8 @@ import type { ToolRegistry } from '../tools/index.js';
 import { type Tool, type ToolContext, ToolError } from '../tools/index.js';
 import type { InputAsker } from './client-requests.js';
 import { isStdioEntry, type McpServerEntry } from './config.js';
-import { type McpCaller, McpConnection, type McpTarget } from './connection.js';
+// The MCP SDK is loaded with the first connection: an agent without MCP servers never loads it.
+import type { McpCaller, McpConnection, McpTarget } from './connection.js';
 
 export interface McpSourceOptions {
   registry: ToolRegistry;
@@ -114,7 +115,7 @@ export class McpTools {
     manifestDir: string,
   ): Promise<void> {
     const target = targetOfUri(uri, { ...this.options, baseDir: manifestDir });
-    const connection = this.connect(uri, target, (listed) => {
+    const connection = await this.connect(uri, target, (listed) => {
       for (const primitive of primitives) {
         const remote = primitive.spec.mcp_source?.tool_name ?? primitive.name;
         const offered = listed.find((tool) => tool.name === remote);
@@ -127,7 +128,7 @@ export class McpTools {
 
   private async userServer(name: string, entry: McpServerEntry): Promise<void> {
     const target = await this.targetOfEntry(entry);
-    const connection = this.connect(name, target, (listed) => {
+    const connection = await this.connect(name, target, (listed) => {
       const before = this.registered.get(name) ?? new Set<string>();
       const now = new Set<string>();
       for (const offered of listed) {
@@ -146,11 +147,12 @@ export class McpTools {
     await this.firstStart(connection);
   }
 
-  private connect(
+  private async connect(
     label: string,
     target: McpTarget,
     onTools: (tools: McpTool[]) => void,
-  ): McpConnection {
+  ): Promise<McpConnection> {
+    const { McpConnection } = await import('./connection.js');
     const connection = new McpConnection({
       label,
       target,
