@@ -10,8 +10,11 @@ import type { AddressInfo } from 'node:net';
 export interface ScriptedServer {
   /** Base URL for `--endpoint`, e.g. http://127.0.0.1:PORT/v1 */
   url: string;
-  /** Per request: arrival, end of the reply (performance.now() of this process), body bytes. */
-  calls: Array<{ arrived: number; ended: number; bytes: number }>;
+  /**
+   * Per request: arrival, end of the reply (performance.now() of this process), body bytes, and
+   * whether it carried a system message (Pincer's calls do; the bare baselines' do not).
+   */
+  calls: Array<{ arrived: number; ended: number; bytes: number; system: boolean }>;
   close(): Promise<void>;
 }
 
@@ -88,7 +91,8 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     res.end(replyFrames(body).join(''));
-    calls.push({ arrived, ended: performance.now(), bytes: raw.length });
+    const system = (body.messages ?? []).some((message) => message.role === 'system');
+    calls.push({ arrived, ended: performance.now(), bytes: raw.length, system });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -143,7 +143,7 @@ async function inProcess(server: Awaited<ReturnType<typeof startScriptedServer>>
       `  between the two model calls, outside the tool: ${range(g, (v) => `${v.toFixed(1)} ms`)}`,
     );
     console.log(
-      `  request bytes per model call: ${spread(server.calls.map((c) => c.bytes)).median}`,
+      `  request bytes per model call: ${spread(server.calls.filter((c) => c.system).map((c) => c.bytes)).median}`,
     );
   } finally {
     await agent.close();

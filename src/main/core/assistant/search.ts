@@ -6,7 +6,7 @@
  */
 import type { SearchHit } from '../../../shared/ipc-schemas.js';
 import type { Db } from '../storage/index.js';
-import { type Migration, migrate } from '../storage/index.js';
+import { type Migration, migrate, prepared } from '../storage/index.js';
 
 /** The text of a message's content (a JSON array of blocks), as SQL over one row. */
 const TEXT_OF = (row: string) =>
@@ -59,9 +59,9 @@ export class ChatSearch {
     // Each word quoted (FTS5 syntax in the query is text, not operators) and matched as a prefix.
     const match = words.map((word) => `"${word}"*`).join(' ');
     const hidden = this.hidden();
-    const rows = this.db
-      .prepare(
-        `select f.message_id as messageId, f.session_id as sessionId, s.title as title,
+    const rows = prepared(
+      this.db,
+      `select f.message_id as messageId, f.session_id as sessionId, s.title as title,
            m.role as role, m.created_at as at,
            snippet(chat_search, 0, ?, ?, '…', 16) as snippet
          from chat_search f
@@ -70,18 +70,16 @@ export class ChatSearch {
          where chat_search match ?
          order by m.created_at desc
          limit ?`,
-      )
-      .all(MATCH_START, MATCH_END, match, limit * 2) as Array<SearchHit & { role: string }>;
+    ).all(MATCH_START, MATCH_END, match, limit * 2) as Array<SearchHit & { role: string }>;
     const hits = rows.filter((row) => !hidden.has(row.sessionId)).slice(0, limit);
     // A conversation whose title matches comes first, even if no message does.
     const lowered = words.map((word) => word.toLowerCase());
     const titled = (
-      this.db
-        .prepare(
-          `select s.id as sessionId, s.title as title, s.created_at as at from sessions s
+      prepared(
+        this.db,
+        `select s.id as sessionId, s.title as title, s.created_at as at from sessions s
            order by s.created_at desc`,
-        )
-        .all() as Array<{ sessionId: string; title: string; at: string }>
+      ).all() as Array<{ sessionId: string; title: string; at: string }>
     ).filter(
       (row) =>
         !hidden.has(row.sessionId) &&

@@ -12,7 +12,7 @@ import type { SessionSummary, Settings } from '../../../shared/ipc-schemas.js';
 import { PincerError } from '../errors.js';
 import type { RunStore } from '../runtime/index.js';
 import type { Db } from '../storage/index.js';
-import { type Migration, migrate } from '../storage/index.js';
+import { type Migration, migrate, prepared } from '../storage/index.js';
 import type { MessageId, SessionId } from '../terms.js';
 
 const MIGRATIONS: readonly Migration[] = [
@@ -96,7 +96,7 @@ export class SessionBook {
   deletedIds(): Set<string> {
     return new Set(
       (
-        this.db.prepare('select session_id from assistant_deleted_sessions').all() as Array<{
+        prepared(this.db, 'select session_id from assistant_deleted_sessions').all() as Array<{
           session_id: string;
         }>
       ).map((row) => row.session_id),
@@ -107,9 +107,10 @@ export class SessionBook {
     const deleted = this.deletedIds();
     const models = new Map(
       (
-        this.db
-          .prepare('select session_id, model_id from assistant_session_models')
-          .all() as Array<{
+        prepared(
+          this.db,
+          'select session_id, model_id from assistant_session_models',
+        ).all() as Array<{
           session_id: string;
           model_id: string;
         }>
@@ -117,11 +118,10 @@ export class SessionBook {
     );
     const sources = new Map(
       (
-        this.db
-          .prepare(
-            'select session_id, source_session_id, source_message_id from assistant_session_branches',
-          )
-          .all() as Array<{
+        prepared(
+          this.db,
+          'select session_id, source_session_id, source_message_id from assistant_session_branches',
+        ).all() as Array<{
           session_id: string;
           source_session_id: string;
           source_message_id: string;
@@ -154,56 +154,56 @@ export class SessionBook {
 
   /** The model option this conversation answers with; undefined when never chosen. */
   sessionModel(id: string): string | undefined {
-    const row = this.db
-      .prepare('select model_id from assistant_session_models where session_id = ?')
-      .get(id) as { model_id: string } | undefined;
+    const row = prepared(
+      this.db,
+      'select model_id from assistant_session_models where session_id = ?',
+    ).get(id) as { model_id: string } | undefined;
     return row?.model_id;
   }
 
   setSessionModel(id: string, modelId: string): void {
-    this.db
-      .prepare(
-        `insert into assistant_session_models (session_id, model_id) values (?, ?)
+    prepared(
+      this.db,
+      `insert into assistant_session_models (session_id, model_id) values (?, ?)
          on conflict(session_id) do update set model_id = excluded.model_id`,
-      )
-      .run(id, modelId);
+    ).run(id, modelId);
   }
 
   /** The tools this conversation turned off (a tool added later is on). */
   toolsOff(id: string): Set<string> {
     return new Set(
       (
-        this.db
-          .prepare('select tool_name from assistant_session_tools_off where session_id = ?')
-          .all(id) as Array<{ tool_name: string }>
+        prepared(
+          this.db,
+          'select tool_name from assistant_session_tools_off where session_id = ?',
+        ).all(id) as Array<{ tool_name: string }>
       ).map((row) => row.tool_name),
     );
   }
 
   setToolEnabled(id: string, tool: string, enabled: boolean): void {
-    this.db
-      .prepare(
-        enabled
-          ? 'delete from assistant_session_tools_off where session_id = ? and tool_name = ?'
-          : 'insert or ignore into assistant_session_tools_off (session_id, tool_name) values (?, ?)',
-      )
-      .run(id, tool);
+    prepared(
+      this.db,
+      enabled
+        ? 'delete from assistant_session_tools_off where session_id = ? and tool_name = ?'
+        : 'insert or ignore into assistant_session_tools_off (session_id, tool_name) values (?, ?)',
+    ).run(id, tool);
   }
 
   /** The model option new conversations start with (the last one picked). */
   defaultModel(): string | undefined {
-    const row = this.db
-      .prepare(`select value from assistant_settings where key = 'model.default'`)
-      .get() as { value: string } | undefined;
+    const row = prepared(
+      this.db,
+      `select value from assistant_settings where key = 'model.default'`,
+    ).get() as { value: string } | undefined;
     return row?.value;
   }
 
   setDefaultModel(modelId: string): void {
-    this.db
-      .prepare(
-        `insert into assistant_settings (key, value) values ('model.default', ?) on conflict(key) do update set value = excluded.value`,
-      )
-      .run(modelId);
+    prepared(
+      this.db,
+      `insert into assistant_settings (key, value) values ('model.default', ?) on conflict(key) do update set value = excluded.value`,
+    ).run(modelId);
   }
 
   get(id: string): SessionSummary {
@@ -232,12 +232,11 @@ export class SessionBook {
       throw new Error('the session has a run in progress: cancel it first');
     this.db.transaction(() => {
       this.store.eraseSession(id as SessionId);
-      this.db.prepare('delete from assistant_session_tools_off where session_id = ?').run(id);
-      this.db
-        .prepare(
-          'insert or ignore into assistant_deleted_sessions (session_id, deleted_at) values (?, ?)',
-        )
-        .run(id, new Date().toISOString());
+      prepared(this.db, 'delete from assistant_session_tools_off where session_id = ?').run(id);
+      prepared(
+        this.db,
+        'insert or ignore into assistant_deleted_sessions (session_id, deleted_at) values (?, ?)',
+      ).run(id, new Date().toISOString());
     })();
   }
 
@@ -253,18 +252,16 @@ export class SessionBook {
     }
     const copy = this.db.transaction(() => {
       const made = this.store.copyBranch(`${source.title} (branch)`, chain);
-      this.db
-        .prepare(
-          'insert into assistant_session_branches (session_id, source_session_id, source_message_id) values (?, ?, ?)',
-        )
-        .run(made, id, messageId);
+      prepared(
+        this.db,
+        'insert into assistant_session_branches (session_id, source_session_id, source_message_id) values (?, ?, ?)',
+      ).run(made, id, messageId);
       // A branch keeps the tools its source turned off.
-      this.db
-        .prepare(
-          `insert into assistant_session_tools_off (session_id, tool_name)
+      prepared(
+        this.db,
+        `insert into assistant_session_tools_off (session_id, tool_name)
            select ?, tool_name from assistant_session_tools_off where session_id = ?`,
-        )
-        .run(made, id);
+      ).run(made, id);
       return made;
     })();
     return this.get(copy);
@@ -272,22 +269,21 @@ export class SessionBook {
 
   /** A JSON value kept under `key` (settings of surfaces beside the UI's own). */
   kept<T>(key: string): Partial<T> {
-    const row = this.db.prepare('select value from assistant_settings where key = ?').get(key) as
+    const row = prepared(this.db, 'select value from assistant_settings where key = ?').get(key) as
       | { value: string }
       | undefined;
     return row ? (JSON.parse(row.value) as Partial<T>) : {};
   }
 
   keep(key: string, value: unknown): void {
-    this.db
-      .prepare(
-        'insert into assistant_settings (key, value) values (?, ?) on conflict(key) do update set value = excluded.value',
-      )
-      .run(key, JSON.stringify(value));
+    prepared(
+      this.db,
+      'insert into assistant_settings (key, value) values (?, ?) on conflict(key) do update set value = excluded.value',
+    ).run(key, JSON.stringify(value));
   }
 
   settings(): Settings {
-    const row = this.db.prepare(`select value from assistant_settings where key = 'ui'`).get() as
+    const row = prepared(this.db, `select value from assistant_settings where key = 'ui'`).get() as
       | { value: string }
       | undefined;
     return { ...DEFAULT_SETTINGS, ...(row ? (JSON.parse(row.value) as Partial<Settings>) : {}) };
@@ -295,17 +291,16 @@ export class SessionBook {
 
   saveSettings(patch: Partial<Settings>): Settings {
     const next = { ...this.settings(), ...patch };
-    this.db
-      .prepare(
-        `insert into assistant_settings (key, value) values ('ui', ?) on conflict(key) do update set value = excluded.value`,
-      )
-      .run(JSON.stringify(next));
+    prepared(
+      this.db,
+      `insert into assistant_settings (key, value) values ('ui', ?) on conflict(key) do update set value = excluded.value`,
+    ).run(JSON.stringify(next));
     return next;
   }
 
   private isDeleted(id: string): boolean {
     return (
-      this.db.prepare('select 1 from assistant_deleted_sessions where session_id = ?').get(id) !==
+      prepared(this.db, 'select 1 from assistant_deleted_sessions where session_id = ?').get(id) !==
       undefined
     );
   }

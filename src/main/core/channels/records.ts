@@ -9,7 +9,7 @@
 import { randomInt } from 'node:crypto';
 import type { RunStore } from '../runtime/index.js';
 import type { Db } from '../storage/index.js';
-import { type Migration, migrate } from '../storage/index.js';
+import { type Migration, migrate, prepared } from '../storage/index.js';
 import type { RunId, SessionId } from '../terms.js';
 
 const MIGRATIONS: readonly Migration[] = [
@@ -82,17 +82,17 @@ export class ChannelRecords {
 
   /** The session of a chat, created (through the run store) on its first message. */
   sessionOf(store: RunStore, channel: string, chatId: string, title: string): SessionId {
-    const row = this.db
-      .prepare('select session_id from channel_chats where channel = ? and chat_id = ?')
-      .get(channel, chatId) as { session_id: SessionId } | undefined;
+    const row = prepared(
+      this.db,
+      'select session_id from channel_chats where channel = ? and chat_id = ?',
+    ).get(channel, chatId) as { session_id: SessionId } | undefined;
     if (row && store.hasSession(row.session_id)) return row.session_id;
     const sessionId = store.createSession(title);
-    this.db
-      .prepare(
-        `insert into channel_chats (channel, chat_id, session_id, created_at) values (?, ?, ?, ?)
+    prepared(
+      this.db,
+      `insert into channel_chats (channel, chat_id, session_id, created_at) values (?, ?, ?, ?)
          on conflict (channel, chat_id) do update set session_id = excluded.session_id`,
-      )
-      .run(channel, chatId, sessionId, new Date().toISOString());
+    ).run(channel, chatId, sessionId, new Date().toISOString());
     return sessionId;
   }
 
@@ -101,37 +101,37 @@ export class ChannelRecords {
    * tells the message from another that took its place after its stream was made anew.
    */
   runOfDelivery(channel: string, message: string, published: string): RunId | undefined {
-    const row = this.db
-      .prepare(
-        'select run_id from channel_deliveries where channel = ? and message = ? and published = ?',
-      )
-      .get(channel, message, published) as { run_id: RunId } | undefined;
+    const row = prepared(
+      this.db,
+      'select run_id from channel_deliveries where channel = ? and message = ? and published = ?',
+    ).get(channel, message, published) as { run_id: RunId } | undefined;
     return row?.run_id;
   }
 
   recordDelivery(channel: string, message: string, published: string, runId: RunId): void {
-    this.db
-      .prepare(
-        `insert into channel_deliveries (channel, message, published, run_id, created_at)
+    prepared(
+      this.db,
+      `insert into channel_deliveries (channel, message, published, run_id, created_at)
          values (?, ?, ?, ?, ?)
          on conflict (channel, message) do update set published = excluded.published,
            run_id = excluded.run_id, created_at = excluded.created_at`,
-      )
-      .run(channel, message, published, runId, new Date().toISOString());
+    ).run(channel, message, published, runId, new Date().toISOString());
   }
 
   /** The server confirmed the acknowledgement: the message cannot come again. */
   forgetDelivery(channel: string, message: string): void {
-    this.db
-      .prepare('delete from channel_deliveries where channel = ? and message = ?')
-      .run(channel, message);
+    prepared(this.db, 'delete from channel_deliveries where channel = ? and message = ?').run(
+      channel,
+      message,
+    );
   }
 
   /** Rows whose message never came back (its stream was deleted) go after `before`. */
   pruneDeliveries(channel: string, before: Date): number {
-    return this.db
-      .prepare('delete from channel_deliveries where channel = ? and created_at < ?')
-      .run(channel, before.toISOString()).changes;
+    return prepared(
+      this.db,
+      'delete from channel_deliveries where channel = ? and created_at < ?',
+    ).run(channel, before.toISOString()).changes;
   }
 
   /**
@@ -145,9 +145,10 @@ export class ChannelRecords {
     now = new Date(),
   ): PairingAsk {
     return this.db.transaction((): PairingAsk => {
-      const row = this.db
-        .prepare('select * from channel_pairings where channel = ? and user_id = ?')
-        .get(channel, userId) as RawPairing | undefined;
+      const row = prepared(
+        this.db,
+        'select * from channel_pairings where channel = ? and user_id = ?',
+      ).get(channel, userId) as RawPairing | undefined;
       if (row?.state === 'approved') return { kind: 'approved' };
       if (row && Date.parse(row.expires_at) > now.getTime()) {
         return { kind: 'code', code: row.code, expiresAt: row.expires_at, fresh: false };
@@ -156,42 +157,38 @@ export class ChannelRecords {
       if (waiting >= rules.maxPending) return { kind: 'full' };
       const code = newCode();
       const expiresAt = new Date(now.getTime() + rules.expiryMinutes * 60_000).toISOString();
-      this.db
-        .prepare(
-          `insert into channel_pairings (channel, user_id, code, state, created_at, expires_at)
+      prepared(
+        this.db,
+        `insert into channel_pairings (channel, user_id, code, state, created_at, expires_at)
            values (?, ?, ?, 'pending', ?, ?)
            on conflict (channel, user_id) do update set code = excluded.code,
              created_at = excluded.created_at, expires_at = excluded.expires_at`,
-        )
-        .run(channel, userId, code, now.toISOString(), expiresAt);
+      ).run(channel, userId, code, now.toISOString(), expiresAt);
       return { kind: 'code', code, expiresAt, fresh: true };
     })();
   }
 
   isPaired(channel: string, userId: string): boolean {
-    const row = this.db
-      .prepare(
-        `select 1 from channel_pairings where channel = ? and user_id = ? and state = 'approved'`,
-      )
-      .get(channel, userId);
+    const row = prepared(
+      this.db,
+      `select 1 from channel_pairings where channel = ? and user_id = ? and state = 'approved'`,
+    ).get(channel, userId);
     return row !== undefined;
   }
 
   /** Approves a pending code (case and spaces do not matter); an expired code pairs no one. */
   pair(code: string, by: string, now = new Date(), channel?: string): PairResult {
     const wanted = code.replace(/\s+/g, '').toUpperCase();
-    const row = this.db
-      .prepare(
-        `select * from channel_pairings where code = ? and state = 'pending'${channel ? ' and channel = ?' : ''}`,
-      )
-      .get(...(channel ? [wanted, channel] : [wanted])) as RawPairing | undefined;
+    const row = prepared(
+      this.db,
+      `select * from channel_pairings where code = ? and state = 'pending'${channel ? ' and channel = ?' : ''}`,
+    ).get(...(channel ? [wanted, channel] : [wanted])) as RawPairing | undefined;
     if (!row) return { kind: 'unknown' };
     if (Date.parse(row.expires_at) <= now.getTime()) return { kind: 'expired' };
-    this.db
-      .prepare(
-        `update channel_pairings set state = 'approved', approved_by = ? where channel = ? and user_id = ?`,
-      )
-      .run(by, row.channel, row.user_id);
+    prepared(
+      this.db,
+      `update channel_pairings set state = 'approved', approved_by = ? where channel = ? and user_id = ?`,
+    ).run(by, row.channel, row.user_id);
     return { kind: 'paired', channel: row.channel, userId: row.user_id };
   }
 
@@ -201,19 +198,19 @@ export class ChannelRecords {
    */
   reject(code: string): boolean {
     const wanted = code.replace(/\s+/g, '').toUpperCase();
-    const result = this.db
-      .prepare(`delete from channel_pairings where code = ? and state = 'pending'`)
-      .run(wanted);
+    const result = prepared(
+      this.db,
+      `delete from channel_pairings where code = ? and state = 'pending'`,
+    ).run(wanted);
     return result.changes > 0;
   }
 
   /** Codes still waiting (not expired), oldest first; all channels unless one is named. */
   pending(channel?: string, now = new Date()): PendingPairing[] {
-    const rows = this.db
-      .prepare(
-        `select * from channel_pairings where state = 'pending' and expires_at > ?${channel ? ' and channel = ?' : ''} order by created_at`,
-      )
-      .all(...(channel ? [now.toISOString(), channel] : [now.toISOString()])) as RawPairing[];
+    const rows = prepared(
+      this.db,
+      `select * from channel_pairings where state = 'pending' and expires_at > ?${channel ? ' and channel = ?' : ''} order by created_at`,
+    ).all(...(channel ? [now.toISOString(), channel] : [now.toISOString()])) as RawPairing[];
     return rows.map((row) => ({
       channel: row.channel,
       userId: row.user_id,

@@ -9,7 +9,7 @@
 import { type ContentBlock, type Message, textOf, userText } from '../../../shared/messages.js';
 import { IMAGE_TOKEN_ESTIMATE, type ModelAccess } from '../models/index.js';
 import type { HistoryEntry, HistoryShaper } from '../runtime/index.js';
-import type { Db } from '../storage/index.js';
+import { type Db, prepared } from '../storage/index.js';
 import { estimateTokens } from './context.js';
 
 export type { HistoryEntry } from '../runtime/index.js';
@@ -43,6 +43,12 @@ export interface CompactorOptions {
 
 export class Compactor {
   private readonly count: (text: string) => number;
+  /**
+   * Counted once per message: a session's history is the same objects turn after turn (the
+   * run store hands out frozen, shared branches), and counting all of it again each turn grew
+   * with the conversation.
+   */
+  private readonly counted = new WeakMap<Message, number>();
 
   constructor(
     private readonly db: Db,
@@ -55,17 +61,18 @@ export class Compactor {
   epoch(sessionId: string): number {
     return (
       (
-        this.db
-          .prepare('select max(epoch) as e from memory_summaries where session_id = ?')
-          .get(sessionId) as { e: number | null }
+        prepared(this.db, 'select max(epoch) as e from memory_summaries where session_id = ?').get(
+          sessionId,
+        ) as { e: number | null }
       ).e ?? 0
     );
   }
 
   latest(sessionId: string): Summary | undefined {
-    const row = this.db
-      .prepare('select * from memory_summaries where session_id = ? order by epoch desc limit 1')
-      .get(sessionId) as
+    const row = prepared(
+      this.db,
+      'select * from memory_summaries where session_id = ? order by epoch desc limit 1',
+    ).get(sessionId) as
       | {
           session_id: string;
           epoch: number;
@@ -100,10 +107,17 @@ export class Compactor {
 
   /** Text as the tokenizer counts it; each image at a fixed estimate, never its base64. */
   tokens(messages: readonly Message[]): number {
-    return messages.reduce((n, m) => {
-      const images = m.content.filter((b) => b.type === 'image').length;
-      return n + this.count(JSON.stringify(textual(m.content))) + images * IMAGE_TOKEN_ESTIMATE;
-    }, 0);
+    return messages.reduce((n, m) => n + this.tokensOf(m), 0);
+  }
+
+  private tokensOf(message: Message): number {
+    let tokens = this.counted.get(message);
+    if (tokens === undefined) {
+      const images = message.content.filter((b) => b.type === 'image').length;
+      tokens = this.count(JSON.stringify(textual(message.content))) + images * IMAGE_TOKEN_ESTIMATE;
+      this.counted.set(message, tokens);
+    }
+    return tokens;
   }
 
   /** Summarizes the older turns if the history's view is over the threshold. */
@@ -138,19 +152,18 @@ export class Compactor {
     const written = this.db.transaction(() => {
       const now = this.epoch(sessionId);
       if (now !== startedAt) return { status: 'stale' as const, startedAt, now };
-      this.db
-        .prepare(
-          `insert into memory_summaries (session_id, epoch, covers_until, covered, summary, created_at)
+      prepared(
+        this.db,
+        `insert into memory_summaries (session_id, epoch, covers_until, covered, summary, created_at)
            values (?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          sessionId,
-          summary.epoch,
-          summary.coversUntil,
-          summary.covered,
-          summary.summary,
-          summary.createdAt,
-        );
+      ).run(
+        sessionId,
+        summary.epoch,
+        summary.coversUntil,
+        summary.covered,
+        summary.summary,
+        summary.createdAt,
+      );
       return { status: 'compacted' as const, summary };
     })();
     return written;

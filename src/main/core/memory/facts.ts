@@ -1,5 +1,5 @@
 /** Key-value facts (CKP `key-value` store), scoped global, per identity or per channel. */
-import type { Db } from '../storage/index.js';
+import { type Db, prepared } from '../storage/index.js';
 import { MemoryError } from './errors.js';
 
 export type FactScope =
@@ -43,34 +43,36 @@ export class FactStore {
 
   set(scope: FactScope, key: string, value: string): void {
     if (!key.trim()) throw new MemoryError('bad_input', 'a fact needs a key');
-    this.db
-      .prepare(
-        `insert into memory_facts (scope, key, value, updated_at) values (?, ?, ?, ?)
+    prepared(
+      this.db,
+      `insert into memory_facts (scope, key, value, updated_at) values (?, ?, ?, ?)
          on conflict (scope, key) do update set value = excluded.value, updated_at = excluded.updated_at`,
-      )
-      .run(scopeKey(scope), key, value, this.now().toISOString());
+    ).run(scopeKey(scope), key, value, this.now().toISOString());
   }
 
   get(scope: FactScope, key: string): string | undefined {
-    const row = this.db
-      .prepare('select value from memory_facts where scope = ? and key = ?')
-      .get(scopeKey(scope), key) as { value: string } | undefined;
+    const row = prepared(this.db, 'select value from memory_facts where scope = ? and key = ?').get(
+      scopeKey(scope),
+      key,
+    ) as { value: string } | undefined;
     return row?.value;
   }
 
   delete(scope: FactScope, key: string): boolean {
     return (
-      this.db
-        .prepare('delete from memory_facts where scope = ? and key = ?')
-        .run(scopeKey(scope), key).changes > 0
+      prepared(this.db, 'delete from memory_facts where scope = ? and key = ?').run(
+        scopeKey(scope),
+        key,
+      ).changes > 0
     );
   }
 
   /** Facts of the given scopes (all scopes when none is given), by scope then key. */
   list(scopes?: readonly FactScope[]): Fact[] {
-    const rows = this.db
-      .prepare('select scope, key, value, updated_at from memory_facts order by scope, key')
-      .all() as Array<{ scope: string; key: string; value: string; updated_at: string }>;
+    const rows = prepared(
+      this.db,
+      'select scope, key, value, updated_at from memory_facts order by scope, key',
+    ).all() as Array<{ scope: string; key: string; value: string; updated_at: string }>;
     const wanted = scopes ? new Set(scopes.map(scopeKey)) : undefined;
     return rows
       .filter((r) => !wanted || wanted.has(r.scope))

@@ -10,7 +10,7 @@ import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Embedder } from '../models/index.js';
 import type { Db } from '../storage/index.js';
-import { migrate } from '../storage/index.js';
+import { migrate, prepared } from '../storage/index.js';
 import { ConfinementError, readInside } from '../workspace-fs/index.js';
 import {
   type Chunk,
@@ -167,9 +167,10 @@ export class MemoryStore {
     errors: Array<{ source: string; error: MemoryError }>;
     embedded: number;
   }> {
-    const files = this.db
-      .prepare("select source from memory_documents where kind = 'file' order by source")
-      .all() as Array<{ source: string }>;
+    const files = prepared(
+      this.db,
+      "select source from memory_documents where kind = 'file' order by source",
+    ).all() as Array<{ source: string }>;
     const outcomes: IndexOutcome[] = [];
     const removed: string[] = [];
     const errors: Array<{ source: string; error: MemoryError }> = [];
@@ -281,17 +282,17 @@ export class MemoryStore {
     const ids = new Set<number>();
     if (retention.maxAgeMs !== undefined) {
       const cutoff = new Date(this.now().getTime() - retention.maxAgeMs).toISOString();
-      for (const row of this.db
-        .prepare("select id from memory_documents where kind = 'note' and updated_at < ?")
-        .all(cutoff) as Array<{ id: number }>)
+      for (const row of prepared(
+        this.db,
+        "select id from memory_documents where kind = 'note' and updated_at < ?",
+      ).all(cutoff) as Array<{ id: number }>)
         ids.add(row.id);
     }
     if (retention.maxEntries !== undefined) {
-      for (const row of this.db
-        .prepare(
-          "select id from memory_documents where kind = 'note' order by updated_at desc, id desc limit -1 offset ?",
-        )
-        .all(retention.maxEntries) as Array<{ id: number }>)
+      for (const row of prepared(
+        this.db,
+        "select id from memory_documents where kind = 'note' order by updated_at desc, id desc limit -1 offset ?",
+      ).all(retention.maxEntries) as Array<{ id: number }>)
         ids.add(row.id);
     }
     this.db.transaction(() => {
@@ -310,22 +311,21 @@ export class MemoryStore {
     text: string;
     updatedAt: string;
   }> {
-    const rows = this.db
-      .prepare(
-        `select d.source, d.kind, d.updated_at,
+    const rows = prepared(
+      this.db,
+      `select d.source, d.kind, d.updated_at,
                 (select group_concat(c.text, char(10)) from
                    (select text from memory_chunks where document_id = d.id order by seq) c) as text
          from memory_documents d
          where (@source is null or d.source = @source)
            and (@from is null or d.updated_at >= @from) and (@to is null or d.updated_at <= @to)
          order by d.updated_at desc, d.id desc limit @limit`,
-      )
-      .all({
-        source: filter.source ?? null,
-        from: filter.from ?? null,
-        to: filter.to ?? null,
-        limit: Math.max(1, Math.min(filter.limit ?? 100, 1000)),
-      }) as Array<{
+    ).all({
+      source: filter.source ?? null,
+      from: filter.from ?? null,
+      to: filter.to ?? null,
+      limit: Math.max(1, Math.min(filter.limit ?? 100, 1000)),
+    }) as Array<{
       source: string;
       kind: 'file' | 'note';
       updated_at: string;
@@ -340,7 +340,7 @@ export class MemoryStore {
   }
 
   stats(): { documents: number; notes: number; chunks: number; embedded: number } {
-    const count = (sql: string) => (this.db.prepare(sql).get() as { n: number }).n;
+    const count = (sql: string) => (prepared(this.db, sql).get() as { n: number }).n;
     return {
       documents: count("select count(*) as n from memory_documents where kind = 'file'"),
       notes: count("select count(*) as n from memory_documents where kind = 'note'"),
@@ -365,12 +365,11 @@ export class MemoryStore {
       const old = this.documentBySource(source);
       if (old) this.deleteDocument(old.id);
       const docId = Number(
-        this.db
-          .prepare(
-            `insert into memory_documents (source, kind, content_hash, bytes, updated_at, indexed_at)
+        prepared(
+          this.db,
+          `insert into memory_documents (source, kind, content_hash, bytes, updated_at, indexed_at)
              values (?, ?, ?, ?, ?, ?)`,
-          )
-          .run(source, kind, hash, Buffer.byteLength(text), updatedAt, this.now().toISOString())
+        ).run(source, kind, hash, Buffer.byteLength(text), updatedAt, this.now().toISOString())
           .lastInsertRowid,
       );
       chunks.forEach((chunk, seq) => {
@@ -384,41 +383,41 @@ export class MemoryStore {
 
   private insertChunk(docId: number, seq: number, chunk: Chunk): number {
     const id = Number(
-      this.db
-        .prepare(
-          `insert into memory_chunks (document_id, seq, heading, start_line, end_line, text)
+      prepared(
+        this.db,
+        `insert into memory_chunks (document_id, seq, heading, start_line, end_line, text)
            values (?, ?, ?, ?, ?, ?)`,
-        )
-        .run(docId, seq, chunk.heading, chunk.startLine, chunk.endLine, chunk.text).lastInsertRowid,
+      ).run(docId, seq, chunk.heading, chunk.startLine, chunk.endLine, chunk.text).lastInsertRowid,
     );
-    this.db
-      .prepare('insert into memory_fts (rowid, text, heading) values (?, ?, ?)')
-      .run(id, chunk.text, chunk.heading);
+    prepared(this.db, 'insert into memory_fts (rowid, text, heading) values (?, ?, ?)').run(
+      id,
+      chunk.text,
+      chunk.heading,
+    );
     return id;
   }
 
   private deleteDocument(docId: number): void {
     const ids = (
-      this.db.prepare('select id from memory_chunks where document_id = ?').all(docId) as Array<{
+      prepared(this.db, 'select id from memory_chunks where document_id = ?').all(docId) as Array<{
         id: number;
       }>
     ).map((r) => r.id);
-    const fts = this.db.prepare('delete from memory_fts where rowid = ?');
+    const fts = prepared(this.db, 'delete from memory_fts where rowid = ?');
     for (const id of ids) fts.run(id);
     VectorIndex.remove(this.db, ids);
-    this.db.prepare('delete from memory_chunks where document_id = ?').run(docId);
-    this.db.prepare('delete from memory_documents where id = ?').run(docId);
+    prepared(this.db, 'delete from memory_chunks where document_id = ?').run(docId);
+    prepared(this.db, 'delete from memory_documents where id = ?').run(docId);
   }
 
   private ftsRanking(query: string, limit: number): number[] {
     const match = ftsQuery(query, (term) => this.isCommon(term));
     if (!match) return [];
     return (
-      this.db
-        .prepare(
-          'select rowid from memory_fts where memory_fts match ? order by bm25(memory_fts) limit ?',
-        )
-        .all(match, limit) as Array<{ rowid: number }>
+      prepared(
+        this.db,
+        'select rowid from memory_fts where memory_fts match ? order by bm25(memory_fts) limit ?',
+      ).all(match, limit) as Array<{ rowid: number }>
     ).map((r) => r.rowid);
   }
 
@@ -430,7 +429,7 @@ export class MemoryStore {
   private isCommon(term: string): boolean {
     const chunks = this.chunkTotal();
     if (chunks < 1000) return false;
-    const row = this.db.prepare('select doc from memory_fts_terms where term = ?').get(term) as
+    const row = prepared(this.db, 'select doc from memory_fts_terms where term = ?').get(term) as
       | { doc: number }
       | undefined;
     return (row?.doc ?? 0) > chunks / 10;
@@ -438,8 +437,8 @@ export class MemoryStore {
 
   private chunkTotal(): number {
     return (
-      (this.db.prepare('select max(id) as n from memory_chunks').get() as { n: number | null }).n ??
-      0
+      (prepared(this.db, 'select max(id) as n from memory_chunks').get() as { n: number | null })
+        .n ?? 0
     );
   }
 
@@ -485,28 +484,27 @@ export class MemoryStore {
   }
 
   private documentBySource(source: string): { id: number; content_hash: string } | undefined {
-    return this.db
-      .prepare('select id, content_hash from memory_documents where source = ?')
-      .get(source) as { id: number; content_hash: string } | undefined;
+    return prepared(this.db, 'select id, content_hash from memory_documents where source = ?').get(
+      source,
+    ) as { id: number; content_hash: string } | undefined;
   }
 
   private chunkCount(docId: number): number {
     return (
-      this.db
-        .prepare('select count(*) as n from memory_chunks where document_id = ?')
-        .get(docId) as {
+      prepared(this.db, 'select count(*) as n from memory_chunks where document_id = ?').get(
+        docId,
+      ) as {
         n: number;
       }
     ).n;
   }
 
   private chunkRow(id: number) {
-    return this.db
-      .prepare(
-        `select c.heading, c.start_line, c.end_line, c.text, d.source, d.kind, d.updated_at
+    return prepared(
+      this.db,
+      `select c.heading, c.start_line, c.end_line, c.text, d.source, d.kind, d.updated_at
          from memory_chunks c join memory_documents d on d.id = c.document_id where c.id = ?`,
-      )
-      .get(id) as
+    ).get(id) as
       | {
           heading: string;
           start_line: number;

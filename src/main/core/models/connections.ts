@@ -5,7 +5,7 @@
  * migration namespace.
  */
 import type { Db } from '../storage/index.js';
-import { type Migration, migrate } from '../storage/index.js';
+import { type Migration, migrate, prepared } from '../storage/index.js';
 import type { HttpProtocol } from './http-provider.js';
 
 /** What a person picks in "Add provider"; each maps onto one wire protocol. */
@@ -96,42 +96,42 @@ export class ConnectionBook {
   }
 
   list(): Connection[] {
-    const rows = this.db
-      .prepare(`select ${COLUMNS} from model_connections order by name`)
-      .all() as Row[];
+    const rows = prepared(
+      this.db,
+      `select ${COLUMNS} from model_connections order by name`,
+    ).all() as Row[];
     return rows.map(fromRow);
   }
 
   get(name: string): Connection | undefined {
-    const row = this.db
-      .prepare(`select ${COLUMNS} from model_connections where name = ?`)
-      .get(name) as Row | undefined;
+    const row = prepared(this.db, `select ${COLUMNS} from model_connections where name = ?`).get(
+      name,
+    ) as Row | undefined;
     return row ? fromRow(row) : undefined;
   }
 
   /** Adds or replaces the connection of this name. */
   save(connection: Connection): void {
-    this.db
-      .prepare(
-        `insert into model_connections (${COLUMNS}, added_at)
+    prepared(
+      this.db,
+      `insert into model_connections (${COLUMNS}, added_at)
          values (?, ?, ?, ?, ?, ?, ?)
          on conflict(name) do update set kind = excluded.kind, endpoint = excluded.endpoint,
            key_name = excluded.key_name, models = excluded.models,
            takes_images = excluded.takes_images`,
-      )
-      .run(
-        connection.name,
-        connection.kind,
-        connection.endpoint,
-        connection.keyName,
-        JSON.stringify(connection.models),
-        connection.takesImages ? 1 : 0,
-        new Date().toISOString(),
-      );
+    ).run(
+      connection.name,
+      connection.kind,
+      connection.endpoint,
+      connection.keyName,
+      JSON.stringify(connection.models),
+      connection.takesImages ? 1 : 0,
+      new Date().toISOString(),
+    );
   }
 
   remove(name: string): boolean {
-    return this.db.prepare('delete from model_connections where name = ?').run(name).changes > 0;
+    return prepared(this.db, 'delete from model_connections where name = ?').run(name).changes > 0;
   }
 }
 

@@ -144,7 +144,21 @@ export function patternMatches(pattern: string, text: string, pathLike: boolean)
   return globRegex(pattern, pathLike).test(text);
 }
 
+/** Compiled globs: the same few rules are matched on every turn's file reads. */
+const compiledGlobs = new Map<string, RegExp>();
+
 function globRegex(glob: string, pathLike: boolean): RegExp {
+  const key = `${pathLike ? 'p' : 't'}${glob}`;
+  let compiled = compiledGlobs.get(key);
+  if (!compiled) {
+    if (compiledGlobs.size >= 512) compiledGlobs.clear();
+    compiled = compileGlob(glob, pathLike);
+    compiledGlobs.set(key, compiled);
+  }
+  return compiled;
+}
+
+function compileGlob(glob: string, pathLike: boolean): RegExp {
   let out = '';
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i] as string;

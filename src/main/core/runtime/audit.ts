@@ -7,7 +7,7 @@
 
 import type { ContentScanner } from '../policy/index.js';
 import type { Db } from '../storage/index.js';
-import { type Migration, migrate } from '../storage/index.js';
+import { type Migration, migrate, prepared } from '../storage/index.js';
 import type { RunEvent } from './events.js';
 
 const MIGRATIONS: readonly Migration[] = [
@@ -106,12 +106,12 @@ export class AuditLog {
   list(filter: { runId?: string; limit?: number } = {}): AuditRow[] {
     const rows = (
       filter.runId
-        ? this.db
-            .prepare('select * from audit_events where run_id = ? order by id')
-            .all(filter.runId)
-        : this.db
-            .prepare('select * from audit_events order by id desc limit ?')
-            .all(filter.limit ?? 200)
+        ? prepared(this.db, 'select * from audit_events where run_id = ? order by id').all(
+            filter.runId,
+          )
+        : prepared(this.db, 'select * from audit_events order by id desc limit ?').all(
+            filter.limit ?? 200,
+          )
     ) as Array<Record<string, string | number | null>>;
     return rows.map((r) => ({
       id: r.id as number,

@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3';
 import type { Message, Usage } from '../../../shared/messages.js';
 import type { Db } from '../storage/index.js';
-import { type Migration, migrate } from '../storage/index.js';
+import { type Migration, migrate, prepared } from '../storage/index.js';
 import {
   type MessageId,
   newId,
@@ -185,21 +185,25 @@ interface RawRun {
 
 const now = () => new Date().toISOString();
 
+/** Branches kept in memory, by leaf: enough for the conversations a process has open. */
+const CACHED_BRANCHES = 64;
+
 export class RunStore {
-  /** Prepared once, reused: preparing costs more than running these small statements. */
-  private readonly statements = new Map<string, Database.Statement>();
+  /**
+   * Branches read or extended lately, by their leaf, so a turn does not read its whole
+   * conversation back from SQLite (a cost that grew with every turn). Messages never change
+   * once written, except when a session is erased, which empties this; a write by another
+   * connection (another Pincer process) empties it too. Entries are frozen: shared, never edited.
+   */
+  private readonly branches = new Map<MessageId, readonly StoredMessage[]>();
+  private seenDataVersion = -1;
 
   constructor(readonly db: Db) {
     migrate(db, 'runtime', MIGRATIONS);
   }
 
   private sql(text: string): Database.Statement {
-    let statement = this.statements.get(text);
-    if (!statement) {
-      statement = this.db.prepare(text);
-      this.statements.set(text, statement);
-    }
-    return statement;
+    return prepared(this.db, text);
   }
 
   createSession(title: string, id: SessionId = newId<SessionId>('ses')): SessionId {
@@ -248,6 +252,7 @@ export class RunStore {
    * the rows: spending caps count the steps, and the audit trail refers to the runs.
    */
   eraseSession(id: SessionId): void {
+    this.branches.clear();
     this.db.transaction(() => {
       this.sql(`update messages set content = '[]' where session_id = ?`).run(id);
       this.sql(`update runs set goal = '' where session_id = ?`).run(id);
@@ -284,15 +289,31 @@ export class RunStore {
     message: Message,
   ): MessageId {
     const id = newId<MessageId>('msg');
+    const content = JSON.stringify(message.content);
+    const createdAt = now();
     this.sql(
       'insert into messages (id, session_id, parent_id, run_id, role, content, created_at) values (?, ?, ?, ?, ?, ?, ?)',
-    ).run(id, sessionId, parentId, runId, message.role, JSON.stringify(message.content), now());
+    ).run(id, sessionId, parentId, runId, message.role, content, createdAt);
+    const before = parentId ? this.cachedBranch(parentId) : [];
+    if (before) {
+      // What a read of the new leaf would give: the content as it comes back from its JSON.
+      const stored = {
+        id,
+        parentId,
+        runId,
+        createdAt,
+        message: { role: message.role, content: JSON.parse(content) },
+      };
+      this.remember(id, [...before, deepFreeze(stored)]);
+    }
     return id;
   }
 
   /** The branch ending at `leaf`, oldest first. */
   branch(leaf: MessageId | null): StoredMessage[] {
     if (!leaf) return [];
+    const cached = this.cachedBranch(leaf);
+    if (cached) return [...cached];
     const rows = this.sql(
       `with recursive chain(id, parent_id, run_id, role, content, created_at, depth) as (
            select id, parent_id, run_id, role, content, created_at, 0 from messages where id = ?
@@ -308,13 +329,42 @@ export class RunStore {
       content: string;
       created_at: string;
     }>;
-    return rows.map((row) => ({
-      id: row.id,
-      parentId: row.parent_id,
-      runId: row.run_id,
-      message: { role: row.role, content: JSON.parse(row.content) },
-      createdAt: row.created_at,
-    }));
+    const chain = rows.map((row) =>
+      deepFreeze({
+        id: row.id,
+        parentId: row.parent_id,
+        runId: row.run_id,
+        message: { role: row.role, content: JSON.parse(row.content) },
+        createdAt: row.created_at,
+      }),
+    );
+    if (chain.length > 0) this.remember(leaf, chain);
+    return [...chain];
+  }
+
+  /** A branch held in memory, if it still is what the database holds. */
+  private cachedBranch(leaf: MessageId): readonly StoredMessage[] | undefined {
+    const { data_version: version } = this.sql('pragma data_version').get() as {
+      data_version: number;
+    };
+    if (version !== this.seenDataVersion) {
+      this.branches.clear();
+      this.seenDataVersion = version;
+    }
+    const cached = this.branches.get(leaf);
+    if (cached) {
+      this.branches.delete(leaf);
+      this.branches.set(leaf, cached);
+    }
+    return cached;
+  }
+
+  private remember(leaf: MessageId, chain: readonly StoredMessage[]): void {
+    this.branches.set(leaf, chain);
+    if (this.branches.size > CACHED_BRANCHES) {
+      const oldest = this.branches.keys().next().value;
+      if (oldest !== undefined) this.branches.delete(oldest);
+    }
   }
 
   /** The newest message of the session (the tip of the branch most recently written to). */
@@ -573,4 +623,13 @@ function toRun(row: RawRun): RunRow {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** Freezes a value read from JSON all the way down, so a shared copy cannot be edited. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }

@@ -9,7 +9,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Embedder } from '../models/index.js';
 import type { Db } from '../storage/index.js';
-import { type Migration, migrate } from '../storage/index.js';
+import { type Migration, migrate, prepared } from '../storage/index.js';
 import { ConfinementError, readInside } from '../workspace-fs/index.js';
 import { SkillError } from './errors.js';
 import { parseSkill, type SkillDoc, type SkillPermissions } from './parse.js';
@@ -141,29 +141,26 @@ export class SkillRegistry {
     ];
     this.db.transaction(() => {
       if (existing) {
-        this.db
-          .prepare(
-            `update skills set version = ?, description = ?, tags = ?, requires_tools = ?, permissions = ?,
+        prepared(
+          this.db,
+          `update skills set version = ?, description = ?, tags = ?, requires_tools = ?, permissions = ?,
              body = ?, format = ?, source = ?, trust = ?, content_hash = ?, embedding = ?, embedder = ?,
              updated_at = ? where id = ?`,
-          )
-          .run(...values, at, existing.id);
-        this.db.prepare('delete from skills_fts where rowid = ?').run(existing.id);
+        ).run(...values, at, existing.id);
+        prepared(this.db, 'delete from skills_fts where rowid = ?').run(existing.id);
       } else {
-        this.db
-          .prepare(
-            `insert into skills (name, version, description, tags, requires_tools, permissions, body,
+        prepared(
+          this.db,
+          `insert into skills (name, version, description, tags, requires_tools, permissions, body,
              format, source, trust, content_hash, embedding, embedder, added_at, updated_at)
              values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(doc.name, ...values, at, at);
+        ).run(doc.name, ...values, at, at);
       }
       const id = (this.row(doc.name) as SkillRow).id;
-      this.db
-        .prepare(
-          'insert into skills_fts (rowid, name, description, tags, body) values (?, ?, ?, ?, ?)',
-        )
-        .run(id, doc.name, doc.description, doc.tags.join(' '), doc.body);
+      prepared(
+        this.db,
+        'insert into skills_fts (rowid, name, description, tags, body) values (?, ?, ?, ?, ?)',
+      ).run(id, doc.name, doc.description, doc.tags.join(' '), doc.body);
     })();
     return { skill: this.get(doc.name) as Skill, status: existing ? 'updated' : 'added' };
   }
@@ -174,20 +171,24 @@ export class SkillRegistry {
   }
 
   list(): Skill[] {
-    return (this.db.prepare('select * from skills order by name').all() as SkillRow[]).map(toSkill);
+    return (prepared(this.db, 'select * from skills order by name').all() as SkillRow[]).map(
+      toSkill,
+    );
   }
 
   setEnabled(name: string, enabled: boolean): Skill {
     this.mustExist(name);
-    this.db
-      .prepare('update skills set enabled = ?, updated_at = ? where name = ?')
-      .run(enabled ? 1 : 0, this.now().toISOString(), name);
+    prepared(this.db, 'update skills set enabled = ?, updated_at = ? where name = ?').run(
+      enabled ? 1 : 0,
+      this.now().toISOString(),
+      name,
+    );
     return this.get(name) as Skill;
   }
 
   setTrust(name: string, trust: TrustLevel): Skill {
     this.mustExist(name);
-    this.db.prepare('update skills set trust = ? where name = ?').run(trust, name);
+    prepared(this.db, 'update skills set trust = ? where name = ?').run(trust, name);
     return this.get(name) as Skill;
   }
 
@@ -195,8 +196,8 @@ export class SkillRegistry {
     const row = this.row(name);
     if (!row) return false;
     this.db.transaction(() => {
-      this.db.prepare('delete from skills_fts where rowid = ?').run(row.id);
-      this.db.prepare('delete from skills where id = ?').run(row.id);
+      prepared(this.db, 'delete from skills_fts where rowid = ?').run(row.id);
+      prepared(this.db, 'delete from skills where id = ?').run(row.id);
     })();
     return true;
   }
@@ -207,12 +208,11 @@ export class SkillRegistry {
     if (words.length === 0) return [];
     const match = words.map((w) => `"${w}"`).join(' OR ');
     return (
-      this.db
-        .prepare(
-          `select s.* from skills_fts f join skills s on s.id = f.rowid
+      prepared(
+        this.db,
+        `select s.* from skills_fts f join skills s on s.id = f.rowid
            where skills_fts match ? order by bm25(skills_fts) limit ?`,
-        )
-        .all(match, limit) as SkillRow[]
+      ).all(match, limit) as SkillRow[]
     ).map(toSkill);
   }
 
@@ -300,7 +300,9 @@ export class SkillRegistry {
   }
 
   private row(name: string): SkillRow | undefined {
-    return this.db.prepare('select * from skills where name = ?').get(name) as SkillRow | undefined;
+    return prepared(this.db, 'select * from skills where name = ?').get(name) as
+      | SkillRow
+      | undefined;
   }
 
   private mustExist(name: string): void {
