@@ -11,7 +11,8 @@
  */
 import type { Agent } from '../agent/index.js';
 import { ToolCalls } from '../ckp-server/index.js';
-import { listenMcpHttp, type McpHttpListener, mcpServerOver } from '../mcp-server/index.js';
+// The MCP server (its SDK, Hono, and fetch's undici that Hono touches) loads only when served.
+import type { McpHttpListener } from '../mcp-server/index.js';
 import type { DaemonServer } from './ckp.js';
 
 export interface DaemonMcpOptions {
@@ -60,6 +61,7 @@ export async function serveDaemonMcp(
   let listener: McpHttpListener | undefined;
   const servers: DaemonServer[] = [];
   try {
+    const { listenMcpHttp, mcpServerOver } = await import('../mcp-server/index.js');
     listener = await listenMcpHttp({
       port: options.http,
       host: options.host,
