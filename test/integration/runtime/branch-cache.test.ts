@@ -62,9 +62,12 @@ describe('branches held in memory', () => {
     const runs = store();
     const { leaf } = conversation(runs, 1);
     const [first] = runs.branch(leaf);
+    const part = first?.message.content[0] as { text: string } | undefined;
+    expect(part?.text).toBe('question 0');
     expect(() => {
-      (first?.message.content as Array<{ text: string }>)[0]!.text = 'changed';
+      if (part) part.text = 'changed';
     }).toThrow(TypeError);
+    expect(runs.branch(leaf)[0]?.message.content[0]).toMatchObject({ text: 'question 0' });
     // A caller may reorder or extend its own array.
     const mine = runs.branch(leaf);
     mine.reverse();
