@@ -4,6 +4,9 @@
  * (node-llama-cpp's own default) and at Pincer's default (`defaultThreads()`), each quiet and
  * under a competing CPU load (one spinning process per logical CPU), the settings alternated
  * in every round. The ratio is against 1 thread in the same condition.
+ * Then a load that starts mid-conversation: the thread count fixed when the engine opened on a
+ * quiet machine (what Pincer did before it chose again each turn) against the count chosen again
+ * before each evaluation (`AdaptiveThreads`, as the engine now does), both under the load.
  * PINCER_BENCH_SAMPLES sets the rounds (default 3), PINCER_BENCH_TOKENS the tokens (default 256).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -11,7 +14,7 @@ import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { getLlama, LlamaCompletion } from 'node-llama-cpp';
-import { defaultThreads } from '../src/main/core/local/runtime.js';
+import { AdaptiveThreads, defaultThreads } from '../src/main/core/local/runtime.js';
 import { writeTinyGguf } from '../test/fixtures/tiny-gguf.js';
 import { spread } from './process.js';
 
@@ -82,9 +85,64 @@ export async function run(): Promise<void> {
         for (const child of load) child.kill();
       }
     }
+    await midConversation(llama, model, rounds, tokens);
   } finally {
     await model.dispose();
     await llama.dispose();
     await rm(file, { force: true });
   }
+}
+
+async function midConversation(
+  llama: Awaited<ReturnType<typeof getLlama>>,
+  model: Awaited<ReturnType<Awaited<ReturnType<typeof getLlama>>['loadModel']>>,
+  rounds: number,
+  tokens: number,
+): Promise<void> {
+  const adaptive = new AdaptiveThreads();
+  const atOpen = defaultThreads();
+  const context = await model.createContext({ contextSize: 512, threads: adaptive.ceiling });
+  const completion = new LlamaCompletion({ contextSequence: context.getSequence() });
+  const generate = async (threads: number) => {
+    llama.maxThreads = threads;
+    const start = performance.now();
+    let generated = 0;
+    await completion.generateCompletion('Once upon a time', {
+      maxTokens: tokens,
+      temperature: 0,
+      onTextChunk: () => {
+        generated++;
+      },
+    });
+    return (generated * 1000) / (performance.now() - start);
+  };
+  const fixed: number[] = [];
+  const chosen: number[] = [];
+  const counts: number[] = [];
+  try {
+    await generate(adaptive.next()); // the quiet first turn
+    const load = competingLoad();
+    try {
+      for (let round = 0; round < rounds; round++) {
+        fixed.push(await generate(atOpen));
+        const threads = adaptive.next();
+        counts.push(threads);
+        chosen.push(await generate(threads));
+      }
+    } finally {
+      for (const child of load) child.kill();
+    }
+  } finally {
+    await context.dispose();
+  }
+  const a = spread(fixed);
+  const b = spread(chosen);
+  console.log(`
+threads, a load starting mid-conversation: ${rounds} turns under it, tokens/s`);
+  console.log(
+    `  fixed when the engine opened (${atOpen})   ${a.median.toFixed(0).padStart(6)} (${a.min.toFixed(0)}..${a.max.toFixed(0)})`,
+  );
+  console.log(
+    `  chosen again each turn (${counts.join(', ')})  ${b.median.toFixed(0).padStart(6)} (${b.min.toFixed(0)}..${b.max.toFixed(0)})  ratio ${(b.median / a.median).toFixed(2)}x`,
+  );
 }

@@ -160,8 +160,12 @@ export class LocalEngine {
     clearTimeout(this.idleTimer);
     try {
       const loaded = await this.ensureLoaded();
+      const runtime = await this.runtimeInfo();
       const conversation = await this.conversationFor(conversationId, loaded);
-      const turn = conversation.queue.then(() => work(conversation, loaded));
+      const turn = conversation.queue.then(() => {
+        runtime.pickThreads();
+        return work(conversation, loaded);
+      });
       conversation.queue = turn.catch(() => undefined);
       return await turn;
     } finally {

@@ -13,9 +13,15 @@ export interface RuntimeOptions {
 
 export interface LocalRuntime {
   llama: Llama;
+  /** The most threads an evaluation may use (what contexts are created with). */
   threads: number;
   /** The backend in use: `cuda`, `metal`, `vulkan`, or false for CPU only. */
   gpu: Llama['gpu'];
+  /**
+   * Sets the thread budget for the next evaluation and returns it: chosen again each time from
+   * how busy the machine is, unless a thread count was given.
+   */
+  pickThreads(): number;
 }
 
 export interface CpuFacts {
@@ -61,22 +67,73 @@ export function physicalCores(): number | undefined {
 }
 
 export function defaultThreads(): number {
-  return threadsFor({
-    logical: os.availableParallelism(),
-    physical: physicalCores(),
-    load: os.loadavg()[0] ?? 0,
-  });
+  return threadsFor({ ...machineCpus(), load: os.loadavg()[0] ?? 0 });
+}
+
+function machineCpus(): Omit<CpuFacts, 'load'> {
+  return { logical: os.availableParallelism(), physical: physicalCores() };
+}
+
+/** CPU time the whole machine and this process had used at one moment, in ms. */
+export interface CpuSample {
+  at: number;
+  machineBusyMs: number;
+  ownMs: number;
+}
+
+export function sampleCpu(): CpuSample {
+  let busy = 0;
+  for (const { times } of os.cpus()) busy += times.user + times.nice + times.sys + times.irq;
+  const own = process.cpuUsage();
+  return { at: performance.now(), machineBusyMs: busy, ownMs: (own.user + own.system) / 1000 };
+}
+
+/**
+ * Chooses the threads of each evaluation from what other programs keep busy now, so a machine
+ * that gets busy mid-conversation gets fewer threads on the next turn and more once it calms
+ * down. "Busy" is the CPU time the machine spent since the previous choice minus this process's
+ * own (the model's threads must not count against themselves, as they would in the load
+ * average); the load average stands in on the first choice and after a long pause.
+ */
+export class AdaptiveThreads {
+  private last?: CpuSample;
+
+  constructor(
+    private readonly cpus: Omit<CpuFacts, 'load'> = machineCpus(),
+    private readonly sample: () => CpuSample = sampleCpu,
+    private readonly loadAverage: () => number = () => os.loadavg()[0] ?? 0,
+  ) {}
+
+  /** The most threads this machine could give (nothing else running). */
+  get ceiling(): number {
+    return threadsFor({ ...this.cpus, load: 0 });
+  }
+
+  next(): number {
+    const now = this.sample();
+    const last = this.last;
+    this.last = now;
+    const wallMs = last ? now.at - last.at : 0;
+    // Too short a window says nothing; over a minute, the load average is as fresh and has no
+    // share of ours in it.
+    const measured = last !== undefined && wallMs >= 200 && wallMs <= 60_000;
+    const others = measured
+      ? (now.machineBusyMs - last.machineBusyMs - (now.ownMs - last.ownMs)) / wallMs
+      : this.loadAverage();
+    return threadsFor({ ...this.cpus, load: Math.max(0, others) });
+  }
 }
 
 /** Loads the llama.cpp binding once per options; never builds from source at run time. */
 export async function loadRuntime(options: RuntimeOptions = {}): Promise<LocalRuntime> {
-  const threads = options.threads ?? defaultThreads();
+  const adaptive = options.threads === undefined ? new AdaptiveThreads() : undefined;
+  const threads = options.threads ?? adaptive?.ceiling ?? 1;
   // Imported here, not at the top: a command or turn that never runs the local model never
   // loads node-llama-cpp (hundreds of modules).
   const { getLlama, LlamaLogLevel } = await import('node-llama-cpp');
   const base = {
     build: 'never',
-    maxThreads: threads,
+    maxThreads: adaptive?.next() ?? threads,
     progressLogs: false,
     logLevel: LlamaLogLevel.error,
   } as const;
@@ -88,5 +145,14 @@ export async function loadRuntime(options: RuntimeOptions = {}): Promise<LocalRu
     if (options.gpu === false) throw error;
     llama = await getLlama({ ...base, gpu: false });
   }
-  return { llama, threads, gpu: llama.gpu };
+  return {
+    llama,
+    threads,
+    gpu: llama.gpu,
+    pickThreads() {
+      // node-llama-cpp splits llama.maxThreads among the evaluations running at each batch.
+      if (adaptive) llama.maxThreads = adaptive.next();
+      return llama.maxThreads;
+    },
+  };
 }
