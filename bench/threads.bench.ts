@@ -1,11 +1,11 @@
 /**
  * The local engine's thread count on a busy machine (#25): generation tokens/s of a generated
  * model (512 hidden, 4 layers, Q4_0) through node-llama-cpp at 1 thread, at every logical CPU
- * (node-llama-cpp's own default) and at Pincer's default (`defaultThreads()`), each quiet and
+ * (node-llama-cpp's own default) and at Pincer's choice (`AdaptiveThreads`), each quiet and
  * under a competing CPU load (one spinning process per logical CPU), the settings alternated
  * in every round. The ratio is against 1 thread in the same condition.
- * Then a load that starts mid-conversation: the thread count fixed when the engine opened on a
- * quiet machine (what Pincer did before it chose again each turn) against the count chosen again
+ * Then a load that starts mid-conversation: the thread count an engine opened on a quiet machine
+ * kept (what Pincer did before it chose again each turn) against the count chosen again
  * before each evaluation (`AdaptiveThreads`, as the engine now does), both under the load.
  * PINCER_BENCH_SAMPLES sets the rounds (default 3), PINCER_BENCH_TOKENS the tokens (default 256).
  */
@@ -14,7 +14,7 @@ import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { getLlama, LlamaCompletion } from 'node-llama-cpp';
-import { AdaptiveThreads, defaultThreads } from '../src/main/core/local/runtime.js';
+import { AdaptiveThreads } from '../src/main/core/local/runtime.js';
 import { writeTinyGguf } from '../test/fixtures/tiny-gguf.js';
 import { spread } from './process.js';
 
@@ -44,12 +44,15 @@ export async function run(): Promise<void> {
     for (const condition of ['quiet', 'under load'] as const) {
       const load = condition === 'under load' ? competingLoad() : [];
       try {
-        // Pincer's default is decided as it would be when the engine opens: under this load.
-        if (load.length) await new Promise((resolve) => setTimeout(resolve, 2000));
+        // Pincer's count is chosen as the engine chooses it before a turn: from what other
+        // programs used over the last moments (2 s here).
+        const choice = new AdaptiveThreads();
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        const pincer = choice.next();
         const settings = [
           { name: '1 thread (baseline)', threads: 1 },
           { name: `every logical CPU (${logical})`, threads: logical },
-          { name: `Pincer's default (${defaultThreads()})`, threads: defaultThreads() },
+          { name: `Pincer's choice (${pincer})`, threads: pincer },
         ];
         const rates = new Map<string, number[]>(settings.map((s) => [s.name, []]));
         for (let round = 0; round < rounds; round++) {
@@ -100,7 +103,8 @@ async function midConversation(
   tokens: number,
 ): Promise<void> {
   const adaptive = new AdaptiveThreads();
-  const atOpen = defaultThreads();
+  // An engine opened while the machine was quiet: every core it would give.
+  const atOpen = adaptive.ceiling;
   const context = await model.createContext({ contextSize: 512, threads: adaptive.ceiling });
   const completion = new LlamaCompletion({ contextSequence: context.getSequence() });
   const generate = async (threads: number) => {
@@ -140,7 +144,7 @@ async function midConversation(
   console.log(`
 threads, a load starting mid-conversation: ${rounds} turns under it, tokens/s`);
   console.log(
-    `  fixed when the engine opened (${atOpen})   ${a.median.toFixed(0).padStart(6)} (${a.min.toFixed(0)}..${a.max.toFixed(0)})`,
+    `  kept from a quiet start (${atOpen})        ${a.median.toFixed(0).padStart(6)} (${a.min.toFixed(0)}..${a.max.toFixed(0)})`,
   );
   console.log(
     `  chosen again each turn (${counts.join(', ')})  ${b.median.toFixed(0).padStart(6)} (${b.min.toFixed(0)}..${b.max.toFixed(0)})  ratio ${(b.median / a.median).toFixed(2)}x`,

@@ -93,7 +93,7 @@ export function sampleCpu(): CpuSample {
  * that gets busy mid-conversation gets fewer threads on the next turn and more once it calms
  * down. "Busy" is the CPU time the machine spent since the previous choice minus this process's
  * own (the model's threads must not count against themselves, as they would in the load
- * average); the load average stands in on the first choice and after a long pause.
+ * average); the load average stands in when the window is too short or over a minute long.
  */
 export class AdaptiveThreads {
   private last?: CpuSample;
@@ -102,7 +102,11 @@ export class AdaptiveThreads {
     private readonly cpus: Omit<CpuFacts, 'load'> = machineCpus(),
     private readonly sample: () => CpuSample = sampleCpu,
     private readonly loadAverage: () => number = () => os.loadavg()[0] ?? 0,
-  ) {}
+  ) {
+    // The first window runs from here (the runtime and model loading): fresher than the load
+    // average, which still holds a minute of whatever ran before, this process included.
+    this.last = sample();
+  }
 
   /** The most threads this machine could give (nothing else running). */
   get ceiling(): number {

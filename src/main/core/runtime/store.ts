@@ -305,6 +305,9 @@ export class RunStore {
         message: { role: message.role, content: JSON.parse(content) },
       };
       this.remember(id, [...before, deepFreeze(stored)]);
+      // The parent's branch is a prefix of this one, seldom asked for again: one entry per
+      // conversation, not one per message of it.
+      if (parentId) this.branches.delete(parentId);
     }
     return id;
   }
