@@ -18,6 +18,20 @@ import { AdaptiveThreads } from '../src/main/core/local/runtime.js';
 import { writeTinyGguf } from '../test/fixtures/tiny-gguf.js';
 import { spread } from './process.js';
 
+/** Greedy generation from a fixed prompt, in tokens per second of wall time. */
+async function tokensPerSecond(completion: LlamaCompletion, tokens: number): Promise<number> {
+  const start = performance.now();
+  let generated = 0;
+  await completion.generateCompletion('Once upon a time', {
+    maxTokens: tokens,
+    temperature: 0,
+    onTextChunk: () => {
+      generated++;
+    },
+  });
+  return (generated * 1000) / (performance.now() - start);
+}
+
 function competingLoad(): ChildProcess[] {
   return Array.from({ length: os.availableParallelism() }, () =>
     spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
@@ -62,16 +76,7 @@ export async function run(): Promise<void> {
               threads: setting.threads,
             });
             const completion = new LlamaCompletion({ contextSequence: context.getSequence() });
-            const start = performance.now();
-            let generated = 0;
-            await completion.generateCompletion('Once upon a time', {
-              maxTokens: tokens,
-              temperature: 0,
-              onTextChunk: () => {
-                generated++;
-              },
-            });
-            rates.get(setting.name)?.push((generated * 1000) / (performance.now() - start));
+            rates.get(setting.name)?.push(await tokensPerSecond(completion, tokens));
             await context.dispose();
           }
         }
@@ -107,18 +112,9 @@ async function midConversation(
   const atOpen = adaptive.ceiling;
   const context = await model.createContext({ contextSize: 512, threads: adaptive.ceiling });
   const completion = new LlamaCompletion({ contextSequence: context.getSequence() });
-  const generate = async (threads: number) => {
+  const generate = (threads: number) => {
     llama.maxThreads = threads;
-    const start = performance.now();
-    let generated = 0;
-    await completion.generateCompletion('Once upon a time', {
-      maxTokens: tokens,
-      temperature: 0,
-      onTextChunk: () => {
-        generated++;
-      },
-    });
-    return (generated * 1000) / (performance.now() - start);
+    return tokensPerSecond(completion, tokens);
   };
   const fixed: number[] = [];
   const chosen: number[] = [];
