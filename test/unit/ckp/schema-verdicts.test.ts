@@ -6,12 +6,9 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadActiveClaw } from '../../../src/main/core/ckp/default-manifest.js';
+import { cachePath, HashCache } from '../../../src/main/core/ckp/cache-file.js';
+import { loadActiveClaw, SCHEMA_VERDICTS } from '../../../src/main/core/ckp/default-manifest.js';
 import { checkJsonSchema, schemaKey } from '../../../src/main/core/ckp/json-schema-check.js';
-import {
-  SchemaVerdictsFile,
-  schemaVerdictsPath,
-} from '../../../src/main/core/ckp/schema-verdicts-file.js';
 import { RESOURCES } from './fixtures.js';
 
 let dir = '';
@@ -44,20 +41,41 @@ describe('schema verdicts', () => {
 
   it('reads back what it saved, writes nothing when nothing was added, and survives a bad file', async () => {
     const file = path.join(dir, 'cache', 'verdicts.json');
-    const first = await SchemaVerdictsFile.open(file);
+    const open = () => HashCache.open(file, { max: 8, valid: (v): v is true => v === true });
+    const first = await open();
     await first.save();
     await expect(stat(file)).rejects.toThrow(); // nothing added, nothing written
-    first.add(schemaKey(valid));
+    first.set(schemaKey(valid), true);
     await first.save();
     expect((await stat(file)).mode & 0o777).toBe(0o600);
-    expect((await SchemaVerdictsFile.open(file)).has(schemaKey(valid))).toBe(true);
+    expect((await open()).has(schemaKey(valid))).toBe(true);
 
     await writeFile(file, '{ not json');
-    expect((await SchemaVerdictsFile.open(file)).has(schemaKey(valid))).toBe(false);
-    await writeFile(file, JSON.stringify(['../../etc/passwd', 42, schemaKey(valid)]));
-    const read = await SchemaVerdictsFile.open(file);
+    expect((await open()).has(schemaKey(valid))).toBe(false);
+    await writeFile(
+      file,
+      JSON.stringify({
+        '../../etc/passwd': true,
+        [schemaKey(invalid)]: 42,
+        [schemaKey(valid)]: true,
+      }),
+    );
+    const read = await open();
     expect(read.has(schemaKey(valid))).toBe(true);
     expect(read.has('../../etc/passwd')).toBe(false);
+    expect(read.has(schemaKey(invalid))).toBe(false);
+  });
+
+  it('keeps the most recently used entries past its bound', async () => {
+    const file = path.join(dir, 'cache', 'bounded.json');
+    const open = () => HashCache.open(file, { max: 2, valid: (v): v is true => v === true });
+    const cache = await open();
+    const keys = [1, 2, 3].map((n) => schemaKey({ type: 'string', maxLength: n }));
+    for (const key of keys) cache.set(key, true);
+    cache.get(keys[0] as string); // used again: survives the trim
+    await cache.save();
+    const read = await open();
+    expect(keys.map((key) => read.has(key))).toEqual([true, false, true]);
   });
 
   it('is filled by the first load of the active manifest and unchanged by the next', async () => {
@@ -65,8 +83,8 @@ describe('schema verdicts', () => {
     const first = await loadActiveClaw(places);
     const withSchemas = first.claw.tools.filter((tool) => tool.spec.input_schema !== undefined);
     expect(withSchemas.length).toBeGreaterThan(0);
-    const file = schemaVerdictsPath(dir);
-    const saved = JSON.parse(await readFile(file, 'utf8')) as string[];
+    const file = cachePath(dir, SCHEMA_VERDICTS);
+    const saved = Object.keys(JSON.parse(await readFile(file, 'utf8')));
     expect(new Set(saved)).toEqual(
       new Set(withSchemas.map((tool) => schemaKey(tool.spec.input_schema))),
     );

@@ -7,13 +7,18 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadActiveClaw } from '../../../src/main/core/ckp/default-manifest.js';
+import { cachePath, HashCache } from '../../../src/main/core/ckp/cache-file.js';
+import { loadActiveClaw, MANIFEST_SOURCES } from '../../../src/main/core/ckp/default-manifest.js';
 import { checkClaw } from '../../../src/main/core/ckp/loader.js';
-import { SourceCacheFile, sourceCachePath } from '../../../src/main/core/ckp/source-cache-file.js';
-import { readSource, sourceKey } from '../../../src/main/core/ckp/yaml-source.js';
+import {
+  isParsedDocuments,
+  readSource,
+  sourceKey,
+} from '../../../src/main/core/ckp/yaml-source.js';
 import { RESOURCES } from './fixtures.js';
 
 let dir = '';
+const openSources = (file: string) => HashCache.open(file, { max: 64, valid: isParsedDocuments });
 beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'pincer-sources-'));
 });
@@ -35,7 +40,7 @@ describe('parsed-manifest cache', () => {
     const file = path.join(dir, 'claw.yaml');
     const text = manifest('first');
     await writeFile(file, text);
-    const cache = await SourceCacheFile.open(path.join(dir, 'cache.json'));
+    const cache = await openSources(path.join(dir, 'cache.json'));
     expect((await readSource(file, cache)).documents[0]?.data).toMatchObject({
       metadata: { name: 'first' },
     });
@@ -44,7 +49,7 @@ describe('parsed-manifest cache', () => {
     const stored = JSON.parse(await readFile(cache.file, 'utf8'));
     stored[sourceKey(text)][0].data.metadata.name = 'from-cache';
     await writeFile(cache.file, JSON.stringify(stored));
-    const reopened = await SourceCacheFile.open(cache.file);
+    const reopened = await openSources(cache.file);
     expect((await readSource(file, reopened)).documents[0]?.data).toMatchObject({
       metadata: { name: 'from-cache' },
     });
@@ -58,7 +63,7 @@ describe('parsed-manifest cache', () => {
   it('hands out fresh data each time, so what a load changes never reaches the cache', async () => {
     const file = path.join(dir, 'claw.yaml');
     await writeFile(file, manifest('fresh'));
-    const cache = await SourceCacheFile.open(path.join(dir, 'cache.json'));
+    const cache = await openSources(path.join(dir, 'cache.json'));
     const first = (await readSource(file, cache)).documents[0]?.data as {
       metadata: { name: string };
     };
@@ -73,7 +78,7 @@ describe('parsed-manifest cache', () => {
       file,
       manifest('bad', '  tools:\n    - inline:\n        name: "x/y"\n        surprise: true\n'),
     );
-    const cache = await SourceCacheFile.open(path.join(dir, 'cache.json'));
+    const cache = await openSources(path.join(dir, 'cache.json'));
     const parsed = await checkClaw(file, { sourceCache: cache });
     expect(parsed.claw).toBeUndefined();
     const located = parsed.issues.filter((issue) => issue.line !== undefined);
@@ -84,7 +89,7 @@ describe('parsed-manifest cache', () => {
   });
 
   it('keeps no text with a syntax error, or with values JSON cannot carry', async () => {
-    const cache = await SourceCacheFile.open(path.join(dir, 'cache.json'));
+    const cache = await openSources(path.join(dir, 'cache.json'));
     const broken = path.join(dir, 'broken.yaml');
     await writeFile(broken, 'a: [1, 2\n');
     expect((await readSource(broken, cache)).issues[0]).toMatchObject({
@@ -103,7 +108,7 @@ describe('parsed-manifest cache', () => {
     await writeFile(file, manifest('sound'));
     const cacheFile = path.join(dir, 'cache.json');
     await writeFile(cacheFile, '{ not json');
-    const cache = await SourceCacheFile.open(cacheFile);
+    const cache = await openSources(cacheFile);
     expect((await readSource(file, cache)).documents[0]?.data).toMatchObject({
       metadata: { name: 'sound' },
     });
@@ -114,7 +119,7 @@ describe('parsed-manifest cache', () => {
         [sourceKey(manifest('sound'))]: [{ index: 0, data: 'no positions' }],
       }),
     );
-    const hostile = await SourceCacheFile.open(cacheFile);
+    const hostile = await openSources(cacheFile);
     expect((await readSource(file, hostile)).documents[0]?.data).toMatchObject({
       metadata: { name: 'sound' },
     });
@@ -123,7 +128,7 @@ describe('parsed-manifest cache', () => {
   it('is filled by the first load of the active manifest and not rewritten by the next', async () => {
     const places = { dataDir: dir, resourcesDir: RESOURCES };
     const first = await loadActiveClaw(places);
-    const file = sourceCachePath(dir);
+    const file = cachePath(dir, MANIFEST_SOURCES);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const text = await readFile(path.join(RESOURCES, 'claw.yaml'), 'utf8');
     expect(Object.keys(JSON.parse(await readFile(file, 'utf8')))).toContain(sourceKey(text));

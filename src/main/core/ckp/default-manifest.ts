@@ -7,12 +7,15 @@ import { constants, existsSync } from 'node:fs';
 import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PincerError } from '../errors.js';
+import { cachePath, HashCache } from './cache-file.js';
 import { type LoadOptions, loadClaw } from './loader.js';
 import type { ResolvedClaw } from './resolved.js';
-import { SchemaVerdictsFile, schemaVerdictsPath } from './schema-verdicts-file.js';
-import { SourceCacheFile, sourceCachePath } from './source-cache-file.js';
+import { isParsedDocuments } from './yaml-source.js';
 
 export const MANIFEST_FILE = 'claw.yaml';
+/** The load caches' files under `<data dir>/cache/`. */
+export const SCHEMA_VERDICTS = 'schema-verdicts.json';
+export const MANIFEST_SOURCES = 'manifest-sources.json';
 /** Templates seeded next to the user's manifest: the identity's context files. */
 export const CONTEXT_TEMPLATES = ['SOUL.md', 'USER.md'] as const;
 
@@ -64,12 +67,20 @@ export async function loadActiveClaw(
 ): Promise<{ active: ActiveManifest; claw: ResolvedClaw }> {
   const active = resolveActiveManifest(places, explicit);
   const [verdicts, sources] = await Promise.all([
-    SchemaVerdictsFile.open(schemaVerdictsPath(places.dataDir)),
-    SourceCacheFile.open(sourceCachePath(places.dataDir)),
+    // Tool schemas found valid (only valid verdicts are kept), enough for a few manifests.
+    HashCache.open(cachePath(places.dataDir, SCHEMA_VERDICTS), {
+      max: 512,
+      valid: (value): value is true => value === true,
+    }),
+    // Parsed manifest files, with every node's position.
+    HashCache.open(cachePath(places.dataDir, MANIFEST_SOURCES), {
+      max: 64,
+      valid: isParsedDocuments,
+    }),
   ]);
   const claw = await loadClaw(active.file, {
     ...loadOptionsFor(active, places),
-    schemaVerdicts: verdicts,
+    schemaVerdicts: { has: (key) => verdicts.has(key), add: (key) => verdicts.set(key, true) },
     sourceCache: sources,
   });
   // A cache that cannot be written (a read-only data dir) costs only the next start's work.

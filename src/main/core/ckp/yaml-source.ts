@@ -93,3 +93,22 @@ function isPlainData(doc: ParsedDocument): boolean {
   };
   return plain(doc.data);
 }
+
+/** A cache file's entry as parsing gives it (what `SourceCache` may hold). */
+export function isParsedDocuments(value: unknown): value is ParsedDocument[] {
+  return Array.isArray(value) && value.every(isParsedDocument);
+}
+
+function isParsedDocument(value: unknown): value is ParsedDocument {
+  if (!value || typeof value !== 'object') return false;
+  const doc = value as Partial<ParsedDocument>;
+  return (
+    typeof doc.index === 'number' &&
+    'data' in doc &&
+    !!doc.positions &&
+    typeof doc.positions === 'object' &&
+    Object.values(doc.positions).every(
+      (at) => Array.isArray(at) && at.length === 2 && at.every((n) => typeof n === 'number'),
+    )
+  );
+}
