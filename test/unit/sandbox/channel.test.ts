@@ -4,7 +4,7 @@ import {
   LineSplitter,
   LineTooLongError,
 } from '../../../src/main/core/sandbox/channel.js';
-import { parseFromWorker } from '../../../src/main/core/sandbox/protocol.js';
+import { parseFromWorker } from '../../../src/main/core/sandbox/from-worker.js';
 
 describe('LineSplitter', () => {
   it('joins lines split across chunks, multi-byte characters included', () => {

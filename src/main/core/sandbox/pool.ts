@@ -18,8 +18,9 @@ import { BUILTIN_TOOLS } from '../tools/index.js';
 import { CHANNEL_FD, encodeLine, LineSplitter, MAX_LINE_BYTES } from './channel.js';
 import { minimalEnvironment } from './environment.js';
 import { TOOL_TIMEOUT } from './errors.js';
+import { parseFromWorker } from './from-worker.js';
 import type { Launch, Launcher } from './launcher.js';
-import { parseFromWorker, runsOnHost, type ToWorker, type WireContext } from './protocol.js';
+import { runsOnHost, type ToWorker, type WireContext } from './protocol.js';
 import { installationView } from './system-view.js';
 
 export interface WorkerEntry {

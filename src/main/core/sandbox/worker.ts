@@ -7,7 +7,8 @@
 import { fstatSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { BUILTIN_TOOLS, isToolError, type Tool, type ToolOutput } from '../tools/index.js';
+import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
+import { isToolError, type Tool, type ToolOutput } from '../tools/types.js';
 import { CHANNEL_FD, encodeLine, LineSplitter, WIRE_CONTENT_BYTES } from './channel.js';
 import { type FromWorker, runsOnHost, type ToWorker } from './protocol.js';
 

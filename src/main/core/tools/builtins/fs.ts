@@ -6,10 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { lstat, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { glob } from 'tinyglobby';
 import { confine, refuseHardLinks, shown } from '../../workspace-fs/index.js';
 import { type Tool, ToolError } from '../types.js';
 import { relativeGlob } from './path-pattern.js';
+
+/** The globber loads with the first recursive listing or search, not with every process. */
+const globber = async () => (await import('tinyglobby')).glob;
 
 const BASE = {
   source: 'builtin' as const,
@@ -162,7 +164,7 @@ export const fsList: Tool = {
     const limit = (input.limit as number | undefined) ?? 500;
     let entries: string[];
     if (input.recursive === true) {
-      entries = await glob('**/*', {
+      entries = await (await globber())('**/*', {
         cwd: dir,
         onlyFiles: false,
         ignore: SKIP_DIRS,
@@ -216,7 +218,7 @@ export const fsSearch: Tool = {
       throw new ToolError(`pattern is not a valid regular expression: ${(error as Error).message}`);
     }
     const max = (input.max_results as number | undefined) ?? 100;
-    const files = await glob(relativeGlob(input.glob ?? '**/*'), {
+    const files = await (await globber())(relativeGlob(input.glob ?? '**/*'), {
       cwd: dir,
       ignore: SKIP_DIRS,
       dot: false,

@@ -11,7 +11,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
-import { CKP_ERRORS } from '../../ckp/index.js';
+import { CKP_ERRORS } from '../../errors.js';
 import {
   grantCoversAddress,
   grantMatchesHost,
