@@ -25,7 +25,13 @@ function cspMetaTag(): Plugin {
 export default defineConfig({
   main: {
     build: {
-      rollupOptions: { input: { index: resolve(root, 'src/main/app/main.ts') } },
+      // The sandbox's tool worker sits beside the main bundle, where the worker pool looks for it.
+      rollupOptions: {
+        input: {
+          index: resolve(root, 'src/main/app/main.ts'),
+          'sandbox-worker': resolve(root, 'src/main/core/sandbox/worker.ts'),
+        },
+      },
     },
   },
   preload: {

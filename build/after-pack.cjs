@@ -5,7 +5,8 @@ const { flipFuses, FuseV1Options, FuseVersion } = require('@electron/fuses');
 
 /** Fuse name (FuseV1Options key) -> state. Checked by `npm run dist:check` and its test. */
 const FUSES = {
-  // `ELECTRON_RUN_AS_NODE=1 Pincer` must not turn the app into a plain Node interpreter.
+  // `ELECTRON_RUN_AS_NODE=1 Pincer` must not turn the app into a plain Node interpreter
+  // (except on the platforms below).
   RunAsNode: false,
   // Cookies on disk encrypted with the OS key store.
   EnableCookieEncryption: true,
@@ -17,6 +18,22 @@ const FUSES = {
   EnableEmbeddedAsarIntegrityValidation: true,
   OnlyLoadAppFromAsar: true,
 };
+
+/**
+ * Platforms whose tool workers run on the app's own binary in Node mode. On Linux each JS tool
+ * worker is confined by bubblewrap, and the only Node a packaged app has is Electron itself
+ * (Electron's alternative, utilityProcess, cannot be started inside bubblewrap). The fuse
+ * protects little there: the Secret Service answers every program of the user alike, so Node
+ * mode opens no secret another local program could not read. On macOS the keychain trusts the
+ * app's signature, so Node mode would hand Pincer's keys to any local program, and on Windows a
+ * signed binary that runs any script is a known allow-list bypass: the fuse stays off there.
+ */
+const NODE_MODE_PLATFORMS = new Set(['linux']);
+
+/** The fuses for one packaged platform (electron-builder's platform name). */
+function fusesFor(platform) {
+  return { ...FUSES, RunAsNode: NODE_MODE_PLATFORMS.has(platform) };
+}
 
 /** The file holding the fuse wire for one packaged platform. */
 function electronBinary(context) {
@@ -34,7 +51,7 @@ function electronBinary(context) {
 
 async function afterPack(context) {
   const config = { version: FuseVersion.V1 };
-  for (const [name, enabled] of Object.entries(FUSES)) {
+  for (const [name, enabled] of Object.entries(fusesFor(context.electronPlatformName))) {
     const option = FuseV1Options[name];
     if (option === undefined) throw new Error(`after-pack: unknown Electron fuse "${name}"`);
     config[option] = enabled;
@@ -48,4 +65,5 @@ async function afterPack(context) {
 module.exports = afterPack;
 module.exports.default = afterPack;
 module.exports.FUSES = FUSES;
+module.exports.fusesFor = fusesFor;
 module.exports.electronBinary = electronBinary;

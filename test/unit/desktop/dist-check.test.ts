@@ -1,4 +1,4 @@
-import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -160,7 +160,6 @@ describe('npm run dist:check', () => {
   it('a built main bundle importing a dev-only package is caught', async () => {
     const dir = await project(({ config }) => ({ config }));
     await cp(path.join(repoRoot, 'package.json'), path.join(dir, 'package.json'));
-    const { mkdir } = await import('node:fs/promises');
     await mkdir(path.join(dir, 'out/main'), { recursive: true });
     await writeFile(
       path.join(dir, 'out/main/index.js'),
@@ -181,16 +180,25 @@ describe('afterPack hook (the fuses)', () => {
     return Buffer.concat([Buffer.alloc(4096, 7), sentinel, wire, Buffer.alloc(4096, 9)]);
   }
 
-  it('flips RunAsNode off, cookie encryption on and ASAR integrity on in the packaged binary', async () => {
+  it.each([
+    ['linux', 'on: the bubblewrap-confined tool workers run on it', 'pincer'],
+    [
+      'darwin',
+      'off: the keychain trusts the app signature',
+      'Pincer.app/Contents/Frameworks/Electron Framework.framework/Electron Framework',
+    ],
+    ['win32', 'off: a signed binary running any script bypasses allow-lists', 'Pincer.exe'],
+  ])('flips the fuses of a %s binary (RunAsNode %s)', async (platform, _why, file) => {
     scratch = await mkdtemp(path.join(os.tmpdir(), 'pincer-fuses-'));
-    const binary = path.join(scratch, 'pincer');
+    const binary = path.join(scratch, file);
+    await mkdir(path.dirname(binary), { recursive: true });
     await writeFile(binary, fakeElectron());
     const hook = require(path.join(repoRoot, 'build/after-pack.cjs')) as {
       default: (context: unknown) => Promise<void>;
     };
     await hook.default({
       appOutDir: scratch,
-      electronPlatformName: 'linux',
+      electronPlatformName: platform,
       arch: 1,
       packager: { executableName: 'pincer', appInfo: { productFilename: 'Pincer' } },
     });
@@ -198,11 +206,14 @@ describe('afterPack hook (the fuses)', () => {
       getCurrentFuseWire(file: string): Promise<Record<string, unknown>>;
       FuseV1Options: Record<string, number>;
     };
-    const wire = await fuses.getCurrentFuseWire(binary);
+    // @electron/fuses finds the framework inside an app bundle itself.
+    const wire = await fuses.getCurrentFuseWire(
+      platform === 'darwin' ? path.join(scratch, 'Pincer.app') : binary,
+    );
     const state = (name: string) => wire[fuses.FuseV1Options[name] as number];
     const ON = 0x31;
     const OFF = 0x30;
-    expect(state('RunAsNode')).toBe(OFF);
+    expect(state('RunAsNode')).toBe(platform === 'linux' ? ON : OFF);
     expect(state('EnableCookieEncryption')).toBe(ON);
     expect(state('EnableNodeOptionsEnvironmentVariable')).toBe(OFF);
     expect(state('EnableNodeCliInspectArguments')).toBe(OFF);

@@ -68,7 +68,8 @@ describe.skipIf(skipReason !== null)('electron-builder --linux dir (offline)', (
     };
     const wireNow = await fuses.getCurrentFuseWire(path.join(appDir, 'pincer'));
     const state = (name: string) => wireNow[fuses.FuseV1Options[name] as number];
-    expect(state('RunAsNode')).toBe(0x30);
+    // On Linux the app's binary is the Node that runs the bubblewrap-confined tool workers.
+    expect(state('RunAsNode')).toBe(0x31);
     expect(state('EnableCookieEncryption')).toBe(0x31);
     expect(state('EnableEmbeddedAsarIntegrityValidation')).toBe(0x31);
     expect(state('OnlyLoadAppFromAsar')).toBe(0x31);
@@ -81,6 +82,7 @@ describe.skipIf(skipReason !== null)('electron-builder --linux dir (offline)', (
       expect.arrayContaining([
         '/package.json',
         '/out/main/index.js',
+        '/out/main/sandbox-worker.js',
         '/out/preload/index.cjs',
         '/out/renderer/index.html',
         '/models/catalog.json',

@@ -28,6 +28,8 @@ export interface WorkerEntry {
   file: string;
   /** Node flags it needs (the tsx loader when it is TypeScript source). */
   execArgv: string[];
+  /** Environment the runtime needs on top of the minimal one (Electron's Node mode). */
+  env?: Record<string, string>;
 }
 
 export interface WorkerPoolOptions {
@@ -51,17 +53,22 @@ export interface WorkerPoolOptions {
 }
 
 /**
- * Where the worker script is: next to the CLI bundle (dist/sandbox-worker.js), else the
- * TypeScript source run through tsx (tests, `tsx src/main/cli.ts`).
+ * Where the worker script is: next to the code that starts it (dist/sandbox-worker.js beside the
+ * CLI bundle, out/main/sandbox-worker.js beside the desktop app's), else the TypeScript source
+ * run through tsx (tests, `tsx src/main/cli.ts`). Inside the desktop app the Node that runs
+ * workers is the app's own binary in Node mode: Electron ships no other.
  */
-export function defaultWorkerEntry(): WorkerEntry {
-  const dir = path.dirname(fileURLToPath(import.meta.url));
+export function defaultWorkerEntry(
+  dir = path.dirname(fileURLToPath(import.meta.url)),
+  versions: { electron?: string } = process.versions,
+): WorkerEntry {
+  const env = versions.electron ? { env: { ELECTRON_RUN_AS_NODE: '1' } } : {};
   const bundled = path.join(dir, 'sandbox-worker.js');
-  if (existsSync(bundled)) return { file: bundled, execArgv: [] };
+  if (existsSync(bundled)) return { file: bundled, execArgv: [], ...env };
   const compiled = path.join(dir, 'worker.js');
-  if (existsSync(compiled)) return { file: compiled, execArgv: [] };
+  if (existsSync(compiled)) return { file: compiled, execArgv: [], ...env };
   const loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  return { file: path.join(dir, 'worker.ts'), execArgv: ['--import', loader] };
+  return { file: path.join(dir, 'worker.ts'), execArgv: ['--import', loader], ...env };
 }
 
 /** Network-category tools get the online lane; everything else runs without a network. */
@@ -120,7 +127,7 @@ class Worker {
     // fd 3 is the channel (a socket pair; channel.ts says why not Node's 'ipc').
     this.child = spawn(this.launch.file, this.launch.args, {
       cwd: settings.workspace,
-      env: minimalEnvironment({ home: settings.workspace }),
+      env: { ...minimalEnvironment({ home: settings.workspace }), ...entry.env },
       detached: true,
       stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
     });
