@@ -73,7 +73,7 @@ export function registerManifest(program: Command, ctx: CliContext, setExit: Set
       ctx.stdout.write(
         options.json
           ? `${JSON.stringify({ origin: active.origin, ...resolvedView(claw) }, null, 2)}\n`
-          : renderResolvedYaml(claw, `resolved from ${active.file} (${active.origin})`),
+          : await renderResolvedYaml(claw, `resolved from ${active.file} (${active.origin})`),
       );
       setExit(ExitCode.ok);
     });

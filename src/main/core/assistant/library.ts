@@ -9,7 +9,6 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SessionMemory } from '../memory/index.js';
-import { parseSkill } from '../skills/index.js';
 import { InvalidRequest } from './types.js';
 
 export interface AddedSkill {
@@ -33,6 +32,7 @@ export class UserLibrary {
     if (!yaml && !/\.md$/i.test(fileName))
       throw new InvalidRequest('a skill is a SKILL.md (Markdown) or a CKP Skill YAML file');
     // Parsed before anything is written: a malformed file is refused with its reason.
+    const { parseSkill } = await import('../skills/parse.js');
     const doc = parseSkill(fileName, text);
     // One folder per skill name (hashed: the name is the file's, not ours to put in a path).
     const id = createHash('sha256').update(doc.name).digest('hex').slice(0, 16);

@@ -12,4 +12,3 @@ export { MANIFEST_SLOTS, PRIMITIVE_KINDS, SPEC_SCHEMAS } from './schemas.js';
 export * from './swarm-tree.js';
 export * from './uri.js';
 export * from './version.js';
-export * from './write-back.js';

@@ -6,7 +6,6 @@
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { glob, isDynamicPattern } from 'tinyglobby';
 import type { z } from 'zod';
 import { computeConformance } from './conformance.js';
 import { checkManifestRefs } from './crossrefs.js';
@@ -478,6 +477,8 @@ export class ClawLoader {
 
   private async resolveFileRef(ref: string, at: DocPath): Promise<SourceDocument[]> {
     const dir = path.dirname(this.rootFile);
+    // The globber loads only for manifests that reference other files.
+    const { glob, isDynamicPattern } = await import('tinyglobby');
     let files: string[];
     if (isDynamicPattern(ref)) {
       files = (await glob(ref, { cwd: dir, absolute: true, onlyFiles: true })).sort();

@@ -3,7 +3,6 @@
  * canonical URI and source. Secrets appear only as the names they are stored under.
  */
 import path from 'node:path';
-import { stringify } from 'yaml';
 import { formatIssue, type ManifestIssue } from './issues.js';
 import { type AnyPrimitive, allPrimitives, type ResolvedClaw } from './resolved.js';
 
@@ -88,7 +87,9 @@ export function secretNamesOf(claw: ResolvedClaw): string[] {
   return allPrimitives(claw).flatMap(secretRefs);
 }
 
-export function renderResolvedYaml(claw: ResolvedClaw, header?: string): string {
+export async function renderResolvedYaml(claw: ResolvedClaw, header?: string): Promise<string> {
+  // yaml loads for this view only: a run reads manifests through the parsed-source cache.
+  const { stringify } = await import('yaml');
   const body = stringify(resolvedView(claw), { lineWidth: 100 });
   return `${header ? `# ${header}\n` : ''}${body}`;
 }

@@ -12,7 +12,7 @@ import type { Db } from '../storage/index.js';
 import { type Migration, migrate, prepared } from '../storage/index.js';
 import { ConfinementError, readInside } from '../workspace-fs/index.js';
 import { SkillError } from './errors.js';
-import { parseSkill, type SkillDoc, type SkillPermissions } from './parse.js';
+import type { SkillDoc, SkillPermissions } from './parse.js';
 
 export const TRUST_LEVELS = ['unverified', 'community', 'verified', 'official'] as const;
 export type TrustLevel = (typeof TRUST_LEVELS)[number];
@@ -110,6 +110,8 @@ export class SkillRegistry {
     const where = await skillFile(target);
     const file = where.file;
     const text = await readSkillText(where);
+    // The parser (and yaml) loads with the first skill added, not with every start.
+    const { parseSkill } = await import('./parse.js');
     const doc = parseSkill(file, text);
     const hash = createHash('sha256').update(text).digest('hex');
     const existing = this.row(doc.name);
