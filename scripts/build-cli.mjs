@@ -8,12 +8,33 @@
  * to the code that starts it. `--metafile` writes dist/meta.json (what went where).
  */
 import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { build } from 'esbuild';
 
 const NATIVE = ['better-sqlite3', 'sqlite-vec', 'keytar', 'node-llama-cpp', 'electron'];
 // Optional packages loaded only when installed: ws's native speed-ups (plain JS without them)
 // and the React DevTools bridge Ink imports only when DEV=true.
 const OPTIONAL = ['bufferutil', 'utf-8-validate', 'react-devtools-core'];
+
+/**
+ * zod's namespace export (`z.locales`) keeps all of its ~50 message locales in the bundle: 366 KB,
+ * half of zod and a sixth of what a turn compiles. Pincer's messages are English (zod's default,
+ * configured from locales/en.js directly), so the namespace carries English only.
+ */
+const englishZodLocales = {
+  name: 'english-zod-locales',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`${path.sep}node_modules${path.sep}zod${path.sep}`)
+        ? { path: path.resolve(path.dirname(args.importer), args.path), namespace: 'zod-locales' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(path.join(path.dirname(args.path), 'en.js'))};\n`,
+      resolveDir: path.dirname(args.path),
+    }));
+  },
+};
 
 await rm('dist', { recursive: true, force: true });
 const result = await build({
@@ -36,6 +57,7 @@ const result = await build({
       'const require = __pincerCreateRequire(import.meta.url);',
     ].join('\n'),
   },
+  plugins: [englishZodLocales],
   metafile: process.argv.includes('--metafile'),
   logLevel: 'warning',
   legalComments: 'none',
