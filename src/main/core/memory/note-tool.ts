@@ -18,6 +18,8 @@ export const memoryNote: Tool = {
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   category: 'memory',
   tier: 'safe',
+  // Appends through the memory the host holds open (context.memory), confined there.
+  runsOn: 'host',
   // What the approval shows: the call's arguments say only what, not where.
   // biome-ignore lint/suspicious/noTemplateCurlyInString: expanded by the policy
   writes: [path.join(DAILY_DIR, '${today}.md')],

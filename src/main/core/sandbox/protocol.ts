@@ -23,11 +23,7 @@ export type FromWorker =
   | { type: 'result'; id: number; output: ToolOutput }
   | { type: 'failed'; id: number; message: string; toolError: boolean; code?: number };
 
-/**
- * Tools that stay on the host side: sys/exec only parses its arguments and hands the command to
- * the backend (the command is what runs confined); memory tools only call the memory store the
- * host holds open (context.memory), touching no file or network themselves.
- */
-export function runsOnHost(tool: Pick<Tool, 'name' | 'category'>): boolean {
-  return tool.name === 'sys/exec' || tool.category === 'memory';
+/** Tools that declare they stay on the host side (Tool.runsOn says why that is safe). */
+export function runsOnHost(tool: Pick<Tool, 'runsOn'>): boolean {
+  return tool.runsOn === 'host';
 }

@@ -40,6 +40,13 @@ export interface ToolSpec {
    * argument). Absent: a session grant covers every call of the tool.
    */
   sessionScope?: SessionScopeSpec;
+  /**
+   * `host`: the tool's own code runs in the host, not in a sandbox worker, because it reaches
+   * nothing by itself: it hands its work to something confined or opened by the host (sys/exec
+   * gives its command to the sandbox backend; the memory tools call the host's open memory).
+   * Default: a sandbox worker.
+   */
+  runsOn?: 'host';
 }
 
 export interface ToolContext {

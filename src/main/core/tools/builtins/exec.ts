@@ -31,6 +31,8 @@ export const sysExec: Tool = {
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
   category: 'shell',
   tier: 'guarded',
+  // Parses its arguments and hands the command to the backend: the command is what runs confined.
+  runsOn: 'host',
   // "Approve for session" covers a command prefix (`git status …`); a shell line, only itself.
   sessionScope: { args: ['command', 'args', 'shell'], arrayItems: 1 },
   timeoutMs: EXEC_TIMEOUT_MS,

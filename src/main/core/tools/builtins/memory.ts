@@ -20,6 +20,8 @@ export const memorySearch: Tool = {
   annotations: { readOnlyHint: true },
   category: 'memory',
   tier: 'safe',
+  // Searches the memory the host holds open (context.memory).
+  runsOn: 'host',
   timeoutMs: 10_000,
   maxOutputBytes: 64 * 1024,
   source: 'builtin',
