@@ -26,15 +26,16 @@ it('the worker loads no validation, manifest or storage library before its first
   const outputs = result.metafile.outputs;
   const entry = Object.keys(outputs).find((file) => outputs[file]?.entryPoint);
   if (!entry) throw new Error('esbuild reported no entry output');
-  // What loads at start: the entry and the chunks it imports statically (not dynamic imports).
+  // What loads at start: the entry, what it imports (its start-up imports the tools), and what
+  // those import statically; a tool's own lazy imports load with its first call.
   const loaded = new Set<string>();
-  const visit = (file: string) => {
+  const visit = (file: string, lazyToo: boolean) => {
     if (loaded.has(file)) return;
     loaded.add(file);
     for (const use of outputs[file]?.imports ?? [])
-      if (use.kind === 'import-statement' && !use.external) visit(use.path);
+      if (!use.external && (use.kind === 'import-statement' || lazyToo)) visit(use.path, false);
   };
-  visit(entry);
+  visit(entry, true);
   const inputs = [...loaded].flatMap((file) => Object.keys(outputs[file]?.inputs ?? {}));
   const packages = new Set(
     inputs.flatMap((input) => {

@@ -7,8 +7,7 @@
 import { fstatSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { BUILTIN_TOOLS } from '../tools/builtins/index.js';
-import { isToolError, type Tool, type ToolOutput } from '../tools/types.js';
+import type { Tool, ToolOutput } from '../tools/index.js';
 import { CHANNEL_FD, encodeLine, LineSplitter, WIRE_CONTENT_BYTES } from './channel.js';
 import { type FromWorker, runsOnHost, type ToWorker } from './protocol.js';
 
@@ -22,9 +21,12 @@ function isTool(value: unknown): value is Tool {
   );
 }
 
-async function loadTools(modules: readonly string[]): Promise<Map<string, Tool>> {
+async function loadTools(
+  builtins: readonly Tool[],
+  modules: readonly string[],
+): Promise<Map<string, Tool>> {
   const tools = new Map<string, Tool>();
-  for (const tool of BUILTIN_TOOLS) if (!runsOnHost(tool)) tools.set(tool.name, tool);
+  for (const tool of builtins) if (!runsOnHost(tool)) tools.set(tool.name, tool);
   for (const file of modules) {
     const loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
     for (const value of Object.values(loaded).flatMap((v) => (Array.isArray(v) ? v : [v]))) {
@@ -64,7 +66,13 @@ async function main(): Promise<void> {
   }
   if (!isSocket)
     throw new Error(`the tool worker must be started by the pool (no channel on fd ${CHANNEL_FD})`);
-  const tools = await loadTools(process.argv.slice(2));
+  // The tools by their own files, not through the tools module's index: a worker needs only
+  // them, and the index brings the registry, validators and storage (1.8 MB to load).
+  const [{ BUILTIN_TOOLS }, { isToolError }] = await Promise.all([
+    import('../tools/builtins/index.js'),
+    import('../tools/types.js'),
+  ]);
+  const tools = await loadTools(BUILTIN_TOOLS, process.argv.slice(2));
   const channel = new Socket({ fd: CHANNEL_FD, readable: true, writable: true });
   const send = (message: FromWorker) => channel.write(encodeLine(message));
   const running = new Map<number, AbortController>();
