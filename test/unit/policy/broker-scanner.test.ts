@@ -77,10 +77,25 @@ describe('content scanner', () => {
     'secret-assignment': 'api_key = "x9F2kLq8Zr7Wp3Vn"',
     'npm-token': 'npm_abcdefghijklmnopqrstuvwxyz0123456789',
     'huggingface-token': 'hf_abcdefghijklmnopqrstuvwxyzABCDEFGH',
+    'aws-secret-key': 'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    'github-pat': 'github_pat_11ABCDEFG0123456789abcdefghij',
+    'gitlab-token': 'glpat-abcdefghij0123456789',
+    'slack-webhook': 'https://hooks.slack.com/services/T0000/B0000/XXXXXXXX',
+    'twilio-key': 'SK0123456789abcdef0123456789abcdef',
+    'sendgrid-key': 'SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG',
+    'pypi-token': `pypi-AgEIcHlwaS5vcmc${'Ab1'.repeat(20)}`,
+    'discord-token': 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefghijklmnopqrstuvwxyz0',
+    'telegram-bot-token': '123456789:AAEabcdefghijklmnopqrstuvwxyz012345',
+    'azure-storage-key': `DefaultEndpointsProtocol=https;AccountKey=${'Ab1+'.repeat(16)};`,
   };
 
-  it('has more than twenty patterns and redacts each sample', () => {
+  it('has more than twenty patterns and redacts a sample of each', () => {
     expect(SECRET_PATTERNS.length).toBeGreaterThanOrEqual(20);
+    expect(Object.keys(samples).sort()).toEqual(SECRET_PATTERNS.map((p) => p.id).sort());
+    // One case-insensitive scan of all patterns rules text out first: only g and i flags keep
+    // that scan a superset of each pattern.
+    for (const pattern of SECRET_PATTERNS)
+      expect(pattern.regex.flags, pattern.id).toMatch(/^g?i?$/);
     const scanner = new ContentScanner({ redactor: new SecretRedactor() });
     for (const [id, text] of Object.entries(samples)) {
       const { text: out, found } = scanner.redactSecrets(text);
