@@ -147,7 +147,12 @@ export class ToolRegistry {
       const content = JSON.stringify({ error: 'invalid_arguments', tool: tool.name, violations });
       return { error: { content, isError: true } };
     }
-    const invalid = this.validator.check(tool.name, tool.inputSchema, call.input);
+    const invalid = this.validator.check(
+      tool.name,
+      tool.inputSchema,
+      call.input,
+      tool.source === 'builtin' ? 'own' : 'foreign',
+    );
     if (invalid) {
       const content = JSON.stringify(invalid);
       return { error: { content, isError: true, code: CKP_ERRORS.invalidParams } };

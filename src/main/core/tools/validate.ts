@@ -26,24 +26,44 @@ export interface InvalidArguments {
   violations: Violation[];
 }
 
+/** One ajv with the formats; `validateSchema` off only for schemas already known to be valid. */
+function makeAjv(validateSchema: boolean): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: false, validateSchema });
+  addFormats(ajv);
+  return ajv;
+}
+
 export class ArgumentValidator {
-  private readonly ajv = new Ajv({ allErrors: true, strict: false, useDefaults: false });
+  /** Schemas from manifests, MCP servers and tool modules: checked against the meta-schema. */
+  private checked?: Ajv;
+  /**
+   * Pincer's own tools' schemas (`test/unit/tools/builtin-schemas.test.ts` checks each against the
+   * meta-schema): compiled directly, sparing the first tool call the meta-schema's compilation
+   * (~30 ms). Both are made on first use: a text turn validates nothing.
+   */
+  private own?: Ajv;
   private readonly cache = new Map<string, ValidateFunction>();
 
-  constructor() {
-    addFormats(this.ajv);
+  private ajvFor(origin: 'own' | 'foreign'): Ajv {
+    if (origin === 'own') {
+      this.own ??= makeAjv(false);
+      return this.own;
+    }
+    this.checked ??= makeAjv(true);
+    return this.checked;
   }
 
-  /** Undefined when valid; the structured error otherwise. */
+  /** Undefined when valid; the structured error otherwise. `own`: a builtin tool's schema. */
   check(
     tool: string,
     schema: Record<string, unknown>,
     input: unknown,
+    origin: 'own' | 'foreign' = 'foreign',
   ): InvalidArguments | undefined {
     let validate = this.cache.get(tool);
     if (!validate) {
       try {
-        validate = this.ajv.compile(schema);
+        validate = this.ajvFor(origin).compile(schema);
       } catch (error) {
         return {
           error: 'invalid_arguments',
