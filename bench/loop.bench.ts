@@ -28,6 +28,7 @@ const noop: ToolHost = {
   isReadOnly: () => true,
   validate: () => undefined,
   execute: async () => ({ content: 'ok' }),
+  prepare: () => undefined,
 };
 
 async function drain(events: AsyncIterable<unknown>) {

@@ -19,5 +19,6 @@ export const noTools: ToolHost = {
   definitions: () => [],
   isReadOnly: () => false,
   validate: () => undefined,
+  prepare: () => undefined,
   execute: async (call) => ({ content: `no tool named "${call.name}"`, isError: true }),
 };

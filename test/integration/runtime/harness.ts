@@ -37,6 +37,7 @@ export function toolHost(tools: Record<string, { readOnly?: boolean; run: Impl }
     isReadOnly: (name) => tools[name]?.readOnly === true,
     // These tools take any arguments: validation is the registry's, tested through it.
     validate: () => undefined,
+    prepare: () => undefined,
     execute: async (call: ToolCall, context) => {
       const tool = tools[call.name];
       if (!tool) return { content: `unknown tool ${call.name}`, isError: true };

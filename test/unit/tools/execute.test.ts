@@ -169,6 +169,7 @@ describe('executeToolCalls', () => {
         seen.push(t.name);
         return t.run(input, context);
       },
+      prepare: () => undefined,
     };
     const results = await executeToolCalls(
       calls(['t/hang', { id: '1' }], ['t/fine', { id: '2' }]),

@@ -27,6 +27,7 @@ export function screenedTools(
   return {
     definitions: (scope) => host.definitions(scope),
     isReadOnly: (name) => host.isReadOnly(name),
+    prepare: (name) => host.prepare(name),
     // Unknown tools and bad arguments are answered before the policy is asked: without this
     // an unknown tool read as a policy denial, and a person was asked to approve a broken call.
     validate: (call) => {

@@ -41,6 +41,7 @@ export function withMemory(inner: ToolExecutor, memory: MemoryToolAccess): ToolE
   return {
     run: (tool: Tool, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> =>
       inner.run(tool, input, { ...context, memory }),
+    prepare: (tool: Tool) => inner.prepare(tool),
   };
 }
 

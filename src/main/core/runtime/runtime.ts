@@ -550,6 +550,8 @@ class RunLoop {
           this.emit({ type: 'model.delta', kind: 'text', text: event.text });
         else if (event.type === 'reasoning_delta')
           this.emit({ type: 'model.delta', kind: 'reasoning', text: event.text });
+        // The tool's worker starts while the model still writes the arguments.
+        else if (event.type === 'tool_call_start') this.tools.prepare(event.name);
         else if (event.type === 'finish') finish = event;
         else if (event.type === 'connection_lost') {
           this.reply = event.partial;

@@ -306,6 +306,13 @@ export class WorkerPool {
     for (const list of lists) for (const name of list) this.names.add(name);
   }
 
+  /** Starts a worker in the lane a call of `tool` runs in, if that lane has none yet. */
+  prepare(tool: Tool): void {
+    if (this.closed || !this.handles(tool) || this.failedStarts >= MAX_FAILED_STARTS) return;
+    const online = needsNetwork(tool);
+    if (![...this.workers].some((worker) => worker.online === online)) this.start(online);
+  }
+
   handles(tool: Tool): boolean {
     return this.names.has(tool.name) && !runsOnHost(tool);
   }

@@ -117,6 +117,14 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       // manifest-declared tools without an implementation answer that they have none.
       return tool.run(input, scoped);
     },
+    prepare(tool: Tool): void {
+      if (poolOptions === false || closed || runsOnHost(tool)) return;
+      // A pool that cannot start says so when the call runs.
+      startPool(poolOptions ?? {}).then(
+        (started) => started.prepare(tool),
+        () => undefined,
+      );
+    },
   };
   const spawnServer = (spec: ServerSpec): ConfinedProcess => {
     const launch = launcher.launch({

@@ -38,4 +38,9 @@ export interface ToolHost {
   validate(call: ToolCall): ToolOutcome | undefined;
   /** Runs one call. Tool failures come back as `isError` results; it must honour `signal`. */
   execute(call: ToolCall, context: ToolRunContext): Promise<ToolOutcome>;
+  /**
+   * The model has begun writing a call of `name`: get ready to run it (start its sandbox worker)
+   * while the arguments still stream. Runs nothing and decides nothing. Required, like validate.
+   */
+  prepare(name: string): void;
 }

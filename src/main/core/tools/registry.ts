@@ -127,6 +127,10 @@ export class ToolRegistry {
           callId: call.id,
         });
       },
+      prepare: (name) => {
+        const tool = this.tools.get(name);
+        if (tool && this.visible(options.allow).includes(tool)) options.executor?.prepare(tool);
+      },
     };
   }
 

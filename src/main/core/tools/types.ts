@@ -130,10 +130,16 @@ export interface Tool extends ToolSpec {
  */
 export interface ToolExecutor {
   run(tool: Tool, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput>;
+  /**
+   * A call of `tool` is on its way: start what running it needs (ToolHost.prepare). Required,
+   * so a wrapper that forgets to pass it on does not type-check.
+   */
+  prepare(tool: Tool): void;
 }
 
 export const inProcessExecutor: ToolExecutor = {
   run: (tool, input, context) => tool.run(input, context),
+  prepare: () => undefined,
 };
 
 export function factsOf(spec: ToolSpec): ToolFacts {
