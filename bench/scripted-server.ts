@@ -2,7 +2,9 @@
  * An OpenAI-compatible chat server on 127.0.0.1 that answers instantly from a script, so a
  * benchmark measures Pincer and not a model: a message that says "read" gets one call of the
  * offered tool whose name contains "read" (on `note.txt`); a tool result, or any other message,
- * gets a short text reply. It records when each request arrived and when its reply ended.
+ * gets a short text reply. A message that says "slowly" has its reply written over WRITE_MS, as
+ * a model writes: the call's name first, its arguments WRITE_MS later. It records when each
+ * request arrived and when its reply ended.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,6 +26,9 @@ interface ChatBody {
   tools?: Array<{ function?: { name?: string } }>;
 }
 
+/** How long a "slowly" reply takes to write. */
+export const WRITE_MS = 200;
+
 const chunk = (delta: unknown, finish: string | null = null) =>
   `data: ${JSON.stringify({
     id: 'chatcmpl-bench',
@@ -33,29 +38,40 @@ const chunk = (delta: unknown, finish: string | null = null) =>
     choices: [{ index: 0, delta, finish_reason: finish }],
   })}\n\n`;
 
-function replyFrames(body: ChatBody): string[] {
+/** The reply's frames; a null between them is a pause of WRITE_MS. */
+function replyFrames(body: ChatBody): Array<string | null> {
   const messages = body.messages ?? [];
   const last = messages.at(-1);
   const reader = body.tools?.find((tool) => /read/.test(tool.function?.name ?? ''))?.function;
   const asksToRead =
     last?.role === 'user' && JSON.stringify(last.content ?? '').includes('read') && reader?.name;
-  const frames = [chunk({ role: 'assistant', content: '' })];
-  if (asksToRead) {
+  const pause = last?.role === 'user' && JSON.stringify(last.content ?? '').includes('slowly');
+  const frames: Array<string | null> = [chunk({ role: 'assistant', content: '' })];
+  const call = (fn: Record<string, string>) =>
+    chunk({
+      tool_calls: [
+        { index: 0, ...(fn.name ? { id: 'call_1', type: 'function' } : {}), function: fn },
+      ],
+    });
+  if (asksToRead && pause) {
     frames.push(
-      chunk({
-        tool_calls: [
-          {
-            index: 0,
-            id: 'call_1',
-            type: 'function',
-            function: { name: reader?.name, arguments: '{"path":"note.txt"}' },
-          },
-        ],
-      }),
+      call({ name: reader?.name ?? '', arguments: '' }),
+      null,
+      call({ arguments: '{"path":"note.txt"}' }),
+      chunk({}, 'tool_calls'),
+    );
+  } else if (asksToRead) {
+    frames.push(
+      call({ name: reader?.name ?? '', arguments: '{"path":"note.txt"}' }),
       chunk({}, 'tool_calls'),
     );
   } else {
-    frames.push(chunk({ content: 'Hello' }), chunk({ content: ' there.' }), chunk({}, 'stop'));
+    frames.push(
+      chunk({ content: 'Hello' }),
+      ...(pause ? [null] : []),
+      chunk({ content: ' there.' }),
+      chunk({}, 'stop'),
+    );
   }
   frames.push(
     `data: ${JSON.stringify({
@@ -90,7 +106,17 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    res.end(replyFrames(body).join(''));
+    let pending = '';
+    for (const frame of replyFrames(body)) {
+      if (frame !== null) {
+        pending += frame;
+        continue;
+      }
+      res.write(pending);
+      pending = '';
+      await new Promise((resolve) => setTimeout(resolve, WRITE_MS));
+    }
+    res.end(pending);
     const system = (body.messages ?? []).some((message) => message.role === 'system');
     calls.push({ arrived, ended: performance.now(), bytes: raw.length, system });
   });

@@ -22,7 +22,7 @@ import {
   spread,
   timeCases,
 } from './process.js';
-import { startScriptedServer } from './scripted-server.js';
+import { startScriptedServer, WRITE_MS } from './scripted-server.js';
 import { bareRequestArgs, CLI, turnArgs } from './startup.bench.js';
 
 const APP_DIR = path.join(import.meta.dirname, '..');
@@ -41,6 +41,12 @@ async function wholeProcess(url: string, samples: number): Promise<void> {
     { name: 'bare node streaming request', argv: bareRequestArgs(url) },
     { name: 'pincer run: text turn', argv: turnArgs(url, 'hi'), env },
     { name: 'pincer run: tool round trip', argv: turnArgs(url, 'please read note.txt'), env },
+    { name: `pincer run: text written over ${WRITE_MS} ms`, argv: turnArgs(url, 'hi slowly'), env },
+    {
+      name: `pincer run: tool call written over ${WRITE_MS} ms`,
+      argv: turnArgs(url, 'please read note.txt slowly'),
+      env,
+    },
   ];
   try {
     const times = await timeCases(cases, samples);
@@ -53,11 +59,22 @@ async function wholeProcess(url: string, samples: number): Promise<void> {
       for (let i = 0; i < 3; i++) peaks.push((await peakTree(c)).peakKb);
       const counts = await countLoads(c);
       console.log(
-        `  ${c.name.padEnd(30)} ${range(time).padEnd(24)} ratio ${(time.median / floor).toFixed(2)}x` +
+        `  ${c.name.padEnd(42)} ${range(time).padEnd(24)} ratio ${(time.median / floor).toFixed(2)}x` +
           `  peak RSS (tree) ${mib(spread(peaks).median)}` +
           (counts ? `  files ${counts.files}  processes ${counts.processes}` : ''),
       );
     }
+    // What a tool adds over a text turn, when the call comes whole and when the model writes it:
+    // the worker starts as the call begins, so a written call hides its start.
+    const median = (name: string) => times.get(name)?.median ?? Number.NaN;
+    const atOnce = median('pincer run: tool round trip') - median('pincer run: text turn');
+    const written =
+      median(`pincer run: tool call written over ${WRITE_MS} ms`) -
+      median(`pincer run: text written over ${WRITE_MS} ms`);
+    console.log(
+      `  a tool's cost over a text turn: ${atOnce.toFixed(0)} ms when the call comes at once, ` +
+        `${written.toFixed(0)} ms when it is written over ${WRITE_MS} ms`,
+    );
   } finally {
     await rm(home, { recursive: true, force: true });
   }
