@@ -1,13 +1,17 @@
 /**
  * Local engine benchmark on a generated model with Qwen2.5-0.5B's real shape (random Q4_0
- * weights, 151,936-token BPE vocabulary): prompt and generation tokens/s through Pincer's engine
- * vs node-llama-cpp called directly with the same settings; time to first token at turns 1, 5
- * and 10 with and without KV reuse; grammar-constrained vs free generation.
+ * weights, 151,936-token BPE vocabulary): Pincer's engine vs node-llama-cpp called directly with
+ * the same model file, prompt, sampling (greedy), threads and context; time to first token at
+ * turns 1, 5 and 10 with and without KV reuse; grammar-constrained vs free generation.
  *
- * The two sides alternate which goes first each round (A B, B A, ...), so a machine that gets
- * busier or quieter during the run weighs on both alike; each figure is the median with its
- * spread (min..max). PINCER_BENCH_SAMPLES sets the rounds (default 7), PINCER_BENCH_TOKENS the
- * generated tokens per sample (default 48).
+ * How the comparison holds still on a noisy machine: each round runs both sides back to back on
+ * the same prompt (A B, then B A, so neither always runs on the warmer or busier machine), and
+ * the figure is the median of the per-round ratios, with their spread; a slow drift of the
+ * machine's speed weighs on both halves of a pair alike. Each generation is timed from its own
+ * callbacks: time to first token (the prompt's evaluation) and decode speed from the first
+ * token to the end, so one doesn't leak into the other. Greedy sampling on the same prompt makes
+ * both sides write the same tokens. PINCER_BENCH_SAMPLES sets the rounds (default 9),
+ * PINCER_BENCH_TOKENS the tokens per generation (default 128).
  */
 import { existsSync } from 'node:fs';
 import os from 'node:os';
@@ -22,17 +26,57 @@ import {
   writeTinyGguf,
 } from '../test/fixtures/tiny-gguf.js';
 
-const THREADS = 2;
+/**
+ * One thread by default: on a small machine two threads compete with everything else running
+ * (one stall of either holds both), while one leaves a core to the rest and the ratio holds
+ * still. PINCER_BENCH_THREADS sets it.
+ */
+const THREADS = Number(process.env.PINCER_BENCH_THREADS ?? 1);
 const CONTEXT = 2048;
-const SAMPLES = Number(process.env.PINCER_BENCH_SAMPLES ?? 7);
-const GEN_TOKENS = Number(process.env.PINCER_BENCH_TOKENS ?? 48);
+/** The engine's context holds this many conversations; the direct side's context matches it. */
+const SEQUENCES = 2;
+const SAMPLES = Number(process.env.PINCER_BENCH_SAMPLES ?? 9);
+const GEN_TOKENS = Number(process.env.PINCER_BENCH_TOKENS ?? 128);
 
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 /** "median (min..max)" */
-const spread = (values: number[]) =>
-  `${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}..${Math.max(...values).toFixed(1)})`;
+const spread = (values: number[], digits = 1) =>
+  `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}..${Math.max(...values).toFixed(digits)})`;
 const now = () => performance.now();
+
+/** One generation as its callbacks saw it. */
+interface Timed {
+  /** Prompt tokens evaluated. */
+  input: number;
+  output: number;
+  /** Start to the first text. */
+  ttftMs: number;
+  /** Tokens after the first, per second of the time after the first text. */
+  decode: number;
+}
+
+/**
+ * Times a generation that calls `onText` as text arrives and returns its token counts and when
+ * it ended (before any clean-up, which is not generation).
+ */
+async function timed(
+  generate: (onText: () => void) => Promise<{ input: number; output: number; end: number }>,
+): Promise<Timed> {
+  const start = now();
+  let first = 0;
+  const { input, output, end } = await generate(() => {
+    first ||= now();
+  });
+  if (!first || output < 8)
+    throw new Error(`the generation wrote ${output} tokens: too few to time decoding`);
+  return {
+    input,
+    output,
+    ttftMs: first - start,
+    decode: (output - 1) / ((end - first) / 1000),
+  };
+}
 
 export async function run(): Promise<void> {
   const file = path.join(os.tmpdir(), 'pincer-bench-qwen2.5-0.5b-shaped.gguf');
@@ -49,25 +93,26 @@ export async function run(): Promise<void> {
     modelPath: file,
     runtime: { gpu: false, threads: THREADS },
     contextSize: CONTEXT,
-    maxConversations: 2,
+    maxConversations: SEQUENCES,
     idleTimeoutMs: 0,
   });
   await engine.load();
   let fresh = 0;
-  const pincer = async (maxTokens: number) => {
-    const id = `bench-${fresh++}`;
-    const start = now();
-    const r = await engine.generate(id, {
-      system,
-      messages: [{ role: 'user', text: prompt(fresh) }],
-      maxTokens,
+  const pincer = (question: number, maxTokens: number) =>
+    timed(async (onText) => {
+      const id = `bench-${fresh++}`;
+      const r = await engine.generate(id, {
+        system,
+        messages: [{ role: 'user', text: prompt(question) }],
+        maxTokens,
+        onText,
+      });
+      const end = now();
+      await engine.closeConversation(id);
+      return { input: r.usage.inputTokens, output: r.usage.outputTokens, end };
     });
-    const ms = now() - start;
-    await engine.closeConversation(id);
-    return { ms, input: r.usage.inputTokens, output: r.usage.outputTokens };
-  };
 
-  // node-llama-cpp directly, same model file, threads, context size and chat wrapper.
+  // node-llama-cpp directly, same model file, threads, context and chat wrapper.
   const llama = await getLlama({
     gpu: false,
     build: 'never',
@@ -75,55 +120,65 @@ export async function run(): Promise<void> {
     progressLogs: false,
   });
   const model = await llama.loadModel({ modelPath: file });
-  const context = await model.createContext({ contextSize: CONTEXT, threads: THREADS });
-  const direct = async (maxTokens: number) => {
-    const sequence = context.getSequence();
-    const chat = new LlamaChat({ contextSequence: sequence, chatWrapper: chatWrapperFor(model) });
-    const start = now();
-    const r = await chat.generateResponse(
-      [
-        { type: 'system', text: system },
-        { type: 'user', text: prompt(fresh++) },
-        { type: 'model', response: [] },
-      ],
-      { maxTokens },
-    );
-    const ms = now() - start;
-    const output = model.tokenize(r.response).length;
-    const input = sequence.contextTokens.length - output;
-    chat.dispose({ disposeSequence: true });
-    return { ms, input, output };
-  };
+  const context = await model.createContext({
+    contextSize: CONTEXT,
+    sequences: SEQUENCES,
+    threads: THREADS,
+  });
+  const direct = (question: number, maxTokens: number) =>
+    timed(async (onText) => {
+      const sequence = context.getSequence();
+      const chat = new LlamaChat({ contextSequence: sequence, chatWrapper: chatWrapperFor(model) });
+      await chat.generateResponse(
+        [
+          { type: 'system', text: system },
+          { type: 'user', text: prompt(question) },
+          { type: 'model', response: [] },
+        ],
+        { maxTokens, onTextChunk: onText },
+      );
+      const end = now();
+      // Counted as the engine counts (its token meter): re-tokenizing the text of a random
+      // model's bytes would not give back the tokens it wrote.
+      const output = sequence.tokenMeter.getState().usedOutputTokens;
+      const input = sequence.contextTokens.length - output;
+      chat.dispose({ disposeSequence: true });
+      return { input, output, end };
+    });
 
-  const pp: Record<string, number[]> = { direct: [], pincer: [] };
-  const tg: Record<string, number[]> = { direct: [], pincer: [] };
-  const sides = [
-    ['direct', direct],
-    ['pincer', pincer],
-  ] as const;
-  for (let i = 0; i < SAMPLES + 1; i++) {
+  const sides = { direct: [] as Timed[], pincer: [] as Timed[] };
+  for (let round = 0; round <= SAMPLES; round++) {
     // A B, then B A: neither side always runs on the warmer (or busier) machine.
-    for (const [name, fn] of i % 2 ? [...sides].reverse() : sides) {
-      const one = await fn(1);
-      const many = await fn(GEN_TOKENS);
-      if (i === 0) continue; // warm-up
-      pp[name]?.push(one.input / (one.ms / 1000));
-      tg[name]?.push((GEN_TOKENS - 1) / ((many.ms - one.ms) / 1000));
+    const order = round % 2 ? (['pincer', 'direct'] as const) : (['direct', 'pincer'] as const);
+    for (const side of order) {
+      const one = await (side === 'direct' ? direct : pincer)(round, GEN_TOKENS);
+      if (round > 0) sides[side].push(one); // round 0 warms both up
     }
   }
+  const { direct: d, pincer: p } = sides;
+  const pairs = <T>(f: (t: Timed) => number, ratio: (a: number, b: number) => T) =>
+    p.map((one, i) => ratio(f(one), f(d[i] as Timed)));
+  const rows: Array<[string, (t: Timed) => number, string]> = [
+    ['prompt tok/s', (t) => t.input / (t.ttftMs / 1000), ''],
+    ['time to first token', (t) => t.ttftMs, ' ms'],
+    ['decode tok/s', (t) => t.decode, ''],
+  ];
   console.log(
-    `\nlocal engine on a Qwen2.5-0.5B-shaped model (Q4_0, CPU, ${THREADS} threads, context ${CONTEXT})`,
+    `\nlocal engine on a Qwen2.5-0.5B-shaped model (Q4_0, CPU, ${THREADS} threads, context ${CONTEXT}), ` +
+      `${SAMPLES} paired rounds of ${median(p.map((t) => t.output))} tokens after a ${median(p.map((t) => t.input))}-token prompt`,
   );
-  for (const [label, table] of [
-    ['prompt processing', pp],
-    ['generation', tg],
-  ] as const) {
-    const d = table.direct ?? [];
-    const p = table.pincer ?? [];
+  console.log(
+    `  ${''.padEnd(20)} ${'node-llama-cpp'.padStart(22)} ${'pincer'.padStart(22)}   pincer / direct per round`,
+  );
+  for (const [label, f, unit] of rows) {
+    const ratios = pairs(f, (a, b) => a / b);
     console.log(
-      `  ${label.padEnd(18)} node-llama-cpp ${spread(d).padStart(22)} tok/s   pincer ${spread(p).padStart(22)} tok/s   ratio ${(median(p) / median(d)).toFixed(3)}`,
+      `  ${label.padEnd(20)} ${`${spread(d.map(f))}${unit}`.padStart(22)} ${`${spread(p.map(f))}${unit}`.padStart(22)}   ratio ${spread(ratios, 3)}`,
     );
   }
+  const sameTokens = p.every((t, i) => t.output === d[i]?.output && t.input === d[i]?.input);
+  if (!sameTokens)
+    console.log('  (the two sides evaluated or wrote different token counts in some round)');
   await context.dispose();
   await model.dispose();
 
@@ -164,37 +219,38 @@ export async function run(): Promise<void> {
     );
   }
 
-  // Grammar-constrained vs free generation.
+  // Grammar-constrained vs free generation, paired per round like the comparison above.
   const schema = {
     type: 'object',
     properties: { answer: { type: 'string' }, confidence: { type: 'number' } },
     required: ['answer', 'confidence'],
   };
-  const gen = async (json: boolean) => {
-    const id = `g-${fresh++}`;
-    const base = { system, messages: [{ role: 'user' as const, text: prompt(1) }] };
-    const start1 = now();
-    await engine.generate(id, { ...base, maxTokens: 1, jsonSchema: json ? schema : undefined });
-    const one = now() - start1;
-    await engine.closeConversation(id);
-    const start = now();
-    const r = await engine.generate(id, {
-      ...base,
-      maxTokens: GEN_TOKENS,
-      jsonSchema: json ? schema : undefined,
+  const gen = (question: number, json: boolean) =>
+    timed(async (onText) => {
+      const id = `g-${fresh++}`;
+      const r = await engine.generate(id, {
+        system,
+        messages: [{ role: 'user', text: prompt(question) }],
+        maxTokens: GEN_TOKENS,
+        jsonSchema: json ? schema : undefined,
+        onText,
+      });
+      const end = now();
+      await engine.closeConversation(id);
+      return { input: r.usage.inputTokens, output: r.usage.outputTokens, end };
     });
-    const ms = now() - start;
-    await engine.closeConversation(id);
-    return (r.usage.outputTokens - 1) / ((ms - one) / 1000);
-  };
   const free: number[] = [];
   const constrained: number[] = [];
-  for (let i = 0; i < SAMPLES; i++) {
-    const order = i % 2 ? [true, false] : [false, true];
-    for (const json of order) (json ? constrained : free).push(await gen(json));
+  for (let round = 0; round <= SAMPLES; round++) {
+    const order = round % 2 ? [true, false] : [false, true];
+    for (const json of order) {
+      const one = await gen(round, json);
+      if (round > 0) (json ? constrained : free).push(one.decode);
+    }
   }
+  const ratios = constrained.map((c, i) => c / (free[i] ?? c));
   console.log(
-    `\ngeneration tok/s: free ${spread(free)}, JSON-schema grammar ${spread(constrained)}, ratio ${(median(constrained) / median(free)).toFixed(3)}`,
+    `\ndecode tok/s: free ${spread(free)}, JSON-schema grammar ${spread(constrained)}, ratio per round ${spread(ratios, 3)}`,
   );
   await engine.dispose();
   await llama.dispose();
