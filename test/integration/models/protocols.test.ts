@@ -148,6 +148,29 @@ describe.each(CASES)('$protocol adapter', ({ protocol, frames, prefix, path, aut
     expect(request?.body).toMatchSnapshot();
   });
 
+  it('serializes a frozen history the same every turn, and a changed message as it is now', async () => {
+    const body = async (messages: Message[]) => {
+      server.reply({ kind: 'sse', frames: frames({ text: ['ok'] }) });
+      await collect(provider().stream('m', ask({ messages })));
+      return server.requests.at(-1)?.body;
+    };
+    const freeze = <T>(value: T): T => {
+      if (value && typeof value === 'object') Object.values(value).forEach(freeze);
+      return Object.freeze(value);
+    };
+    const plain = await body(CONVERSATION);
+    // The run store hands out a conversation's messages frozen, the same objects each turn.
+    const frozen = freeze(structuredClone(CONVERSATION));
+    expect(await body(frozen)).toEqual(plain);
+    expect(await body(frozen)).toEqual(plain);
+    // A message that is not frozen may change between turns: the request says what it is now.
+    const mutable = structuredClone(CONVERSATION);
+    await body(mutable);
+    const first = mutable[0]?.content[0];
+    if (first?.type === 'text') first.text = 'What is in todo.txt?';
+    expect(JSON.stringify(await body(mutable))).toContain('What is in todo.txt?');
+  });
+
   it('streams reasoning, text and usage into one assistant message', async () => {
     server.reply({
       kind: 'sse',

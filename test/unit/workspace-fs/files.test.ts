@@ -9,6 +9,7 @@ import {
   createInside,
   readInside,
   readTextInside,
+  readTextsInside,
 } from '../../../src/main/core/workspace-fs/index.js';
 
 let dir = '';
@@ -81,6 +82,24 @@ describe('readInside', () => {
     expect(await readTextInside(ws, 'link.md')).toEqual({
       refused: expect.stringContaining('symbolic link'),
     });
+  });
+
+  it('readTextsInside reads several under one root, each checked, in the order asked', async () => {
+    const names = ['link.md', 'missing.md', 'notes/plain.md', '../outside/id_rsa', 'hard.md'];
+    expect(await readTextsInside(ws, names)).toEqual([
+      { refused: expect.stringContaining('symbolic link') },
+      undefined,
+      { text: 'plain text' },
+      { refused: expect.stringContaining('outside') },
+      { refused: expect.stringContaining('hard links') },
+    ]);
+    expect(await readTextsInside(ws, ['big.md'], 100)).toEqual([
+      { refused: expect.stringContaining('limit is 100') },
+    ]);
+    expect(await readTextsInside(path.join(dir, 'no-such-root'), ['a.md', 'b.md'])).toEqual([
+      undefined,
+      undefined,
+    ]);
   });
 });
 

@@ -15,7 +15,7 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ContentScanner } from '../policy/index.js';
 import { renderSkill, type SkillRegistry } from '../skills/index.js';
-import { readTextInside } from '../workspace-fs/index.js';
+import { readTextsInside, type TextRead } from '../workspace-fs/index.js';
 import { GLOBAL } from './facts.js';
 import type { MemoryStore, SearchHit } from './store.js';
 import { MAX_CONTEXT_FILE_BYTES, readRecentThreads } from './threads.js';
@@ -121,8 +121,14 @@ export class ContextBuilder {
       }
       return this.scanner.redactSecrets(text).text;
     };
-    const workspaceFile = async (name: string): Promise<string | undefined> => {
-      const read = await readTextInside(options.workspace, name, MAX_CONTEXT_FILE_BYTES);
+    // The workspace's files are read together (each is several system calls on the thread
+    // pool), then taken in a fixed order.
+    const days = options.dailyThreads ?? 3;
+    const [[soulRead, userRead], threads] = await Promise.all([
+      readTextsInside(options.workspace, ['SOUL.md', 'USER.md'], MAX_CONTEXT_FILE_BYTES),
+      readRecentThreads(options.workspace, now, days),
+    ]);
+    const workspaceFile = (name: string, read: TextRead): string | undefined => {
       if (read === undefined) return undefined;
       if ('refused' in read) {
         dropped.push({ name, reason: `refused: ${read.refused}` });
@@ -130,19 +136,17 @@ export class ContextBuilder {
       }
       return screened(name, read.text);
     };
-    const soul = await workspaceFile('SOUL.md');
+    const soul = workspaceFile('SOUL.md', soulRead);
     if (soul) add('SOUL.md', asWorkspaceContent('# Identity', 'SOUL.md', soul), 0, 1);
     else if (options.personality?.trim())
       add('personality', `# Identity\n${options.personality}`, 0, 1);
     else if (!dropped.some((d) => d.name === 'SOUL.md'))
       dropped.push({ name: 'identity', reason: 'no SOUL.md in the workspace and no personality' });
-    const user = await workspaceFile('USER.md');
+    const user = workspaceFile('USER.md', userRead);
     if (user) add('USER.md', asWorkspaceContent('# About the user', 'USER.md', user), 1, 2);
     else if (!dropped.some((d) => d.name === 'USER.md'))
       dropped.push({ name: 'USER.md', reason: 'not in the workspace' });
 
-    const days = options.dailyThreads ?? 3;
-    const threads = await readRecentThreads(options.workspace, now, days);
     for (const refused of threads.refused)
       dropped.push({ name: refused.name, reason: `refused: ${refused.reason}` });
     threads.daily.forEach((thread, age) => {

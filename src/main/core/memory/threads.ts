@@ -6,7 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { localDate } from '../dates.js';
-import { appendInside, readTextInside } from '../workspace-fs/index.js';
+import { appendInside, readTextsInside } from '../workspace-fs/index.js';
 
 export const DAILY_DIR = path.join('threads', 'daily');
 export const WEEKLY_DIR = path.join('threads', 'weekly');
@@ -64,19 +64,23 @@ export async function readRecentThreads(
   at: Date,
   days: number,
 ): Promise<{ daily: ThreadFile[]; weekly?: ThreadFile; refused: RefusedFile[] }> {
-  const daily: ThreadFile[] = [];
+  const files = Array.from({ length: days }, (_, back) =>
+    dailyThreadPath(workspace, new Date(at.getFullYear(), at.getMonth(), at.getDate() - back, 12)),
+  );
+  files.push(weeklyThreadPath(workspace, at));
+  // Newest day first, the week last.
+  const outcomes = await readTextsInside(
+    workspace,
+    files.map((file) => path.relative(workspace, file)),
+    MAX_CONTEXT_FILE_BYTES,
+  );
   const refused: RefusedFile[] = [];
-  const read = async (file: string): Promise<ThreadFile | undefined> => {
-    const name = path.relative(workspace, file);
-    const outcome = await readTextInside(workspace, name, MAX_CONTEXT_FILE_BYTES);
+  const threads = outcomes.map((outcome, i): ThreadFile | undefined => {
+    const name = path.relative(workspace, files[i] as string);
     if (outcome && 'refused' in outcome) refused.push({ name, reason: outcome.refused });
     return outcome && 'text' in outcome ? { name, text: outcome.text } : undefined;
-  };
-  for (let back = 0; back < days; back++) {
-    const day = new Date(at.getFullYear(), at.getMonth(), at.getDate() - back, 12);
-    const thread = await read(dailyThreadPath(workspace, day));
-    if (thread) daily.push(thread);
-  }
-  const weekly = await read(weeklyThreadPath(workspace, at));
+  });
+  const weekly = threads.pop();
+  const daily = threads.filter((thread): thread is ThreadFile => thread !== undefined);
   return { daily, ...(weekly ? { weekly } : {}), refused };
 }

@@ -106,6 +106,11 @@ const MIGRATIONS: readonly Migration[] = [
       create index runs_by_parent on runs(parent_run_id);
     `,
   },
+  {
+    version: 4,
+    description: "a run's steps by run: numbering a new step no longer scans every step",
+    up: `create index steps_by_run on steps(run_id, idx);`,
+  },
 ];
 
 export interface RunRow {

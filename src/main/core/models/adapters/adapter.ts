@@ -2,6 +2,7 @@
  * What every wire protocol provides: a request serializer and two parsers (stream and whole
  * body) that speak to the shared StreamAssembler. Nothing vendor-shaped leaves an adapter.
  */
+import type { Message } from '../../../../shared/messages.js';
 import type { StreamAssembler } from '../assembler.js';
 import { ModelError } from '../errors.js';
 import type { WireRequest } from '../http.js';
@@ -31,6 +32,25 @@ export interface WireAdapter {
     provider: ProviderId,
   ): AsyncGenerator<ModelEvent>;
   parseResponse(body: unknown, assembler: StreamAssembler, provider: ProviderId): ModelEvent[];
+}
+
+/**
+ * A message's wire form, made once per message: a conversation's history reaches an adapter as
+ * the same frozen messages turn after turn (the run store's branch), so a long conversation
+ * converts only what is new. A message that is not frozen could change between calls: it is
+ * converted every time. Callers never modify what `convert` returns.
+ */
+export function convertedOnce<T>(convert: (message: Message) => T): (message: Message) => T {
+  const made = new WeakMap<Message, T>();
+  return (message) => {
+    if (!Object.isFrozen(message)) return convert(message);
+    let wire = made.get(message);
+    if (wire === undefined) {
+      wire = convert(message);
+      made.set(message, wire);
+    }
+    return wire;
+  };
 }
 
 export function joinUrl(endpoint: string, path: string): string {

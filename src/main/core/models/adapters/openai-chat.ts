@@ -12,6 +12,7 @@ import {
   arr,
   type BuildContext,
   badResponse,
+  convertedOnce,
   dataUrl,
   type Json,
   joinUrl,
@@ -165,7 +166,7 @@ function chatMessages(request: ModelRequest): Json[] {
   return out;
 }
 
-function chatMessage(message: Message): Json[] {
+const chatMessage = convertedOnce((message: Message): readonly Json[] => {
   if (message.role === 'assistant') {
     const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
     const calls = message.content.flatMap((b) =>
@@ -202,4 +203,4 @@ function chatMessage(message: Message): Json[] {
     content: onlyText ? parts.map((p) => p.text).join('') : parts,
   });
   return out;
-}
+});
