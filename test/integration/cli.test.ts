@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -44,6 +44,56 @@ describe('pincer CLI (built dist/cli.js)', () => {
     const result = await pincer('--version');
     expect(result).toMatchObject({ code: 0 });
     expect(result.stdout.trim()).toBe(version);
+  });
+
+  it('starts --version and --help without loading a package with native code', async () => {
+    // Preloads that record every package the process imports or requires (bare specifiers),
+    // and every addon it opens.
+    const record =
+      "(what) => require('node:fs').appendFileSync(process.env.LOAD_LOG, what + '\\n')";
+    await writeFile(
+      path.join(home, 'record-hooks.cjs'),
+      `const record = ${record};
+exports.resolve = async (specifier, context, next) => {
+  if (!/^(\\.|\\/|node:|file:|data:)/.test(specifier)) record(specifier);
+  return next(specifier, context);
+};
+`,
+    );
+    await writeFile(
+      path.join(home, 'record-loads.cjs'),
+      `const record = ${record};
+const Module = require('node:module');
+Module.register(require('node:url').pathToFileURL(${JSON.stringify(path.join(home, 'record-hooks.cjs'))}));
+const load = Module._load;
+Module._load = function (request, ...rest) {
+  if (!/^(\\.|\\/|node:)/.test(request)) record(request);
+  return load.call(this, request, ...rest);
+};
+const open = process.dlopen;
+process.dlopen = function (module, file, ...rest) {
+  record(file);
+  return open.call(this, module, file, ...rest);
+};
+`,
+    );
+    const native = /better-sqlite3|sqlite-vec|node-llama-cpp|keytar|\.node$/m;
+    for (const args of [['--version'], ['--help'], ['runs', 'list']]) {
+      const log = path.join(home, `loads-${args.join('-')}.log`);
+      await writeFile(log, '');
+      await run(
+        process.execPath,
+        ['--require', path.join(home, 'record-loads.cjs'), cli, ...args],
+        {
+          env: { ...process.env, PINCER_HOME: home, LOAD_LOG: log },
+          timeout: 30_000,
+        },
+      );
+      const loaded = await readFile(log, 'utf8');
+      // `runs list` reads the profile database: the check itself must be able to see a load.
+      if (args[0] === 'runs') expect(loaded).toMatch(/better-sqlite3/);
+      else expect(loaded).not.toMatch(native);
+    }
   });
 
   it('lists every command in --help', async () => {

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionBook } from '../../../src/main/core/models/connections.js';
-import { openDatabase, profileDatabasePath } from '../../../src/main/core/storage/database.js';
+import { openDatabase, profileDatabasePath } from '../../../src/main/core/storage/index.js';
 import { buildTinyGguf } from '../../fixtures/tiny-gguf.js';
 import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Assistant } from '../../../src/main/core/assistant/index.js';
 import { MemoryStore } from '../../../src/main/core/memory/store.js';
-import { openDatabase, profileDatabasePath } from '../../../src/main/core/storage/database.js';
+import { openDatabase, profileDatabasePath } from '../../../src/main/core/storage/index.js';
 import { type AssistantEvent, AssistantEventSchema } from '../../../src/shared/ipc.js';
 import { buildTinyGguf } from '../../fixtures/tiny-gguf.js';
 import { type AssistantFixture, scriptedAssistant } from '../../support/assistant-harness.js';

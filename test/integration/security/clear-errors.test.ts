@@ -10,7 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSkill } from '../../../src/main/core/skills/parse.js';
-import { profileDatabasePath } from '../../../src/main/core/storage/database.js';
+import { profileDatabasePath } from '../../../src/main/core/storage/index.js';
 import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
 import { runBuiltCli, runCliInProcess } from '../../support/cli-run.js';

@@ -26,7 +26,7 @@ import {
   safeStorageVault,
 } from '../../../src/main/core/secrets/index.js';
 import { loadKnownSecrets } from '../../../src/main/core/secrets/known.js';
-import { openDatabase, profileDatabasePath } from '../../../src/main/core/storage/database.js';
+import { openDatabase, profileDatabasePath } from '../../../src/main/core/storage/index.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import { FAST_SCRYPT, testEncryptor } from '../../support/secrets.js';
 

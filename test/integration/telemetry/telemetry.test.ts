@@ -12,7 +12,7 @@ import { viaProvider } from '../../../src/main/core/models/access.js';
 import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../../src/main/core/models/types.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
-import { openDatabase, profileDatabasePath } from '../../../src/main/core/storage/database.js';
+import { openDatabase, profileDatabasePath } from '../../../src/main/core/storage/index.js';
 import {
   agentWorker,
   InProcessBackend,

@@ -6,7 +6,7 @@ import {
   openDatabase,
   profileDatabasePath,
   StorageError,
-} from '../../../src/main/core/storage/database.js';
+} from '../../../src/main/core/storage/index.js';
 import { type Migration, migrate } from '../../../src/main/core/storage/migrations.js';
 
 let dir = '';

@@ -4,12 +4,20 @@
  */
 
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import * as sqliteVec from 'sqlite-vec';
+import type Database from 'better-sqlite3';
+import type * as SqliteVec from 'sqlite-vec';
 import { PincerError } from '../errors.js';
 
 export type Db = Database.Database;
+
+// The native driver loads with the first database a command opens: `pincer --version` and
+// `--help` open none, and loading it costs ~12 ms of their start.
+const requireNative = createRequire(import.meta.url);
+let driver: { Database: typeof Database; vec: typeof SqliteVec } | undefined;
+const native = () =>
+  (driver ??= { Database: requireNative('better-sqlite3'), vec: requireNative('sqlite-vec') });
 
 export interface OpenOptions {
   /** Load the sqlite-vec extension (vector search). Default true. */
@@ -34,7 +42,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   if (file !== ':memory:' && !options.readonly) mkdirSync(path.dirname(file), { recursive: true });
   let db: Db;
   try {
-    db = new Database(file, {
+    db = new (native().Database)(file, {
       readonly: options.readonly ?? false,
       fileMustExist: options.readonly ?? false,
     });
@@ -53,7 +61,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
-    if (options.vectors ?? true) sqliteVec.load(db);
+    if (options.vectors ?? true) native().vec.load(db);
     // Fails fast on a file that is not a database, instead of at the first query.
     db.prepare('select count(*) from sqlite_schema').get();
   } catch (error) {
@@ -67,20 +75,4 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     );
   }
   return db;
-}
-
-/**
- * True for SQLite's "the file is damaged" errors (SQLITE_CORRUPT*, SQLITE_NOTADB), which a
- * damaged page raises at the first query that reads it, long after a clean open.
- */
-export function isDamagedDatabase(error: unknown): boolean {
-  const code = typeof error === 'object' && error !== null && (error as { code?: unknown }).code;
-  return (
-    typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB')
-  );
-}
-
-/** The profile database's path inside the data directory. */
-export function profileDatabasePath(dataDir: string, profile = 'default'): string {
-  return path.join(dataDir, 'profiles', profile, 'pincer.db');
 }
