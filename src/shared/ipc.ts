@@ -9,6 +9,7 @@
  *
  * Pure module: no node:, no electron.
  */
+
 import { z } from 'zod';
 import { AttachmentSchema, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS } from './attachments.js';
 import { GpuMemorySchema } from './gpu-fit.js';
@@ -45,6 +46,7 @@ import {
   ToolNameSchema,
   WorkspaceViewSchema,
 } from './ipc-schemas.js';
+import { MAX_MESSAGE_CHARS } from './messages.js';
 
 export * from './attachments.js';
 export * from './images.js';
@@ -61,8 +63,8 @@ export const MAX_SEND_REQUEST_BYTES = MAX_REQUEST_BYTES + MAX_IMAGES * (MAX_IMAG
 /** One piece of an imported model file: 512 KiB, as base64. */
 export const IMPORT_CHUNK_BYTES = 512 * 1024;
 const MAX_IMPORT_CHUNK_BASE64 = Math.ceil(IMPORT_CHUNK_BYTES / 3) * 4;
-/** The longest message a person can send in one go (characters). */
-export const MAX_MESSAGE_CHARS = 100_000;
+
+export { MAX_MESSAGE_CHARS };
 
 const Empty = z.strictObject({});
 const Ok = z.object({ ok: z.literal(true) });

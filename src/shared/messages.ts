@@ -120,3 +120,6 @@ export function userTurn(text: string, images: readonly ImageBlock[] = []): Mess
 export function toolDisplayName(name: string): string {
   return name.replaceAll('__', '/');
 }
+
+/** The longest message a person can send in one go (characters). */
+export const MAX_MESSAGE_CHARS = 100_000;

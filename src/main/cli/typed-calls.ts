@@ -2,7 +2,7 @@
  * Tool calls typed at the terminal (`pincer run '@fs/list{path="."}'`, or a chat line): parsed
  * here, run by the runtime under the same policy, approvals and audit as a model's calls.
  */
-import { MAX_MESSAGE_CHARS } from '../../shared/ipc.js';
+import { MAX_MESSAGE_CHARS } from '../../shared/messages.js';
 import type { AgentRuntime, RunHandle, RunStore, StartOptions } from '../core/runtime/index.js';
 import { createSecretStore, secretRedactor } from '../core/secrets/index.js';
 import type { RunId } from '../core/terms.js';

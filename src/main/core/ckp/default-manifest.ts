@@ -16,6 +16,7 @@ export const MANIFEST_FILE = 'claw.yaml';
 /** The load caches' files under `<data dir>/cache/`. */
 export const SCHEMA_VERDICTS = 'schema-verdicts.json';
 export const MANIFEST_SOURCES = 'manifest-sources.json';
+export const SPEC_PARSES = 'manifest-specs.json';
 /** Templates seeded next to the user's manifest: the identity's context files. */
 export const CONTEXT_TEMPLATES = ['SOUL.md', 'USER.md'] as const;
 
@@ -66,7 +67,7 @@ export async function loadActiveClaw(
   explicit?: string,
 ): Promise<{ active: ActiveManifest; claw: ResolvedClaw }> {
   const active = resolveActiveManifest(places, explicit);
-  const [verdicts, sources] = await Promise.all([
+  const [verdicts, sources, specs] = await Promise.all([
     // Tool schemas found valid (only valid verdicts are kept), enough for a few manifests.
     HashCache.open(cachePath(places.dataDir, SCHEMA_VERDICTS), {
       max: 512,
@@ -77,14 +78,22 @@ export async function loadActiveClaw(
       max: 64,
       valid: isParsedDocuments,
     }),
+    // Specs zod found valid, as it typed them.
+    HashCache.open(cachePath(places.dataDir, SPEC_PARSES), {
+      max: 512,
+      valid: (value): value is unknown => typeof value === 'object' && value !== null,
+    }),
   ]);
   const claw = await loadClaw(active.file, {
     ...loadOptionsFor(active, places),
     schemaVerdicts: { has: (key) => verdicts.has(key), add: (key) => verdicts.set(key, true) },
     sourceCache: sources,
+    specParses: specs,
   });
   // A cache that cannot be written (a read-only data dir) costs only the next start's work.
-  await Promise.all([verdicts.save(), sources.save()].map((saved) => saved.catch(() => undefined)));
+  await Promise.all(
+    [verdicts.save(), sources.save(), specs.save()].map((saved) => saved.catch(() => undefined)),
+  );
   return { active, claw };
 }
 

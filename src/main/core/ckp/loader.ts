@@ -30,6 +30,7 @@ import {
   type PrimitiveKind,
   SPEC_SCHEMAS,
 } from './schemas.js';
+import { keepSpec, type SpecParses, specKey } from './spec-parses.js';
 import { parseClawUri, type UriKind } from './uri.js';
 import { checkProtocolVersion } from './version.js';
 import { readSource, type SourceCache, type SourceDocument } from './yaml-source.js';
@@ -46,6 +47,8 @@ export interface LoadOptions {
   schemaVerdicts?: SchemaVerdicts;
   /** Files already parsed (by content): their YAML is not parsed again. */
   sourceCache?: SourceCache;
+  /** Specs already validated (by content): zod does not parse them again. */
+  specParses?: SpecParses;
 }
 
 export interface CheckResult {
@@ -198,8 +201,10 @@ function checkProtocol(issues: IssueList, doc: SourceDocument, at: DocPath, valu
 
 export class ClawLoader {
   private readonly issues = new IssueList();
-  private readonly options: Required<Omit<LoadOptions, 'schemaVerdicts' | 'sourceCache'>> &
-    Pick<LoadOptions, 'schemaVerdicts' | 'sourceCache'>;
+  private readonly options: Required<
+    Omit<LoadOptions, 'schemaVerdicts' | 'sourceCache' | 'specParses'>
+  > &
+    Pick<LoadOptions, 'schemaVerdicts' | 'sourceCache' | 'specParses'>;
   private root!: SourceDocument;
   private rootFile: string;
   private rootVersion = '0.0.0';
@@ -219,6 +224,7 @@ export class ClawLoader {
       libraryDirs: options.libraryDirs ?? [],
       schemaVerdicts: options.schemaVerdicts,
       sourceCache: options.sourceCache,
+      specParses: options.specParses,
     };
   }
 
@@ -705,7 +711,13 @@ export class ClawLoader {
     }
 
     const schema = SPEC_SCHEMAS[kind];
-    let parsed = schema.safeParse(specRaw);
+    const { specParses } = this.options;
+    const key = specParses ? specKey(kind, specRaw) : undefined;
+    const known = key === undefined ? undefined : specParses?.get(key);
+    let parsed: { success: true; data: unknown } | { success: false; error: z.ZodError } =
+      known !== undefined ? { success: true, data: known } : schema.safeParse(specRaw);
+    if (parsed.success && known === undefined && specParses && key)
+      keepSpec(specParses, key, parsed.data);
     if (!parsed.success && lenient) {
       // Fields from a newer minor are reported as warnings, then left out of the typed model.
       const stripped = withoutUnknownKeys(specRaw, parsed.error);

@@ -533,6 +533,13 @@ export const telemetrySpec = z.strictObject({
     .prefault({}),
 });
 
+/**
+ * Names what the spec schemas accept and output: a spec parsed under one revision is cached by
+ * content (spec-parses.ts), so any change to a schema below must bump it. `spec-parses.test.ts`
+ * holds each revision's fingerprint and fails until it is bumped.
+ */
+export const SPEC_SCHEMA_REVISION = 1;
+
 export const SPEC_SCHEMAS = {
   Identity: identitySpec,
   Provider: providerSpec,
