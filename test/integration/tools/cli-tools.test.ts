@@ -48,8 +48,10 @@ describe('pincer run with tools on the tiny local model (built dist/cli.js)', ()
         '2',
         '--context-size',
         '4096',
+        // More than the longest call the grammar admits (a 24-character path can be 96 byte-level
+        // tokens of a random model, then the call's syntax): a call cut short cannot parse.
         '--max-tokens',
-        '120',
+        '1024',
         '--temperature',
         '1',
         '--tools',
@@ -80,7 +82,7 @@ describe('pincer run with tools on the tiny local model (built dist/cli.js)', ()
     // tool's declared (not narrowed) schema.
     const registry = new ToolRegistry();
     for (const tool of BUILTIN_TOOLS) registry.register(tool);
-    const checked = registry.check(call, allow);
+    const checked = await registry.check(call, allow);
     expect('error' in checked ? checked.error.content : 'valid').toBe('valid');
 
     const decided = events.find((e) => e.type === 'policy.decided' && e.call_id === call.id);

@@ -70,9 +70,6 @@ const MIN_CONTEXT = 512;
  * with a sequence per live conversation (so turn N evaluates only its new tokens), unloaded
  * after an idle timeout and reloaded on the next request.
  */
-/** Generations tried when node-llama-cpp's own re-check rejects a grammar-made call. */
-const ARGUMENT_RECHECK_ATTEMPTS = 5;
-
 export class LocalEngine {
   private runtime?: Promise<LocalRuntime>;
   private loading?: Promise<Loaded>;
@@ -369,20 +366,21 @@ export class LocalEngine {
           functions,
           maxParallelFunctionCalls: 1,
         } as LLamaChatGenerateResponseOptions<ChatModelFunctions>;
-        // The grammar admits the call, but node-llama-cpp re-checks the parsed arguments in
-        // UTF-16 while the grammar counted what it decoded: a string that ends in broken UTF-8
-        // can pass one and fail the other. Sampling again is cheap next to failing the turn.
-        for (let attempt = 1; ; attempt++) {
-          try {
-            // A seeded request would sample the same call again: move the seed along.
-            const seed = sampling.seed === undefined ? undefined : sampling.seed + attempt - 1;
-            response = await chat.generateResponse(history, { ...options, seed });
-            break;
-          } catch (error) {
-            const recheck = error instanceof LlamaJsonSchemaValidationError;
-            if (!recheck || attempt >= ARGUMENT_RECHECK_ATTEMPTS || request.signal?.aborted)
-              throw error;
-          }
+        try {
+          response = await chat.generateResponse(history, options);
+        } catch (error) {
+          const call = grammarMadeCall(functions, error);
+          if (!call) throw error;
+          // The grammar made this call, but node-llama-cpp re-checks the parsed arguments in
+          // UTF-16 while its grammar counted what it decoded: a string that ends in broken
+          // UTF-8, or holds characters outside the BMP, passes one and fails the other. The
+          // call goes on to Pincer's own guard, which checks it against the tool's real schema.
+          return {
+            text: '',
+            toolCalls: [{ id: `call_${Date.now().toString(36)}_0`, ...call }],
+            stopReason: 'tool_calls',
+            usage: usageSince(conversation, meterBefore),
+          };
         }
       } else {
         response = await chat.generateResponse(history, common);
@@ -567,6 +565,19 @@ function loadError(error: unknown, file: string): LocalEngineError {
 }
 
 /** Tokens of the system text and tool definitions as the model's chat format writes them. */
+/** The call node-llama-cpp's re-check refused, by the function whose parameters it checked. */
+function grammarMadeCall(
+  functions: ChatModelFunctions,
+  error: unknown,
+): { name: string; arguments: Record<string, unknown> } | undefined {
+  if (!(error instanceof LlamaJsonSchemaValidationError)) return undefined;
+  const name = Object.keys(functions).find((key) => functions[key]?.params === error.schema);
+  const params: unknown = error.object;
+  if (name === undefined || typeof params !== 'object' || params === null || Array.isArray(params))
+    return undefined;
+  return { name, arguments: params as Record<string, unknown> };
+}
+
 function promptFloor(
   chat: LlamaChat,
   system: string | undefined,
