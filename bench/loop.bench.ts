@@ -26,7 +26,7 @@ const toolTurn = (request: ModelRequest): ScriptedReply =>
 const noop: ToolHost = {
   definitions: () => [{ name: 'noop', parameters: { type: 'object', properties: {} } }],
   isReadOnly: () => true,
-  validate: () => undefined,
+  validate: async () => undefined,
   execute: async () => ({ content: 'ok' }),
   prepare: () => undefined,
 };

@@ -132,8 +132,10 @@ async function validity(): Promise<void> {
     maxConversations: 1,
     idleTimeoutMs: 0,
   });
-  const valid = (calls: Array<{ name: string; input: Record<string, unknown> }>) =>
-    calls.length > 0 && calls.every((c) => !('error' in registry.check({ id: 'x', ...c }, ALLOW)));
+  const valid = async (calls: Array<{ name: string; input: Record<string, unknown> }>) => {
+    const checked = await Promise.all(calls.map((c) => registry.check({ id: 'x', ...c }, ALLOW)));
+    return calls.length > 0 && checked.every((one) => !('error' in one));
+  };
   let withGrammar = 0;
   let without = 0;
   let engineErrors = 0;
@@ -150,12 +152,12 @@ async function validity(): Promise<void> {
     }
     if (
       constrained &&
-      valid(
+      (await valid(
         constrained.toolCalls.map((c) => ({
           name: c.name,
           input: c.arguments as Record<string, unknown>,
         })),
-      )
+      ))
     )
       withGrammar++;
     // Same prompt and tools, no grammar: generation never enters function-calling mode.
@@ -163,7 +165,7 @@ async function validity(): Promise<void> {
       'v',
       ask(tools, seed, { maxTokens: 120, toolChoice: 'none' }),
     );
-    if (valid(parseNative(free.text))) without++;
+    if (await valid(parseNative(free.text))) without++;
   }
   await engine.dispose();
   await rm(dir, { recursive: true, force: true });

@@ -18,7 +18,7 @@ export const UNGOVERNED = { policy: allowEveryCall, approvals: nobodyAnswers } a
 export const noTools: ToolHost = {
   definitions: () => [],
   isReadOnly: () => false,
-  validate: () => undefined,
+  validate: async () => undefined,
   prepare: () => undefined,
   execute: async (call) => ({ content: `no tool named "${call.name}"`, isError: true }),
 };

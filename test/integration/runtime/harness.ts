@@ -36,7 +36,7 @@ export function toolHost(tools: Record<string, { readOnly?: boolean; run: Impl }
       Object.keys(tools).map((name) => ({ name, parameters: { type: 'object', properties: {} } })),
     isReadOnly: (name) => tools[name]?.readOnly === true,
     // These tools take any arguments: validation is the registry's, tested through it.
-    validate: () => undefined,
+    validate: async () => undefined,
     prepare: () => undefined,
     execute: async (call: ToolCall, context) => {
       const tool = tools[call.name];

@@ -162,7 +162,7 @@ describe('the compact language on the tiny local model, under its grammar', () =
           expect(['fs/read', 'fs/list']).toContain(call.name);
           // The compact grammar fixes names, keys, required keys and types; numeric ranges
           // are left to the validation guard, which answers with a structured error.
-          const checked = tools.check(call, ['fs/read', 'fs/list']);
+          const checked = await tools.check(call, ['fs/read', 'fs/list']);
           if ('error' in checked) {
             const { violations } = JSON.parse(checked.error.content) as {
               violations: Array<{ keyword: string }>;

@@ -8,7 +8,12 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cachePath, HashCache } from '../../../src/main/core/ckp/cache-file.js';
 import { loadActiveClaw, SCHEMA_VERDICTS } from '../../../src/main/core/ckp/default-manifest.js';
-import { checkJsonSchema, schemaKey } from '../../../src/main/core/ckp/json-schema-check.js';
+import {
+  checkJsonSchema,
+  loadSchemaValidator,
+  needsValidator,
+  schemaKey,
+} from '../../../src/main/core/ckp/json-schema-check.js';
 import { RESOURCES } from './fixtures.js';
 
 let dir = '';
@@ -21,7 +26,18 @@ const valid = { type: 'object', properties: { path: { type: 'string' } }, requir
 const invalid = { type: 'object', properties: { path: { type: 7 } } };
 
 describe('schema verdicts', () => {
-  it('keeps a valid schema by its content and never an invalid one', () => {
+  it('loads the validator only for a schema the verdicts do not vouch for', () => {
+    // Runs first, before any test of this file loads the validator.
+    const known = new Set([schemaKey(valid)]);
+    expect(needsValidator(valid, known)).toBe(false);
+    expect(checkJsonSchema(valid, known)).toBeUndefined();
+    expect(needsValidator(invalid, known)).toBe(true);
+    expect(needsValidator('not an object', known)).toBe(false);
+    expect(() => checkJsonSchema(invalid, known)).toThrow(/loadSchemaValidator/);
+  });
+
+  it('keeps a valid schema by its content and never an invalid one', async () => {
+    await loadSchemaValidator();
     const seen = new Set<string>();
     expect(checkJsonSchema(valid, seen)).toBeUndefined();
     expect([...seen]).toEqual([schemaKey(valid)]);
@@ -32,7 +48,8 @@ describe('schema verdicts', () => {
     expect(schemaKey({ required, ...rest })).not.toBe(schemaKey(valid));
   });
 
-  it('skips the check for a schema already known (what saves the start-up cost)', () => {
+  it('skips the check for a schema already known (what saves the start-up cost)', async () => {
+    await loadSchemaValidator();
     // A known key is trusted without compiling: shown with a schema that would fail the check.
     const trusted = new Set([schemaKey(invalid)]);
     expect(checkJsonSchema(invalid, trusted)).toBeUndefined();

@@ -3,11 +3,12 @@
  * (and normalized into what surfaces render), everything else is refused with a reason; answers
  * are checked against a schema rebuilt from the form, closed to other keys.
  */
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   checkInputAnswer,
   INPUT_FORM_LIMITS,
   type InputForm,
+  prepareAnswerCheck,
   readInputForm,
 } from '../../../src/main/core/policy/index.js';
 
@@ -163,6 +164,9 @@ describe('reading a server form', () => {
 });
 
 describe('checking an answer', () => {
+  // What InputBroker.request does before a form is shown.
+  beforeAll(() => prepareAnswerCheck());
+
   const form = read(
     {
       name: { type: 'string', minLength: 2 },

@@ -52,18 +52,20 @@ describe("Pincer's own tool schemas", () => {
     }
   });
 
-  it('a foreign schema is still checked against the meta-schema, an own one is not', () => {
+  it('a foreign schema is still checked against the meta-schema, an own one is not', async () => {
     // Only the meta-schema minds a description that is not a string.
     const broken = { type: 'object', properties: { n: { type: 'integer', description: 5 } } };
     const registry = new ToolRegistry();
     const base = { ...BUILTIN_TOOLS[0], inputSchema: broken } as Tool;
     registry.register({ ...base, name: 'test/foreign', source: 'manifest' });
     registry.register({ ...base, name: 'test/own', source: 'builtin' });
-    const foreign = registry.check({ id: 'a', name: 'test/foreign', input: { n: 1 } }, [
+    const foreign = await registry.check({ id: 'a', name: 'test/foreign', input: { n: 1 } }, [
       'test/foreign',
     ]);
     expect('error' in foreign && foreign.error.content).toContain("the tool's schema does not");
-    const ownCall = registry.check({ id: 'b', name: 'test/own', input: { n: 1 } }, ['test/own']);
+    const ownCall = await registry.check({ id: 'b', name: 'test/own', input: { n: 1 } }, [
+      'test/own',
+    ]);
     expect('error' in ownCall).toBe(false);
   });
 });

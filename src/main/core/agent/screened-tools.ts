@@ -30,8 +30,8 @@ export function screenedTools(
     prepare: (name) => host.prepare(name),
     // Unknown tools and bad arguments are answered before the policy is asked: without this
     // an unknown tool read as a policy denial, and a person was asked to approve a broken call.
-    validate: (call) => {
-      const invalid = host.validate(call);
+    validate: async (call) => {
+      const invalid = await host.validate(call);
       return invalid && screen(call.name, invalid);
     },
     execute: async (call, context) => {

@@ -1,21 +1,15 @@
-/** Is a value a valid JSON Schema? (CKP §5.4: a tool's input_schema MUST be one.) */
+/**
+ * Is a value a valid JSON Schema? (CKP §5.4: a tool's input_schema MUST be one.) The validator
+ * (ajv, ~280 KB of code) loads only when a schema needs checking: the verdicts vouch for the
+ * schemas of a manifest read before, so a start on an unchanged manifest does not load it.
+ */
 import { createHash } from 'node:crypto';
-import { Ajv } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 
-// One instance per dialect, made lazily: building Ajv is far costlier than a check.
-let draft07: Ajv | undefined;
-let draft2020: Ajv2020 | undefined;
+let validator: typeof import('./schema-validator.js') | undefined;
 
-function ajvFor(schema: Record<string, unknown>): Ajv | Ajv2020 {
-  const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-  if (dialect.includes('draft-07') || dialect.includes('draft-06')) {
-    draft07 ??= new Ajv({ strict: false, allErrors: true, validateFormats: false });
-    return draft07;
-  }
-  // MCP's current default dialect is 2020-12.
-  draft2020 ??= new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
-  return draft2020;
+/** Loads the validator; `checkJsonSchema` needs it for any schema the verdicts do not vouch for. */
+export async function loadSchemaValidator(): Promise<void> {
+  validator ??= await import('./schema-validator.js');
 }
 
 /**
@@ -37,30 +31,24 @@ export function schemaKey(schema: unknown): string {
     .digest('hex');
 }
 
-/** Undefined when valid, else a short reason naming the offending schema location. */
+/** True when checking `schema` needs the validator loaded. */
+export function needsValidator(schema: unknown, verdicts?: SchemaVerdicts): boolean {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return false;
+  return !validator && !verdicts?.has(schemaKey(schema));
+}
+
+/**
+ * Undefined when valid, else a short reason naming the offending schema location. A schema the
+ * verdicts do not vouch for needs `loadSchemaValidator()` first.
+ */
 export function checkJsonSchema(schema: unknown, verdicts?: SchemaVerdicts): string | undefined {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
     return 'must be a JSON Schema object';
   }
   const key = verdicts ? schemaKey(schema) : '';
   if (verdicts?.has(key)) return undefined;
-  const problem = checkSchemaObject(schema as Record<string, unknown>);
+  if (!validator) throw new Error('checkJsonSchema: call loadSchemaValidator() first');
+  const problem = validator.checkSchemaObject(schema as Record<string, unknown>);
   if (!problem) verdicts?.add(key);
   return problem;
-}
-
-function checkSchemaObject(record: Record<string, unknown>): string | undefined {
-  const ajv = ajvFor(record);
-  if (!ajv.validateSchema(record)) {
-    const first = ajv.errors?.[0];
-    const at = first?.instancePath ? `at ${first.instancePath}` : 'at the root';
-    return `is not a valid JSON Schema: ${at} ${first?.message ?? 'invalid'}`;
-  }
-  try {
-    // Compiling catches what the meta-schema cannot (unresolvable $ref, bad patterns).
-    ajv.compile(record);
-  } catch (error) {
-    return `is not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`;
-  }
-  return undefined;
 }

@@ -16,7 +16,7 @@ import {
   type ManifestIssue,
   type RuleId,
 } from './issues.js';
-import type { SchemaVerdicts } from './json-schema-check.js';
+import { loadSchemaValidator, needsValidator, type SchemaVerdicts } from './json-schema-check.js';
 import { resolvePathValue, substitutePathVars } from './path-vars.js';
 import type { AnyPrimitive, Primitive, ResolvedClaw } from './resolved.js';
 import { checkSpecRules } from './rules.js';
@@ -321,6 +321,9 @@ export class ClawLoader {
     }
     this.checkCardinality(spec, candidates);
 
+    // The JSON Schema validator loads only for tool schemas the verdicts do not vouch for.
+    if (candidates.some((candidate) => this.needsSchemaCheck(candidate)))
+      await loadSchemaValidator();
     const primitives: AnyPrimitive[] = [];
     for (const candidate of candidates) {
       const primitive = this.buildPrimitive(candidate);
@@ -621,6 +624,15 @@ export class ClawLoader {
         'spec.providers yields no Provider (its globs matched nothing)',
       );
     }
+  }
+
+  private needsSchemaCheck(candidate: Candidate): boolean {
+    if (candidate.kind !== 'Tool') return false;
+    const raw = getAt(candidate.doc.data, candidate.base);
+    const schema = candidate.inline
+      ? getAt(raw, ['input_schema'])
+      : getAt(raw, ['spec', 'input_schema']);
+    return needsValidator(schema, this.options.schemaVerdicts);
   }
 
   /** Validates one candidate; returns the typed primitive when its spec is valid. */

@@ -14,7 +14,13 @@ export type {
   InputForm,
   InputFormat,
 } from './input-form.js';
-export { answerSchema, checkInputAnswer, INPUT_FORM_LIMITS, readInputForm } from './input-form.js';
+export {
+  answerSchema,
+  checkInputAnswer,
+  INPUT_FORM_LIMITS,
+  prepareAnswerCheck,
+  readInputForm,
+} from './input-form.js';
 export type {
   InputAnswer,
   InputOutcome,

@@ -11,14 +11,8 @@
  * answer is checked (ajv) against a schema rebuilt from that form, so it holds exactly what the
  * form showed.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv, ValidateFunction } from 'ajv';
 import { PincerError } from '../errors.js';
-
-// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
-const addFormats =
-  (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
-  addFormatsModule;
 
 export const INPUT_FORM_LIMITS = {
   /** Characters of the server's message. */
@@ -320,14 +314,27 @@ export function answerSchema(form: InputForm): Record<string, unknown> {
   };
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: false });
-addFormats(ajv, [...FORMATS]);
+let ajv: Ajv | undefined;
 const compiled = new WeakMap<InputForm, ValidateFunction>();
 
-/** What is wrong with an answer, one sentence per problem (none: it fits the form). */
+/**
+ * Loads the answer check (ajv with the formats): done when a form is asked, so no other path
+ * loads the validator.
+ */
+export async function prepareAnswerCheck(): Promise<void> {
+  if (ajv) return;
+  const made = (await import('./answer-ajv.js')).makeAnswerAjv(FORMATS);
+  ajv ??= made;
+}
+
+/**
+ * What is wrong with an answer, one sentence per problem (none: it fits the form). Needs
+ * `prepareAnswerCheck()` first.
+ */
 export function checkInputAnswer(form: InputForm, content: unknown): string[] {
   let validate = compiled.get(form);
   if (!validate) {
+    if (!ajv) throw new Error('checkInputAnswer: call prepareAnswerCheck() first');
     validate = ajv.compile(answerSchema(form));
     compiled.set(form, validate);
   }

@@ -19,6 +19,7 @@ import {
   type InputContent,
   type InputField,
   type InputForm,
+  prepareAnswerCheck,
 } from './input-form.js';
 
 export type InputAnswer =
@@ -101,11 +102,14 @@ export class InputBroker implements InputEvents {
   }
 
   /** Resolves once answered, timed out or cancelled; never rejects. */
-  request(request: InputRequest): Promise<InputOutcome> {
+  async request(request: InputRequest): Promise<InputOutcome> {
     const id = newId<string>('inp');
     const sessionId = this.options.sessionOf(request.runId);
     if (!sessionId || request.signal.aborted)
-      return Promise.resolve({ answer: { action: 'cancel' }, by: 'cancelled' });
+      return { answer: { action: 'cancel' }, by: 'cancelled' };
+    // Before the form is shown: an answer can then be checked the moment it comes.
+    await prepareAnswerCheck();
+    if (request.signal.aborted) return { answer: { action: 'cancel' }, by: 'cancelled' };
     const pending: PendingInput = {
       id,
       runId: request.runId,

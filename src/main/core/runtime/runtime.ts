@@ -608,7 +608,7 @@ class RunLoop {
       this.emit({ type: 'tool.requested', call, read_only: this.tools.isReadOnly(call.name) });
     const allowed: Array<{ call: ToolCall; grant?: CapabilityGrant }> = [];
     for (const call of pending) {
-      const invalid = this.tools.validate(call);
+      const invalid = await this.tools.validate(call);
       if (invalid) {
         results.set(call.id, this.settle(call, invalid));
         continue;

@@ -53,11 +53,11 @@ export async function executeToolCalls(
   const results: ToolOutput[] = new Array(calls.length);
   // Unknown tools and invalid arguments are answered up front; they never reach the policy.
   const steps: Array<{ index: number; checked: CheckedCall }> = [];
-  calls.forEach((call, index) => {
-    const checked = options.registry.check(call, options.allow);
+  for (const [index, call] of calls.entries()) {
+    const checked = await options.registry.check(call, options.allow);
     if ('error' in checked) results[index] = checked.error;
     else steps.push({ index, checked });
-  });
+  }
 
   const runStep = async ({ index, checked }: (typeof steps)[number]) => {
     results[index] = await guardedRun(checked, options, signal);

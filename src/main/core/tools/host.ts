@@ -35,7 +35,7 @@ export interface ToolHost {
    * is asked (a person is never asked to approve a call that cannot run). Undefined: valid.
    * Required, so a decorator that forgets it does not type-check.
    */
-  validate(call: ToolCall): ToolOutcome | undefined;
+  validate(call: ToolCall): Promise<ToolOutcome | undefined>;
   /** Runs one call. Tool failures come back as `isError` results; it must honour `signal`. */
   execute(call: ToolCall, context: ToolRunContext): Promise<ToolOutcome>;
   /**

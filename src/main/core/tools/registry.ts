@@ -115,12 +115,12 @@ export class ToolRegistry {
     return {
       definitions: () => this.modelTools(options.allow, options.grammar?.()),
       isReadOnly: (name) => this.get(name)?.annotations.readOnlyHint === true,
-      validate: (call) => {
-        const checked = this.check(call, options.allow);
+      validate: async (call) => {
+        const checked = await this.check(call, options.allow);
         return 'error' in checked ? checked.error : undefined;
       },
       execute: async (call, context: ToolRunContext): Promise<ToolOutcome> => {
-        const checked = this.check(call, options.allow);
+        const checked = await this.check(call, options.allow);
         if ('error' in checked) return checked.error;
         return runTool(checked.tool, call.input, options, context.signal, {
           runId: context.runId,
@@ -138,7 +138,10 @@ export class ToolRegistry {
    * Resolves a call against the tools `allow` shows and validates its arguments; the failure
    * is the tool result the model gets (unknown tool, or the structured invalid_arguments).
    */
-  check(call: ToolCall, allow: readonly string[]): CheckedCall | { error: ToolOutput } {
+  async check(
+    call: ToolCall,
+    allow: readonly string[],
+  ): Promise<CheckedCall | { error: ToolOutput }> {
     const tool = this.tools.get(call.name);
     const visible = this.visible(allow);
     if (!tool || !visible.includes(tool)) {
@@ -151,7 +154,7 @@ export class ToolRegistry {
       const content = JSON.stringify({ error: 'invalid_arguments', tool: tool.name, violations });
       return { error: { content, isError: true } };
     }
-    const invalid = this.validator.check(
+    const invalid = await this.validator.check(
       tool.name,
       tool.inputSchema,
       call.input,

@@ -3,13 +3,7 @@
  * never an exception: it becomes a structured tool result naming each violated schema fragment,
  * so the model can correct itself on the next turn.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
-
-// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
-const addFormats =
-  (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
-  addFormatsModule;
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 
 export interface Violation {
   /** JSON pointer into the arguments (`/path`, `` for the whole object). */
@@ -26,25 +20,26 @@ export interface InvalidArguments {
   violations: Violation[];
 }
 
-/** One ajv with the formats; `validateSchema` off only for schemas already known to be valid. */
-function makeAjv(validateSchema: boolean): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: false, validateSchema });
-  addFormats(ajv);
-  return ajv;
+/**
+ * One ajv with the formats. The validator's code (~280 KB) loads with the first call to check:
+ * a text turn never loads it.
+ */
+async function makeAjv(validateSchema: boolean): Promise<Ajv> {
+  return (await import('./ajv.js')).makeAjv(validateSchema);
 }
 
 export class ArgumentValidator {
   /** Schemas from manifests, MCP servers and tool modules: checked against the meta-schema. */
-  private checked?: Ajv;
+  private checked?: Promise<Ajv>;
   /**
    * Pincer's own tools' schemas (`test/unit/tools/builtin-schemas.test.ts` checks each against the
    * meta-schema): compiled directly, sparing the first tool call the meta-schema's compilation
    * (~30 ms). Both are made on first use: a text turn validates nothing.
    */
-  private own?: Ajv;
+  private own?: Promise<Ajv>;
   private readonly cache = new Map<string, ValidateFunction>();
 
-  private ajvFor(origin: 'own' | 'foreign'): Ajv {
+  private ajvFor(origin: 'own' | 'foreign'): Promise<Ajv> {
     if (origin === 'own') {
       this.own ??= makeAjv(false);
       return this.own;
@@ -54,16 +49,17 @@ export class ArgumentValidator {
   }
 
   /** Undefined when valid; the structured error otherwise. `own`: a builtin tool's schema. */
-  check(
+  async check(
     tool: string,
     schema: Record<string, unknown>,
     input: unknown,
     origin: 'own' | 'foreign' = 'foreign',
-  ): InvalidArguments | undefined {
+  ): Promise<InvalidArguments | undefined> {
     let validate = this.cache.get(tool);
     if (!validate) {
+      const ajv = await this.ajvFor(origin);
       try {
-        validate = this.ajvFor(origin).compile(schema);
+        validate = ajv.compile(schema);
       } catch (error) {
         return {
           error: 'invalid_arguments',
