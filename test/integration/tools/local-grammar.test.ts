@@ -12,8 +12,9 @@
  * One disagreement is counted, not hidden: the random weights emit bytes that are not valid
  * UTF-8 or characters outside the BMP inside strings. The grammar counts code points, but
  * node-llama-cpp re-checks `maxLength` on the decoded JavaScript string (UTF-16 units, U+FFFD
- * per bad byte) and throws; the engine then hands on the call the grammar made, and the
- * registry's guard judges it against the tool's own schema like any other.
+ * per bad byte) and throws. Asked as the agent asks (`argumentsCheckedBy: 'caller'`), the engine
+ * then hands on the call the grammar made, and the registry's guard judges it against the
+ * tool's own schema like any other (the OpenAI endpoint keeps sampling again instead).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -87,6 +88,8 @@ const request = (tools: GenerateRequest['tools'], seed: number): GenerateRequest
   messages: [{ role: 'user', text: 'Go.' }],
   tools,
   toolChoice: 'required',
+  // As the agent asks: the registry's guard below judges every call.
+  argumentsCheckedBy: 'caller',
   maxTokens: 200,
   sampling: { temperature: 1, seed },
 });

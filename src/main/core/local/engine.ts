@@ -70,6 +70,9 @@ const MIN_CONTEXT = 512;
  * with a sequence per live conversation (so turn N evaluates only its new tokens), unloaded
  * after an idle timeout and reloaded on the next request.
  */
+/** Generations tried when node-llama-cpp's own re-check refuses a grammar-made call. */
+const ARGUMENT_RECHECK_ATTEMPTS = 5;
+
 export class LocalEngine {
   private runtime?: Promise<LocalRuntime>;
   private loading?: Promise<Loaded>;
@@ -366,21 +369,28 @@ export class LocalEngine {
           functions,
           maxParallelFunctionCalls: 1,
         } as LLamaChatGenerateResponseOptions<ChatModelFunctions>;
-        try {
-          response = await chat.generateResponse(history, options);
-        } catch (error) {
-          const call = grammarMadeCall(functions, error);
-          if (!call) throw error;
-          // The grammar made this call, but node-llama-cpp re-checks the parsed arguments in
-          // UTF-16 while its grammar counted what it decoded: a string that ends in broken
-          // UTF-8, or holds characters outside the BMP, passes one and fails the other. The
-          // call goes on to Pincer's own guard, which checks it against the tool's real schema.
-          return {
-            text: '',
-            toolCalls: [{ id: `call_${Date.now().toString(36)}_0`, ...call }],
-            stopReason: 'tool_calls',
-            usage: usageSince(conversation, meterBefore),
-          };
+        // The grammar made the call, but node-llama-cpp re-checks the parsed arguments in
+        // UTF-16 while its grammar counted what it decoded: a string that ends in broken UTF-8,
+        // or holds characters outside the BMP, passes one and fails the other.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            // A seeded request would sample the same call again: move the seed along.
+            const seed = sampling.seed === undefined ? undefined : sampling.seed + attempt - 1;
+            response = await chat.generateResponse(history, { ...options, seed });
+            break;
+          } catch (error) {
+            const call = grammarMadeCall(functions, error);
+            // A caller that checks every call against the tool's real schema takes it as made.
+            if (call && request.argumentsCheckedBy === 'caller')
+              return {
+                text: '',
+                toolCalls: [{ id: `call_${Date.now().toString(36)}_0`, ...call }],
+                stopReason: 'tool_calls',
+                usage: usageSince(conversation, meterBefore),
+              };
+            if (!call || attempt >= ARGUMENT_RECHECK_ATTEMPTS || request.signal?.aborted)
+              throw error;
+          }
         }
       } else {
         response = await chat.generateResponse(history, common);

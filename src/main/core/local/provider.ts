@@ -140,6 +140,8 @@ export async function* streamLocal(
       messages: toLocalMessages(request.messages),
       tools: request.tools,
       toolChoice: request.toolChoice,
+      // The runtime validates every call against the tool's own schema before anything runs.
+      argumentsCheckedBy: 'caller',
       jsonSchema: request.jsonSchema,
       gbnf: request.gbnf,
       maxTokens: request.maxTokens,

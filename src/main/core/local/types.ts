@@ -38,6 +38,14 @@ export interface GenerateRequest {
   tools?: LocalToolDef[];
   /** `auto` (default): the model decides; `required`: it must call a tool; `none`: text only. */
   toolChoice?: 'auto' | 'required' | 'none';
+  /**
+   * Who judges a tool call's arguments after the grammar made them. `engine` (default): when
+   * node-llama-cpp's own re-check refuses the call, sample again (a few times), so every call
+   * returned passes the schema as node-llama-cpp reads it (the OpenAI endpoint's promise).
+   * `caller`: return the call the grammar made, for a caller that validates every call against
+   * the tool's real schema itself (the agent's runtime does, before the policy is asked).
+   */
+  argumentsCheckedBy?: 'engine' | 'caller';
   /** Constrain the reply to JSON valid for this schema (not together with tools). */
   jsonSchema?: Record<string, unknown>;
   /** Constrain the reply to this GBNF grammar (e.g. the compact tool-call language). */
