@@ -303,7 +303,9 @@ describe('POST /v1/chat/completions', () => {
       max_tokens: 6,
     });
     expect(completion.choices[0]?.message.tool_calls).toBeUndefined();
-    expect(completion.choices[0]?.finish_reason).toBe('length');
+    expect(typeof completion.choices[0]?.message.content).toBe('string');
+    // Unseeded sampling on random weights: the reply may end before its 6 tokens (CI saw it).
+    expect(['length', 'stop']).toContain(completion.choices[0]?.finish_reason);
   });
 
   it(`with response_format json_schema (strict) always returns parseable, valid JSON (${GENERATIONS} generations)`, async () => {
