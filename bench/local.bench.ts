@@ -98,13 +98,15 @@ export async function run(): Promise<void> {
   });
   await engine.load();
   let fresh = 0;
-  const pincer = (question: number, maxTokens: number) =>
+  /** One generation through Pincer's engine, on a fresh conversation; `jsonSchema` constrains it. */
+  const pincer = (question: number, maxTokens: number, jsonSchema?: Record<string, unknown>) =>
     timed(async (onText) => {
       const id = `bench-${fresh++}`;
       const r = await engine.generate(id, {
         system,
         messages: [{ role: 'user', text: prompt(question) }],
         maxTokens,
+        jsonSchema,
         onText,
       });
       const end = now();
@@ -225,26 +227,12 @@ export async function run(): Promise<void> {
     properties: { answer: { type: 'string' }, confidence: { type: 'number' } },
     required: ['answer', 'confidence'],
   };
-  const gen = (question: number, json: boolean) =>
-    timed(async (onText) => {
-      const id = `g-${fresh++}`;
-      const r = await engine.generate(id, {
-        system,
-        messages: [{ role: 'user', text: prompt(question) }],
-        maxTokens: GEN_TOKENS,
-        jsonSchema: json ? schema : undefined,
-        onText,
-      });
-      const end = now();
-      await engine.closeConversation(id);
-      return { input: r.usage.inputTokens, output: r.usage.outputTokens, end };
-    });
   const free: number[] = [];
   const constrained: number[] = [];
   for (let round = 0; round <= SAMPLES; round++) {
     const order = round % 2 ? [true, false] : [false, true];
     for (const json of order) {
-      const one = await gen(round, json);
+      const one = await pincer(round, GEN_TOKENS, json ? schema : undefined);
       if (round > 0) (json ? constrained : free).push(one.decode);
     }
   }
