@@ -75,12 +75,23 @@ describe('pincer serve --stdio (level 3)', () => {
     expect(otherMajor.error?.code).toBe(-32001);
   });
 
-  it('checks the manifest sent in claw.initialize against the served one and never replaces it', async () => {
-    const other = await peer.initialize({}, 'someone-else');
-    expect(other.error).toMatchObject({
+  it('checks the operator manifest in claw.initialize for shape and protocol, never by name', async () => {
+    const notClaw = await peer.request('claw.initialize', {
+      protocolVersion: '0.2.0',
+      clientInfo: { name: 'x', version: '1' },
+      manifest: { kind: 'Skill', metadata: { name: 'served' } },
+      capabilities: {},
+    });
+    expect(notClaw.error).toMatchObject({
       code: -32602,
       data: { served: { name: 'served', version: '3.1.0' } },
     });
+    const unnamed = await peer.initialize({ manifest: { kind: 'Claw', metadata: {} } });
+    expect(unnamed.error?.message).toContain('metadata.name');
+    const otherMajor = await peer.initialize({
+      manifest: { kind: 'Claw', claw: '1.0.0', metadata: { name: 'served' } },
+    });
+    expect(otherMajor.error?.message).toContain('1.0.0');
     const missing = await peer.request('claw.initialize', {
       protocolVersion: '0.2.0',
       clientInfo: { name: 'x', version: '1' },
@@ -88,13 +99,16 @@ describe('pincer serve --stdio (level 3)', () => {
     });
     expect(missing.error?.code).toBe(-32602);
     expect(JSON.stringify(missing.error?.data)).toContain('manifest');
+    // Every refusal left the agent where it was: nothing started.
+    expect((await peer.request('claw.status', {})).error?.code).toBe(-32600);
   });
 
   it('initializes: the version negotiated down, the level and the capability intersection', async () => {
-    const answer = await peer.initialize({
-      protocolVersion: '0.3.1',
-      capabilities: { tools: {}, memory: {}, telepathy: {} },
-    });
+    // An operator manifest named unlike the served agent (the public harness sends test-agent).
+    const answer = await peer.initialize(
+      { protocolVersion: '0.3.1', capabilities: { tools: {}, memory: {}, telepathy: {} } },
+      'test-agent',
+    );
     expect(answer.result).toEqual({
       protocolVersion: '0.2.0',
       agentInfo: { name: 'served', version: '3.1.0' },
@@ -352,9 +366,16 @@ describe('pincer serve --stdio (level 3)', () => {
     expect(peer.notifications.slice(beats).filter((n) => n.method === 'claw.heartbeat')).toEqual(
       [],
     );
-    const again = await peer.initialize();
-    expect(again.result).toMatchObject({ conformanceLevel: 'level-3' });
+    // A conformance harness re-initializes under its own bootstrap name: the operator's name
+    // differs from the served agent's, and the served manifest stays the agent.
+    const again = await peer.initialize({}, 'ckp-bootstrap');
+    expect(again.result).toMatchObject({
+      conformanceLevel: 'level-3',
+      agentInfo: { name: 'served', version: '3.1.0' },
+    });
     expect((await peer.request('claw.status', {})).result).toMatchObject({ state: 'READY' });
+    const read = await peer.call('fs/list', { path: '.' }, 'after-reinit-1');
+    expect(read.result).toMatchObject({ isError: false });
     const idle = await peer.request('claw.shutdown', {});
     expect(idle.result).toEqual({ drained: true });
   });

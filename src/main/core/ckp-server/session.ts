@@ -88,6 +88,7 @@ export interface CkpSessionOptions {
 
 export class CkpSession implements RpcHandler {
   private initialized = false;
+  private operatorName: string | undefined;
   private initializing: Promise<unknown> | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private nextId = 0;
@@ -249,7 +250,7 @@ export class CkpSession implements RpcHandler {
         const p = parseParams(approvalParams, params, method);
         const approve = method === 'claw.tool.approve';
         return {
-          acknowledged: services.tools.answer(agent, p.request_id, approve, this.options.label),
+          acknowledged: services.tools.answer(agent, p.request_id, approve, this.answeredBy),
         };
       }
       case 'claw.swarm.delegate': {
@@ -346,17 +347,32 @@ export class CkpSession implements RpcHandler {
   }
 
   /**
-   * The manifest the operator sent must describe the served agent: the same name and a
-   * protocol version this runtime reads. It is checked, never loaded in place of the served one.
+   * The operator's manifest (§9.3.1) is checked for shape and protocol version, never loaded in
+   * place of the served one: the served manifest stays the agent (`agentInfo` comes from its
+   * Identity), and the operator's name, which may differ (a harness sends its own), is recorded
+   * with the session and in the audit's label for approvals answered from it.
    */
   private checkManifest(sent: string | Record<string, unknown>): void {
     const served = this.options.host.claw;
-    const problem = manifestMismatch(sent, served.name);
-    if (problem) {
-      throw new RpcError(CKP_ERRORS.invalidParams, `Invalid params: ${problem}`, {
+    const read = readOperatorManifest(sent);
+    if ('problem' in read) {
+      throw new RpcError(CKP_ERRORS.invalidParams, `Invalid params: ${read.problem}`, {
         served: { name: served.name, version: served.version, protocol: served.protocol },
       });
     }
+    this.operatorName = read.name;
+  }
+
+  /** The name in the operator's manifest from the last accepted claw.initialize. */
+  get operator(): string | undefined {
+    return this.operatorName;
+  }
+
+  /** Who answered, as the audit records it: the connection, and the operator it named. */
+  private get answeredBy(): string {
+    return this.operatorName
+      ? `${this.options.label} (operator ${this.operatorName})`
+      : this.options.label;
   }
 
   private readyAgent(method: string): Agent {
@@ -414,21 +430,28 @@ function reused(requestId: string): RpcError {
   );
 }
 
-function manifestMismatch(
+/** A manifest reference (`name`, `.../name@version`) or inline manifest, and the name it gives. */
+function readOperatorManifest(
   sent: string | Record<string, unknown>,
-  name: string,
-): string | undefined {
+): { name: string } | { problem: string } {
   if (typeof sent === 'string') {
-    const last = sent.slice(sent.lastIndexOf('/') + 1);
-    const sentName = last.split('@')[0];
-    return sentName === name ? undefined : `the manifest ${sent} is not the served agent "${name}"`;
+    const name = sent
+      .slice(sent.lastIndexOf('/') + 1)
+      .split('@')[0]
+      ?.trim();
+    return name ? { name } : { problem: `the manifest reference "${sent}" names no agent` };
   }
-  if (sent.kind !== undefined && sent.kind !== 'Claw') return 'the manifest is not of kind Claw';
+  if (sent.kind !== undefined && sent.kind !== 'Claw')
+    return { problem: 'the manifest is not of kind Claw' };
   const metadata = sent.metadata as Record<string, unknown> | undefined;
-  if (typeof metadata?.name !== 'string') return 'the manifest has no metadata.name';
-  if (metadata.name !== name)
-    return `the manifest "${metadata.name}" is not the served agent "${name}"`;
-  if (typeof sent.claw === 'string' && !checkProtocolVersion(sent.claw).ok)
-    return `the manifest's protocol ${sent.claw} is not one this runtime reads`;
-  return undefined;
+  if (typeof metadata?.name !== 'string' || metadata.name.trim() === '')
+    return { problem: 'the manifest has no metadata.name' };
+  if (
+    sent.claw !== undefined &&
+    (typeof sent.claw !== 'string' || !checkProtocolVersion(sent.claw).ok)
+  )
+    return {
+      problem: `the manifest's protocol ${String(sent.claw)} is not one this runtime reads`,
+    };
+  return { name: metadata.name };
 }
