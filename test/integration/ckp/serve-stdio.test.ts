@@ -69,7 +69,7 @@ describe('pincer serve --stdio (level 3)', () => {
     expect(tooOld.error).toEqual({
       code: -32001,
       message: 'Protocol version not supported',
-      data: { supported: ['0.2.0'] },
+      data: { supported: ['0.2.0', '0.3.0'] },
     });
     const otherMajor = await peer.initialize({ protocolVersion: '1.0.0' });
     expect(otherMajor.error?.code).toBe(-32001);
@@ -110,11 +110,14 @@ describe('pincer serve --stdio (level 3)', () => {
       'test-agent',
     );
     expect(answer.result).toEqual({
-      protocolVersion: '0.2.0',
+      protocolVersion: '0.3.0',
       agentInfo: { name: 'served', version: '3.1.0' },
       conformanceLevel: 'level-3',
       capabilities: { tools: {}, memory: {} },
     });
+    // An operator of 0.2.x gets 0.2.0: both versions are spoken.
+    const older = await peer.initialize({ protocolVersion: '0.2.7' }, 'test-agent');
+    expect(older.result).toMatchObject({ protocolVersion: '0.2.0' });
     peer.notify('claw.initialized');
     const status = await peer.request('claw.status', {});
     expect(status.result).toMatchObject({ state: 'READY' });

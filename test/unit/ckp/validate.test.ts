@@ -1,3 +1,5 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RULES, type RuleId } from '../../../src/main/core/ckp/issues.js';
@@ -28,7 +30,7 @@ const INVALID: Record<string, Expected> = {
   'protocol-major.yaml': {
     rule: 'envelope.protocol-version',
     path: 'claw',
-    message: `claw "1.0.0" has another major version than this runtime's 0.2.0 (incompatible)`,
+    message: `claw "1.0.0" has another major version than this runtime's 0.3.0 (incompatible)`,
     line: 2,
   },
   'protocol-not-semver.yaml': {
@@ -114,6 +116,16 @@ const INVALID: Record<string, Expected> = {
     rule: 'ref.cycle',
     path: 'spec.providers[1].inline.fallback[0].provider_ref',
     message: 'provider fallback chain loops: a → b → a',
+  },
+  'introduced-0.3.0.yaml': {
+    rule: 'envelope.introduced',
+    path: 'spec.skills[0].inline.world_model_ref',
+    message: 'world_model_ref needs claw "0.3.0"; this document declares "0.2.0"',
+  },
+  'world-model-dangling.yaml': {
+    rule: 'ref.unresolved',
+    path: 'spec.skills[0].inline.world_model_ref',
+    message: 'no world-model named "weather" in this manifest (declared: environment-model)',
   },
   'unresolved-ref.yaml': {
     rule: 'ref.unresolved',
@@ -313,6 +325,62 @@ describe('valid manifests', () => {
     expect(claw?.providers[0]?.spec.auth).toEqual({ type: 'none' });
   });
 
+  it('reads 0.3.0: WorldModel primitives, world_model_ref by name and URI, richer Memory stores', async () => {
+    const { claw, issues } = await checkClaw(fixture('valid', 'v0.3.0', 'claw.yaml'));
+    expect(issues).toEqual([]);
+    expect(claw?.protocol).toBe('0.3.0');
+    expect(claw?.worldModels.map((w) => [w.name, w.spec.backend.type, w.uri])).toEqual([
+      ['environment-model', 'tool', 'claw://local/world-model/environment-model@1.0.0'],
+      ['forecaster', 'provider', 'claw://local/world-model/forecaster@1.0.0'],
+      ['lab', 'custom', 'claw://local/world-model/lab@1.0.0'],
+    ]);
+    expect(claw?.worldModels[0]?.spec).toMatchObject({
+      scope: 'agent-wide',
+      planning: { fallback: 'conservative' },
+      constraints: { policy_ref: 'planning-policy' },
+    });
+    expect(claw?.skills.map((s) => s.spec.world_model_ref)).toEqual([
+      'environment-model',
+      'claw://world-model/forecaster',
+    ]);
+    expect(claw?.memory?.spec.stores[0]).toMatchObject({
+      role: 'episodic',
+      forgetting: { strategy: 'decay' },
+      salience: { enabled: true },
+      confidence: { source_tracking: true },
+    });
+  });
+
+  it('refuses a WorldModel whose backend, memory or policy reference dangles', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pincer-wm-'));
+    const manifest = path.join(dir, 'claw.yaml');
+    await writeFile(
+      manifest,
+      [
+        'claw: "0.3.0"',
+        'kind: Claw',
+        'metadata: { name: wm }',
+        'spec:',
+        '  identity: { inline: { personality: "Plans." } }',
+        '  providers: [{ inline: { protocol: openai-compatible, endpoint: "http://127.0.0.1:9/v1", model: m, auth: { type: none } } }]',
+        '  world_models:',
+        '    - inline: { name: a, paradigm: simulator, backend: { type: tool, ref: no-such-tool }, memory_ref: nowhere, constraints: { policy_ref: none-here } }',
+        '    - inline: { name: b, paradigm: implicit, backend: { type: provider, ref: no-such-provider } }',
+        '    - inline: { name: c, paradigm: hybrid, backend: { type: tool } }',
+        '',
+      ].join('\n'),
+    );
+    const { claw, issues } = await checkClaw(manifest);
+    expect(claw).toBeUndefined();
+    expect(issues.map((i) => `${i.rule} ${i.path}`)).toEqual([
+      'schema.required spec.world_models[2].inline.backend.ref',
+      'ref.unresolved spec.world_models[0].inline.memory_ref',
+      'ref.unresolved spec.world_models[0].inline.constraints.policy_ref',
+      'ref.unresolved spec.world_models[0].inline.backend.ref',
+      'ref.unresolved spec.world_models[1].inline.backend.ref',
+    ]);
+  });
+
   it('accepts the full example of Appendix A (level 2: no Swarm)', async () => {
     const { claw, issues } = await checkClaw(fixture('appendix-a', 'claw.yaml'));
     expect(issues).toEqual([]);
@@ -337,6 +405,7 @@ describe('valid manifests', () => {
 
   it('accepts a newer minor protocol with warnings, and drops the unknown fields', async () => {
     const { claw, issues } = await checkClaw(fixture('valid', 'newer-minor.yaml'));
+    expect(claw?.protocol).toBe('0.4.0');
     expect(claw).toBeDefined();
     expect(issues.map((i) => `${i.severity} ${i.rule} ${i.path}`)).toEqual([
       'warning envelope.protocol-version claw',

@@ -8,8 +8,9 @@ import type { Agent } from '../agent/index.js';
 import type { ConformanceLevel } from '../ckp/index.js';
 import {
   CKP_ERRORS,
-  CKP_PROTOCOL_VERSION,
+  CKP_PROTOCOL_VERSIONS,
   checkProtocolVersion,
+  negotiateProtocolVersion,
   parseSemver,
 } from '../ckp/index.js';
 import { ckpCodeOf } from '../errors.js';
@@ -306,12 +307,11 @@ export class CkpSession implements RpcHandler {
         },
       );
     }
-    const compatible = checkProtocolVersion(p.protocolVersion);
-    const ours = parseSemver(CKP_PROTOCOL_VERSION);
-    // The answer is ours, and it must not be above what the operator asked for.
-    if (!compatible.ok || !ours || requested.minor < ours.minor) {
+    // The answer is the newest version implemented that is not above what the operator asked.
+    const negotiated = negotiateProtocolVersion(p.protocolVersion);
+    if (!negotiated) {
       throw new RpcError(CKP_ERRORS.versionNotSupported, 'Protocol version not supported', {
-        supported: [CKP_PROTOCOL_VERSION],
+        supported: [...CKP_PROTOCOL_VERSIONS],
       });
     }
     this.checkManifest(p.manifest);
@@ -339,7 +339,7 @@ export class CkpSession implements RpcHandler {
         .map((group) => [group, {}]),
     );
     return {
-      protocolVersion: CKP_PROTOCOL_VERSION,
+      protocolVersion: negotiated,
       agentInfo: { name: host.claw.identity.name, version: host.claw.version },
       conformanceLevel: this.level,
       capabilities: granted,

@@ -21,6 +21,8 @@ export function checkManifestRefs(primitives: AnyPrimitive[], report: RefReport)
   const skills = names('Skill');
   const sandboxes = names('Sandbox');
   const policies = names('Policy');
+  const memories = names('Memory');
+  const worldModels = names('WorldModel');
   // An MCP bridge without tool_name serves a whole server, whose tools are known only at start.
   const openMcpBridge = primitives.some(
     (p) => p.kind === 'Tool' && p.spec.mcp_source && !p.spec.mcp_source.tool_name,
@@ -103,6 +105,24 @@ export function checkManifestRefs(primitives: AnyPrimitive[], report: RefReport)
           if (name) needed.push(name);
         });
         skillTools.set(p.name, needed);
+        // §5.5: a validator MUST reject a dangling world_model_ref.
+        if (p.spec.world_model_ref)
+          check(p, ['world_model_ref'], p.spec.world_model_ref, 'world-model', worldModels);
+        break;
+      }
+      case 'WorldModel': {
+        if (p.spec.memory_ref) check(p, ['memory_ref'], p.spec.memory_ref, 'memory', memories);
+        if (p.spec.constraints?.policy_ref)
+          check(
+            p,
+            ['constraints', 'policy_ref'],
+            p.spec.constraints.policy_ref,
+            'policy',
+            policies,
+          );
+        const { type, ref } = p.spec.backend;
+        if (type === 'tool') check(p, ['backend', 'ref'], ref, 'tool', tools);
+        if (type === 'provider') check(p, ['backend', 'ref'], ref, 'provider', providers);
         break;
       }
       case 'Memory':

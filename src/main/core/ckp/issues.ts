@@ -9,7 +9,9 @@ export const RULES = {
   'yaml.syntax': '§5 a primitive is a well-formed YAML or JSON document',
   'envelope.required': '§5 claw, kind and metadata.name are required',
   'envelope.protocol-version': '§1.4/§5 claw is a semver with the runtime major version',
-  'envelope.kind': '§5 kind is one of the eleven kinds, and the one the slot expects',
+  'envelope.kind': '§5 kind is one of the twelve kinds, and the one the slot expects',
+  'envelope.introduced':
+    '§1.4 a kind or field is used only by documents declaring the version that brought it',
   'envelope.name': '§5/§7 metadata.name is 1-63 letters, digits or "-"',
   'envelope.version': '§5 metadata.version is a semver',
   'manifest.kind': '§6 a root manifest has kind: Claw',

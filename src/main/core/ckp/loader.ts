@@ -26,13 +26,14 @@ import {
   KEBAB_NAME,
   MANIFEST_SLOTS,
   type ManifestSlot,
+  MEMORY_STORE_FIELDS_0_3,
   metadataSchema,
   type PrimitiveKind,
   SPEC_SCHEMAS,
 } from './schemas.js';
 import { keepSpec, type SpecParses, specKey } from './spec-parses.js';
 import { parseClawUri, type UriKind } from './uri.js';
-import { checkProtocolVersion } from './version.js';
+import { CKP_PROTOCOL_VERSION, checkProtocolVersion, protocolHas } from './version.js';
 import { readSource, type SourceCache, type SourceDocument } from './yaml-source.js';
 
 export interface LoadOptions {
@@ -109,6 +110,7 @@ const LOWER: Record<PrimitiveKind, UriKind> = {
   Policy: 'policy',
   Swarm: 'swarm',
   Telemetry: 'telemetry',
+  WorldModel: 'world-model',
 };
 
 function getAt(data: unknown, at: DocPath): unknown {
@@ -183,7 +185,7 @@ function checkProtocol(issues: IssueList, doc: SourceDocument, at: DocPath, valu
       at,
       result.error === 'not-semver'
         ? `claw "${String(value)}" is not a semver protocol version`
-        : `claw "${String(value)}" has another major version than this runtime's 0.2.0 (incompatible)`,
+        : `claw "${String(value)}" has another major version than this runtime's ${CKP_PROTOCOL_VERSION} (incompatible)`,
     );
     return false;
   }
@@ -192,7 +194,7 @@ function checkProtocol(issues: IssueList, doc: SourceDocument, at: DocPath, valu
       'envelope.protocol-version',
       doc,
       at,
-      `claw "${String(value)}" is newer than this runtime's 0.2.0; fields it does not know are ignored`,
+      `claw "${String(value)}" is newer than this runtime's ${CKP_PROTOCOL_VERSION}; fields it does not know are ignored`,
       'warning',
     );
   }
@@ -315,6 +317,14 @@ export class ClawLoader {
       }
     }
 
+    if (spec.world_models !== undefined && !protocolHas(this.rootProtocol, '0.3.0')) {
+      this.issues.add(
+        'envelope.introduced',
+        this.root,
+        ['spec', 'world_models'],
+        `spec.world_models needs claw "0.3.0"; this manifest declares "${this.rootProtocol}"`,
+      );
+    }
     const candidates: Candidate[] = [];
     for (const slot of Object.keys(MANIFEST_SLOTS) as ManifestSlot[]) {
       candidates.push(...(await this.expandSlot(slot, spec[slot])));
@@ -363,6 +373,7 @@ export class ClawLoader {
       ...(sandbox ? { sandbox } : {}),
       ...(swarm ? { swarm } : {}),
       ...(telemetry ? { telemetry } : {}),
+      worldModels: ofKind('WorldModel'),
       conformance: computeConformance(new Set(primitives.map((p) => p.kind))),
       warnings: this.issues.items.filter((issue) => issue.severity === 'warning'),
     };
@@ -744,6 +755,15 @@ export class ClawLoader {
         reportZod(this.issues, doc, specAt, specRaw, parsed.error, kind, lenient);
       else this.issues.add('schema.type', doc, specAt, `${kind} spec must be a mapping`);
     }
+    for (const { at, what } of introducedIn030(kind, specRaw)) {
+      if (protocolHas(protocol, '0.3.0')) break;
+      this.issues.add(
+        'envelope.introduced',
+        doc,
+        [...specAt, ...at],
+        `${what} needs claw "0.3.0"; this document declares "${protocol}"`,
+      );
+    }
     checkSpecRules(
       kind,
       specRaw,
@@ -861,6 +881,23 @@ export class ClawLoader {
       }
     }
   }
+}
+
+/** What of a spec only 0.3.0 has: the WorldModel kind, a skill's world_model_ref, store fields. */
+function introducedIn030(kind: PrimitiveKind, spec: unknown): { at: DocPath; what: string }[] {
+  if (kind === 'WorldModel') return [{ at: [], what: 'the WorldModel kind' }];
+  if (!isRecord(spec)) return [];
+  if (kind === 'Skill' && spec.world_model_ref !== undefined)
+    return [{ at: ['world_model_ref'], what: 'world_model_ref' }];
+  if (kind !== 'Memory' || !Array.isArray(spec.stores)) return [];
+  return spec.stores.flatMap((store: unknown, index) =>
+    isRecord(store)
+      ? MEMORY_STORE_FIELDS_0_3.filter((field) => store[field] !== undefined).map((field) => ({
+          at: ['stores', index, field],
+          what: `the store field ${field}`,
+        }))
+      : [],
+  );
 }
 
 /** Loads and validates a manifest; collects every error and warning instead of throwing. */

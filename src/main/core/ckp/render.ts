@@ -59,6 +59,7 @@ export function resolvedView(claw: ResolvedClaw) {
       policies: claw.policies.map(view),
       ...(claw.swarm ? { swarm: view(claw.swarm) } : {}),
       ...(claw.telemetry ? { telemetry: view(claw.telemetry) } : {}),
+      ...(claw.worldModels.length ? { world_models: claw.worldModels.map(view) } : {}),
     },
   };
 }

@@ -52,6 +52,8 @@ export interface ResolvedClaw {
   sandbox?: Primitive<'Sandbox'>;
   swarm?: Primitive<'Swarm'>;
   telemetry?: Primitive<'Telemetry'>;
+  /** 0.3.0: predictive planning surfaces, consulted before a risky tool call. */
+  worldModels: Primitive<'WorldModel'>[];
   conformance: Conformance;
   /** Non-fatal findings (newer minor protocol version, globs matching nothing, ...). */
   warnings: ManifestIssue[];
@@ -72,6 +74,7 @@ export function allPrimitives(claw: ResolvedClaw): AnyPrimitive[] {
     ...claw.policies,
     ...(claw.swarm ? [claw.swarm] : []),
     ...(claw.telemetry ? [claw.telemetry] : []),
+    ...claw.worldModels,
   ];
 }
 

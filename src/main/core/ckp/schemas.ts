@@ -1,5 +1,6 @@
 /**
- * Typed models of the ten CKP 0.2.0 primitives and the root Claw manifest (§5-6), as zod
+ * Typed models of the CKP primitives (the ten of 0.2.0, and 0.3.0's WorldModel and Memory
+ * extensions) and the root Claw manifest (§5-6), as zod
  * schemas: they give the TypeScript types and the structural checks (required fields, types,
  * enumerations, no unknown fields). Rules that span fields (auth vs secret_ref, access-control
  * mode vs fields, ...) live in rules.ts so each gets its own rule id and message.
@@ -17,6 +18,7 @@ export const PRIMITIVE_KINDS = [
   'Policy',
   'Swarm',
   'Telemetry',
+  'WorldModel',
 ] as const;
 export type PrimitiveKind = (typeof PRIMITIVE_KINDS)[number];
 export const ALL_KINDS = [...PRIMITIVE_KINDS, 'Claw'] as const;
@@ -236,6 +238,8 @@ export const skillSpec = z.strictObject({
       avg_tool_calls: count.optional(),
     })
     .optional(),
+  /** 0.3.0: the WorldModel this skill plans with; it must resolve (§5.5). */
+  world_model_ref: z.string().min(1).optional(),
 });
 
 export const memoryStore = z.strictObject({
@@ -272,7 +276,41 @@ export const memoryStore = z.strictObject({
   checkpoint: z
     .strictObject({ max_snapshots: positive.optional(), ttl: duration.optional() })
     .optional(),
+  // 0.3.0 (§5.6): the store's cognitive role and lifecycle, and how it forgets, ranks and
+  // tracks where an entry came from.
+  role: z.enum(['sensory', 'working', 'episodic', 'semantic', 'procedural']).optional(),
+  lifecycle: z
+    .strictObject({
+      acquisition: z.enum(['event-driven', 'continuous', 'manual']).optional(),
+      consolidation: z.enum(['none', 'summarize', 'merge', 'adaptive']).optional(),
+      retrieval: z.enum(['exact', 'semantic', 'contextual', 'hybrid']).optional(),
+    })
+    .optional(),
+  forgetting: z
+    .strictObject({
+      strategy: z.enum(['none', 'decay', 'summarize', 'adaptive']).optional(),
+      signals: z.array(z.string()).optional(),
+    })
+    .optional(),
+  salience: z
+    .strictObject({ enabled: z.boolean().optional(), signals: z.array(z.string()).optional() })
+    .optional(),
+  confidence: z
+    .strictObject({
+      source_tracking: z.boolean().optional(),
+      decay: z.enum(['optional', 'none', 'adaptive']).optional(),
+    })
+    .optional(),
 });
+
+/** The store fields 0.3.0 added: a document declaring 0.2.0 may not use them. */
+export const MEMORY_STORE_FIELDS_0_3 = [
+  'role',
+  'lifecycle',
+  'forgetting',
+  'salience',
+  'confidence',
+] as const;
 
 export const memorySpec = z.strictObject({ stores: z.array(memoryStore) });
 
@@ -534,11 +572,48 @@ export const telemetrySpec = z.strictObject({
 });
 
 /**
+ * 0.3.0's WorldModel (§5.7): a predictive planning surface consulted before acting. `backend`
+ * says what predicts (a tool run as a dry run, a provider asked for a bounded prediction, or a
+ * custom backend this runtime does not have); `planning.fallback` what to do with a risky one.
+ */
+export const worldModelSpec = z.strictObject({
+  paradigm: z.enum(['implicit', 'explicit', 'simulator', 'hybrid']),
+  scope: z.enum(['agent-wide', 'task-scoped']).default('agent-wide'),
+  memory_ref: z.string().min(1).optional(),
+  backend: z.strictObject({
+    type: z.enum(['tool', 'provider', 'custom']),
+    ref: z.string().min(1),
+  }),
+  predicts: z
+    .strictObject({
+      state: z.boolean().optional(),
+      observation: z.boolean().optional(),
+      risk: z.boolean().optional(),
+      cost: z.boolean().optional(),
+    })
+    .optional(),
+  planning: z
+    .strictObject({
+      horizon: z.enum(['adaptive', 'bounded', 'fixed']).optional(),
+      uncertainty_mode: z.enum(['none', 'bounded', 'calibrated']).optional(),
+      fallback: z.enum(['conservative', 'retry', 'escalate']).optional(),
+    })
+    .optional(),
+  update: z
+    .strictObject({
+      mode: z.enum(['online', 'batch', 'hybrid']).optional(),
+      evidence: z.enum(['observations', 'observations+outcomes']).optional(),
+    })
+    .optional(),
+  constraints: z.strictObject({ policy_ref: z.string().min(1).optional() }).optional(),
+});
+
+/**
  * Names what the spec schemas accept and output: a spec parsed under one revision is cached by
  * content (spec-parses.ts), so any change to a schema below must bump it. `spec-parses.test.ts`
  * holds each revision's fingerprint and fails until it is bumped.
  */
-export const SPEC_SCHEMA_REVISION = 1;
+export const SPEC_SCHEMA_REVISION = 2;
 
 export const SPEC_SCHEMAS = {
   Identity: identitySpec,
@@ -551,6 +626,7 @@ export const SPEC_SCHEMAS = {
   Policy: policySpec,
   Swarm: swarmSpec,
   Telemetry: telemetrySpec,
+  WorldModel: worldModelSpec,
 } as const;
 
 export type IdentitySpec = z.output<typeof identitySpec>;
@@ -565,6 +641,7 @@ export type PolicySpec = z.output<typeof policySpec>;
 export type PolicyRule = z.output<typeof policyRule>;
 export type SwarmSpec = z.output<typeof swarmSpec>;
 export type TelemetrySpec = z.output<typeof telemetrySpec>;
+export type WorldModelSpec = z.output<typeof worldModelSpec>;
 
 export interface SpecByKind {
   Identity: IdentitySpec;
@@ -577,6 +654,7 @@ export interface SpecByKind {
   Policy: PolicySpec;
   Swarm: SwarmSpec;
   Telemetry: TelemetrySpec;
+  WorldModel: WorldModelSpec;
 }
 
 /** Which slot of `spec` holds which kind, and whether it takes a list. */
@@ -591,6 +669,7 @@ export const MANIFEST_SLOTS = {
   policies: { kind: 'Policy', list: true },
   swarm: { kind: 'Swarm', list: false },
   telemetry: { kind: 'Telemetry', list: false },
+  world_models: { kind: 'WorldModel', list: true },
 } as const satisfies Record<string, { kind: PrimitiveKind; list: boolean }>;
 export type ManifestSlot = keyof typeof MANIFEST_SLOTS;
 

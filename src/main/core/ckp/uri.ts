@@ -18,6 +18,8 @@ export const URI_KINDS = [
   'swarm',
   // §7's ABNF omits telemetry, but §5.10 defines `claw://local/telemetry/{name}`; we accept it.
   'telemetry',
+  // 0.3.0 §5.7.
+  'world-model',
 ] as const;
 export type UriKind = (typeof URI_KINDS)[number];
 
