@@ -71,7 +71,8 @@ export const COMMANDS: ReadonlyArray<{
       {
         name: 'manifest',
         term: 'manifest',
-        summary: 'validate, show and create claw.yaml manifests (Claw Kernel Protocol 0.2.0 and 0.3.0)',
+        summary:
+          'validate, show and create claw.yaml manifests (Claw Kernel Protocol 0.2.0 and 0.3.0)',
       },
     ],
   },

@@ -20,7 +20,9 @@ export function registerManifest(program: Command, ctx: CliContext, setExit: Set
   const places: ManifestPlaces = { dataDir: ctx.dataDir, resourcesDir: resourcesDirOf(ctx.appDir) };
   const manifest = program
     .command('manifest')
-    .description('validate, show and create claw.yaml manifests (Claw Kernel Protocol 0.2.0 and 0.3.0)');
+    .description(
+      'validate, show and create claw.yaml manifests (Claw Kernel Protocol 0.2.0 and 0.3.0)',
+    );
 
   const check = (file?: string) => {
     const active = resolveActiveManifest(places, file);
