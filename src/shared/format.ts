@@ -72,3 +72,18 @@ export function formatOrigin(origin: {
   }
   return parts.join(' · ');
 }
+
+/** A world model's prediction in one line, as every surface shows it beside an approval. */
+export function predictionLine(prediction: {
+  worldModel: string;
+  summary: string;
+  risk: string;
+  cost?: string;
+  unavailable?: string;
+}): string {
+  if (prediction.unavailable)
+    return `Predicted by ${prediction.worldModel}: no prediction (${prediction.unavailable})`;
+  const risk = prediction.risk !== 'unknown' ? ` · ${prediction.risk} risk` : '';
+  const cost = prediction.cost ? ` · cost ${prediction.cost}` : '';
+  return `Predicted by ${prediction.worldModel}: ${prediction.summary}${risk}${cost}`;
+}

@@ -231,6 +231,15 @@ export const ApprovalRiskSchema = z.object({
 });
 export type ApprovalRisk = z.infer<typeof ApprovalRiskSchema>;
 
+export const PredictionSchema = z.object({
+  worldModel: z.string(),
+  summary: z.string(),
+  risk: z.enum(['low', 'medium', 'high', 'unknown']),
+  cost: z.string().optional(),
+  unavailable: z.string().optional(),
+});
+export type PredictionView = z.infer<typeof PredictionSchema>;
+
 export const PendingApprovalViewSchema = z.object({
   id: IdSchema,
   runId: IdSchema,
@@ -245,6 +254,8 @@ export const PendingApprovalViewSchema = z.object({
   expiresAt: Iso.nullable(),
   preview: ApprovalPreviewSchema.nullable(),
   risk: ApprovalRiskSchema,
+  /** A declared world model's expectation of the call (CKP 0.3.0), shown beside it. */
+  prediction: PredictionSchema.nullable().optional(),
 });
 export type PendingApprovalView = z.infer<typeof PendingApprovalViewSchema>;
 
@@ -562,6 +573,16 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     decision: z.enum(['allow', 'deny', 'ask']),
     reason: z.string().optional(),
     rule: z.string().optional(),
+    ...RunEventIds,
+  }),
+  z.object({
+    type: z.literal('world_model.predicted'),
+    call_id: z.string(),
+    world_model: z.string(),
+    risk: z.enum(['low', 'medium', 'high', 'unknown']),
+    summary: z.string(),
+    cost: z.string().optional(),
+    unavailable: z.string().optional(),
     ...RunEventIds,
   }),
   z.object({

@@ -3,7 +3,7 @@
  * renderer's chat view and the terminal dashboard): each feeds it every `run` event and renders
  * what it returns; when the run ends the view reloads the stored history, the source of truth.
  */
-import type { RunEventView, ToolCallView } from './ipc.js';
+import type { PredictionView, RunEventView, ToolCallView } from './ipc.js';
 
 export type LiveItem =
   | { kind: 'text'; text: string }
@@ -12,6 +12,8 @@ export type LiveItem =
 
 export interface LiveTool extends Omit<ToolCallView, 'tier'> {
   approvalId: string | null;
+  /** A declared world model's expectation of the call, when one was asked. */
+  prediction?: PredictionView;
 }
 
 export interface LiveRun {
@@ -115,6 +117,16 @@ export function applyRunEvent(run: LiveRun, event: RunEventView, now = performan
         decision: event.decision,
         rule: event.rule ?? null,
         reason: event.reason ?? null,
+      });
+    case 'world_model.predicted':
+      return patchTool(run, event.call_id, {
+        prediction: {
+          worldModel: event.world_model,
+          summary: event.summary,
+          risk: event.risk,
+          ...(event.cost !== undefined ? { cost: event.cost } : {}),
+          ...(event.unavailable !== undefined ? { unavailable: event.unavailable } : {}),
+        },
       });
     case 'approval.requested':
       return patchTool(run, event.call.id, {

@@ -42,7 +42,7 @@ export const LAYERS: readonly (readonly string[])[] = [
     'product',
   ],
   ['models', 'local', 'tools', 'policy', 'sandbox', 'secrets', 'mcp'],
-  ['runtime', 'memory', 'skills'],
+  ['runtime', 'memory', 'skills', 'planning'],
   ['agent', 'telemetry'],
   [
     'assistant',

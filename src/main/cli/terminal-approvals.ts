@@ -1,5 +1,6 @@
 import { createInterface, type Interface } from 'node:readline';
 import { summarizeArguments } from '../../shared/abridge.js';
+import { predictionLine } from '../../shared/format.js';
 import type { RoutedApproval } from '../core/desktop/index.js';
 import {
   type ApprovalBroker,
@@ -116,8 +117,9 @@ export async function askApproval(
   const choices = pending.sessionApprovable
     ? `[y]es, [n]o, [s]ession (${redact(sessionGrantText(pending.call.name, scope))} for this session)`
     : '[y]es, [n]o';
+  const predicted = pending.prediction ? `\n  ${redact(predictionLine(pending.prediction))}` : '';
   ctx.stderr.write(
-    `\nApprove ${pending.call.name} ${args}?\n  ${pending.reason}${pending.rule ? ` (rule ${pending.rule})` : ''}\n  ${choices}: `,
+    `\nApprove ${pending.call.name} ${args}?\n  ${pending.reason}${pending.rule ? ` (rule ${pending.rule})` : ''}${predicted}\n  ${choices}: `,
   );
   while (true) {
     const line = await nextLine();

@@ -5,6 +5,7 @@
  */
 import { Box, Text } from 'ink';
 import { useRef, useState } from 'react';
+import { predictionLine } from '../../../shared/format.js';
 import type { ApprovalPreview, PendingApprovalView, RequestOf } from '../../../shared/ipc.js';
 import { fieldKey, useRawInput } from './keys.js';
 import { safe } from './safe-text.js';
@@ -134,11 +135,18 @@ export function ApprovalPrompt({
             {safe(approval.risk.reasons.join('; '))}
           </Text>
         ) : null}
+        {approval.prediction ? (
+          <Text {...(approval.prediction.risk === 'high' ? { color: 'red' } : {})}>
+            {' · '}
+            {safe(predictionLine(approval.prediction))}
+          </Text>
+        ) : null}
         {waiting > 0 ? <Text dimColor> · {waiting} more waiting</Text> : null}
         <Text dimColor> · why: </Text>
         {safe(approval.reason)}
         {approval.rule ? <Text dimColor> (rule {safe(approval.rule)})</Text> : null}
       </Text>
+
       {reason === null ? (
         <Text>
           <Text bold>[{approveKey}]</Text> approve{'  '}

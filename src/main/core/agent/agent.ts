@@ -29,6 +29,7 @@ import {
   type SessionMemory,
   withMemory,
 } from '../memory/index.js';
+import { worldModelGuarded } from '../planning/index.js';
 import type { ToolFacts } from '../policy/index.js';
 import {
   type Governance,
@@ -71,6 +72,7 @@ import {
 import type { LocalModelSettings, ModelChoice } from './model-choice.js';
 import { ModelSwitch } from './model-switch.js';
 import { screenedTools } from './screened-tools.js';
+import { plannersOf, simulatorsOf } from './world-models.js';
 
 /** Tools a model sees unless told otherwise (every surface alike); the policy decides every call. */
 export const DEFAULT_TOOLS = 'fs/*,sys/exec,net/fetch,memory/*,mcp/**';
@@ -361,6 +363,31 @@ async function assemble(
   const autonomy = new AutonomySwitch(autonomyOf(claw) as Autonomy, governance.policy, (level) =>
     governance.policy.withAutonomy(level),
   );
+  // The manifest's world models are asked before a call with side effects (CKP 0.3.0): their
+  // prediction goes with the decision, and a cautious fallback can only make it stricter.
+  const providersOpened: Array<() => Promise<void>> = [];
+  opened.push(async () => {
+    await Promise.all(providersOpened.map((close) => close()));
+  });
+  const planned = worldModelGuarded(
+    autonomy,
+    plannersOf(claw, {
+      policy: autonomy,
+      tools: registry.host({
+        allow: simulatorsOf(claw),
+        executor: sandbox.executor,
+        workspace: governance.workspace,
+      }),
+      provider: async (name) => {
+        const provider = await ModelSwitch.open(
+          { claw, secrets, catalog, locations, local: options.local ?? {}, env },
+          { kind: 'provider', name },
+        );
+        providersOpened.push(async () => provider.dispose());
+        return provider.access;
+      },
+    }),
+  );
 
   const listeners = new Set<(event: RunEvent) => void>();
   const publish = (event: RunEvent) => {
@@ -381,7 +408,7 @@ async function assemble(
     tools,
     // Channel and schedule runs meet the same policy, never a looser one (see origin-guard).
     policy: narrowedPolicy(
-      originGuarded(autonomy, (runId) => {
+      originGuarded(planned, (runId) => {
         const run = store.getRun(runId);
         return run ? originOf(run) : undefined;
       }),
@@ -421,7 +448,7 @@ async function assemble(
         }),
         governance.scanner,
       ),
-      policy: narrowedPolicy(autonomy, spec.tools),
+      policy: narrowedPolicy(planned, spec.tools),
       approvals: governance.broker,
       inputs: governance.inputs,
       redact: (value) => governance.scanner.redactValue(value),

@@ -176,6 +176,7 @@ export async function assistantOver(
     sessionApprovable: pending.sessionApprovable && !previews.get(pending.id)?.risk.destructive,
     sessionScope: governance.scanner.redactValue(pending.sessionScope?.label ?? null),
     expiresAt: pending.expiresAt ?? null,
+    prediction: pending.prediction ? governance.scanner.redactValue(pending.prediction) : null,
   });
   const stopRequests = governance.broker.onRequest((pending) => {
     void previewOf(pending).then(() =>

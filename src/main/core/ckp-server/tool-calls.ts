@@ -105,6 +105,10 @@ function refusal(
     (event): event is Extract<RunEvent, { type: 'policy.decided' }> =>
       event.type === 'policy.decided',
   );
+  const predicted = events.find(
+    (event): event is Extract<RunEvent, { type: 'world_model.predicted' }> =>
+      event.type === 'world_model.predicted',
+  );
   const detail = detailOf(text);
   return new RpcError(code, `${TITLES[code] ?? 'Error'}: ${detail.message}`, {
     tool,
@@ -113,7 +117,20 @@ function refusal(
     ...(decided?.rule ? ruleOf(decided.rule) : {}),
     ...(decided ? { action: decided.decision } : {}),
     ...(detail.details ? { details: detail.details } : {}),
+    // What a declared world model expected of the call (CKP 0.3.0), as the approval showed it.
+    ...(predicted ? { prediction: predictionData(predicted) } : {}),
   });
+}
+
+function predictionData(event: Extract<RunEvent, { type: 'world_model.predicted' }>) {
+  const { world_model, risk, summary, cost, unavailable } = event;
+  return {
+    world_model,
+    risk,
+    summary,
+    ...(cost !== undefined ? { cost } : {}),
+    ...(unavailable !== undefined ? { unavailable } : {}),
+  };
 }
 
 /** A refusal's sentence (the runtime writes JSON with a message; tools write text). */

@@ -30,6 +30,7 @@ import {
   metadataSchema,
   type PrimitiveKind,
   SPEC_SCHEMAS,
+  TELEMETRY_FIELDS_0_3,
 } from './schemas.js';
 import { keepSpec, type SpecParses, specKey } from './spec-parses.js';
 import { parseClawUri, type UriKind } from './uri.js';
@@ -889,6 +890,15 @@ function introducedIn030(kind: PrimitiveKind, spec: unknown): { at: DocPath; wha
   if (!isRecord(spec)) return [];
   if (kind === 'Skill' && spec.world_model_ref !== undefined)
     return [{ at: ['world_model_ref'], what: 'world_model_ref' }];
+  if (kind === 'Telemetry')
+    return Object.entries(TELEMETRY_FIELDS_0_3).flatMap(([group, fields]) => {
+      const declared = spec[group];
+      return isRecord(declared)
+        ? fields
+            .filter((field) => declared[field] !== undefined)
+            .map((field) => ({ at: [group, field], what: `${group}.${field}` }))
+        : [];
+    });
   if (kind !== 'Memory' || !Array.isArray(spec.stores)) return [];
   return spec.stores.flatMap((store: unknown, index) =>
     isRecord(store)

@@ -303,6 +303,12 @@ export const memoryStore = z.strictObject({
     .optional(),
 });
 
+/** The telemetry fields 0.3.0 added, by their group. */
+export const TELEMETRY_FIELDS_0_3 = {
+  events: ['world_model_ops', 'planning_ops'],
+  metrics: ['plan_revision_count', 'prediction_error', 'retrieval_hit_rate'],
+} as const;
+
 /** The store fields 0.3.0 added: a document declaring 0.2.0 may not use them. */
 export const MEMORY_STORE_FIELDS_0_3 = [
   'role',
@@ -550,6 +556,9 @@ export const telemetrySpec = z.strictObject({
       swarm_ops: z.boolean().default(false),
       lifecycle: z.boolean().default(true),
       errors: z.boolean().default(true),
+      // 0.3.0: world-model predictions, and plans changed by a conservative fallback.
+      world_model_ops: z.boolean().default(false),
+      planning_ops: z.boolean().default(false),
     })
     .prefault({}),
   metrics: z
@@ -557,6 +566,10 @@ export const telemetrySpec = z.strictObject({
       token_usage: z.boolean().default(true),
       cost_usd: z.boolean().default(false),
       latency_histogram: z.boolean().default(true),
+      // 0.3.0 (read, not yet measured by Pincer).
+      plan_revision_count: z.boolean().default(false),
+      prediction_error: z.boolean().default(false),
+      retrieval_hit_rate: z.boolean().default(false),
     })
     .prefault({}),
   // The 0.0-1.0 range is rule telemetry.sampling (rules.ts), with its own message.

@@ -4,6 +4,7 @@
  * default button and what closing the dialog means (deny by default).
  */
 import { summarizeArguments } from '../../../shared/abridge.js';
+import { predictionLine } from '../../../shared/format.js';
 import { sessionGrantText, type Verdict } from '../policy/index.js';
 
 /**
@@ -21,6 +22,8 @@ export interface RoutedApproval {
   /** What a session grant covers (the view's label, or the broker's scope); absent: every call. */
   sessionScope?: string | { label: string } | null;
   expiresAt?: string | null;
+  /** A declared world model's expectation of the call. */
+  prediction?: Parameters<typeof predictionLine>[0] | null;
 }
 
 export interface ApprovalDialogModel {
@@ -54,6 +57,7 @@ export function approvalDialog(pending: RoutedApproval, now = new Date()): Appro
     `Risk: ${pending.tier ? `${pending.tier}: ` : ''}${pending.reason}`,
     `Rule: ${pending.rule ?? '(default policy)'}`,
   ];
+  if (pending.prediction) lines.push(predictionLine(pending.prediction));
   if (pending.sessionApprovable)
     lines.push(
       `Approve for session covers ${sessionGrantText(pending.call.name, typeof pending.sessionScope === 'string' ? pending.sessionScope : pending.sessionScope?.label)}; anything else asks again.`,

@@ -14,7 +14,7 @@ export type Verdict = 'approve' | 'deny' | 'approve-for-session';
 /** What a surface shows: the runtime's request without its signal and timeout mechanics. */
 export type PendingApproval = Pick<
   ApprovalRequest,
-  'id' | 'runId' | 'sessionId' | 'call' | 'reason' | 'rule'
+  'id' | 'runId' | 'sessionId' | 'call' | 'reason' | 'rule' | 'prediction'
 > & {
   sessionApprovable: boolean;
   /** What "approve for session" covers; absent: every call of the tool in the session. */
@@ -81,6 +81,7 @@ export class ApprovalBroker implements ApprovalHook {
       rule: approval.rule,
       sessionApprovable: approval.sessionApprovable === true,
       ...(approval.sessionScope ? { sessionScope: approval.sessionScope } : {}),
+      ...(approval.prediction ? { prediction: approval.prediction } : {}),
       expiresAt: new Date(Date.now() + timeoutMs).toISOString(),
       defaultIfTimeout: approval.defaultIfTimeout === 'allow' ? 'allow' : 'deny',
     };

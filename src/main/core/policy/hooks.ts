@@ -7,8 +7,30 @@ import type { CapabilityGrant, RunId, SessionId, StepId } from '../terms.js';
 import type { InputOutcome, PendingInput } from './inputs.js';
 import type { SessionScope } from './session-scope.js';
 
+/**
+ * What a declared world model (CKP 0.3.0 WorldModel) expects a call to do, asked before the call
+ * runs. Its text is a model's or a tool's output: shown to the person, never acted on.
+ */
+export interface Prediction {
+  /** The WorldModel primitive that made it. */
+  worldModel: string;
+  /** What the call is expected to change or show, in a sentence or two. */
+  summary: string;
+  risk: 'low' | 'medium' | 'high' | 'unknown';
+  /** What the call is expected to cost (time, money, tokens), as the backend put it. */
+  cost?: string;
+  /** Why no prediction came (the backend failed, timed out, or is not one Pincer can run). */
+  unavailable?: string;
+}
+
 export type PolicyDecision =
-  | { action: 'allow'; rule?: string; reason?: string; grant?: CapabilityGrant }
+  | {
+      action: 'allow';
+      rule?: string;
+      reason?: string;
+      grant?: CapabilityGrant;
+      prediction?: Prediction;
+    }
   | { action: 'deny'; reason: string; rule?: string }
   | {
       action: 'ask';
@@ -23,6 +45,7 @@ export type PolicyDecision =
       sessionApprovable?: boolean;
       /** What a session grant would cover; absent: every call of the tool. */
       sessionScope?: SessionScope;
+      prediction?: Prediction;
     };
 
 export interface PolicyContext {
@@ -47,6 +70,8 @@ export interface ApprovalRequest {
   defaultIfTimeout?: 'allow' | 'deny';
   sessionApprovable?: boolean;
   sessionScope?: SessionScope;
+  /** The world model's expectation of the call, shown beside it. */
+  prediction?: Prediction;
   signal: AbortSignal;
 }
 

@@ -6,7 +6,14 @@ export { commandLineOf } from './command-match.js';
 export { destructiveReasons } from './command-risk.js';
 export type { Governance } from './from-manifest.js';
 export { governanceFromManifest, inputTimeoutMs, manifestToolFacts } from './from-manifest.js';
-export type { ApprovalHook, InputEvents, PolicyContext, PolicyHook } from './hooks.js';
+export type {
+  ApprovalHook,
+  InputEvents,
+  PolicyContext,
+  PolicyDecision,
+  PolicyHook,
+  Prediction,
+} from './hooks.js';
 export type {
   FormReading,
   InputContent,

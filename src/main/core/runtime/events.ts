@@ -100,6 +100,17 @@ export type RunEventBody =
       rule?: string;
       grant?: EventGrant;
     }
+  | {
+      /** A world model's expectation of a call with side effects, asked before the policy acts. */
+      type: 'world_model.predicted';
+      call_id: string;
+      world_model: string;
+      risk: 'low' | 'medium' | 'high' | 'unknown';
+      summary: string;
+      cost?: string;
+      /** Why there is no prediction. */
+      unavailable?: string;
+    }
   | { type: 'approval.requested'; approval_id: string; call: ToolCall; reason?: string }
   | { type: 'approval.resolved'; approval_id: string; approved: boolean; by: string }
   | {

@@ -671,6 +671,18 @@ class RunLoop {
         ? { grant: eventGrant(decision.grant) }
         : {}),
     });
+    if (decision.action !== 'deny' && decision.prediction) {
+      const { worldModel, risk, summary, cost, unavailable } = decision.prediction;
+      this.emit({
+        type: 'world_model.predicted',
+        call_id: call.id,
+        world_model: worldModel,
+        risk,
+        summary,
+        ...(cost !== undefined ? { cost } : {}),
+        ...(unavailable !== undefined ? { unavailable } : {}),
+      });
+    }
     if (decision.action === 'allow') return { grant: decision.grant };
     if (decision.action === 'deny') {
       const refused = refusal('policy_denied', -32011, `denied by policy: ${decision.reason}`);
@@ -695,6 +707,7 @@ class RunLoop {
       defaultIfTimeout: decision.defaultIfTimeout,
       sessionApprovable: decision.sessionApprovable,
       ...(decision.sessionScope ? { sessionScope: decision.sessionScope } : {}),
+      ...(decision.prediction ? { prediction: decision.prediction } : {}),
       signal: this.controller.signal,
     });
     this.emit({

@@ -77,6 +77,8 @@ export function settingsOf(spec: TelemetrySpec): TelemetrySettings {
     // Pincer exports no argument or result unless the manifest says `strip_*: false` itself.
     arguments: spec.redaction.strip_arguments === false,
     results: spec.redaction.strip_results === false,
+    worldModelOps: spec.events.world_model_ops,
+    planningOps: spec.events.planning_ops,
   };
 }
 

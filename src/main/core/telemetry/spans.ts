@@ -33,6 +33,10 @@ export interface TelemetrySettings {
   arguments: boolean;
   /** Export tool results (screened): only when the manifest sets strip_results: false. */
   results: boolean;
+  /** A span per world-model prediction (CKP 0.3.0 events.world_model_ops). */
+  worldModelOps?: boolean;
+  /** A span per call a world model's fallback handed to a person (events.planning_ops). */
+  planningOps?: boolean;
 }
 
 /**
@@ -57,6 +61,8 @@ interface RunState {
   lastAt: number;
   args: Map<string, unknown>;
   decisions: Map<string, string>;
+  /** Calls a world model's fallback handed to a person (its rule is `world-model/NAME`). */
+  fellBack: Set<string>;
   tools: Map<string, Span>;
   approvals: Map<string, Span>;
 }
@@ -131,7 +137,26 @@ export class RunSpans {
         break;
       case 'policy.decided':
         run.decisions.set(event.call_id, event.decision);
+        if (event.rule?.startsWith('world-model/')) run.fellBack.add(event.call_id);
         break;
+      case 'world_model.predicted': {
+        const attributes = {
+          'pincer.world_model': event.world_model,
+          'pincer.world_model.risk': event.risk,
+          ...(event.unavailable !== undefined ? { 'pincer.world_model.unavailable': true } : {}),
+        };
+        const escalated = run.fellBack.delete(event.call_id);
+        const wanted = this.settings.worldModelOps || (this.settings.planningOps && escalated);
+        if (!wanted) break;
+        this.start(
+          this.settings.worldModelOps ? 'world_model predict' : 'planning fallback',
+          run,
+          otelSpanId(`world-model:${event.run_id}:${event.call_id}`),
+          at,
+          { ...attributes, 'pincer.planning.asked': escalated },
+        ).end(at);
+        break;
+      }
       case 'tool.started':
         if (this.settings.toolCalls) run.tools.set(event.call_id, this.toolSpan(run, event, at));
         break;
@@ -291,6 +316,7 @@ export class RunSpans {
       lastAt: at,
       args: new Map(),
       decisions: new Map(),
+      fellBack: new Set(),
       tools: new Map(),
       approvals: new Map(),
     };

@@ -6,7 +6,7 @@
  */
 import { useEffect, useState } from 'react';
 import { abridge, abridgedJson } from '../../../shared/abridge';
-import type { ApprovalPreview, PendingApprovalView } from '../../../shared/ipc';
+import type { ApprovalPreview, PendingApprovalView, PredictionView } from '../../../shared/ipc';
 import { APPROVE_KEYS, APPROVE_SESSION_KEYS, DENY_KEYS } from '../lib/keys';
 import { TierBadge } from './ToolCard';
 
@@ -72,6 +72,18 @@ function Preview({ preview }: { preview: ApprovalPreview }) {
   );
 }
 
+/** What a declared world model expects the call to do: its words, shown as plain text. */
+export function PredictionNote({ prediction }: { prediction: PredictionView }) {
+  return (
+    <p className={`approval-prediction risk-${prediction.risk}`} data-testid="approval-prediction">
+      <strong>Predicted by {prediction.worldModel}:</strong>{' '}
+      {prediction.unavailable
+        ? `no prediction (${prediction.unavailable})`
+        : `${prediction.summary}${prediction.risk !== 'unknown' ? ` · ${prediction.risk} risk` : ''}${prediction.cost ? ` · cost ${prediction.cost}` : ''}`}
+    </p>
+  );
+}
+
 export type Verdict = 'approve' | 'approve-for-session' | 'deny';
 
 function useCountdown(expiresAt: string | null): string | null {
@@ -128,6 +140,7 @@ export function ApprovalCard({
           </>
         )}
       </p>
+      {approval.prediction && <PredictionNote prediction={approval.prediction} />}
       {approval.risk.reasons.length > 0 && (
         <ul
           className={`approval-risk${approval.risk.destructive ? ' destructive' : ''}`}

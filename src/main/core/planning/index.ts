@@ -1,0 +1,10 @@
+/** Predictive planning: the manifest's WorldModels consulted before a call with side effects. */
+export {
+  customPredictor,
+  type Predictor,
+  providerPredictor,
+  readPrediction,
+  type SimulatorRun,
+  toolPredictor,
+} from './predictors.js';
+export { type Planner, worldModelGuarded } from './world-model-guard.js';
