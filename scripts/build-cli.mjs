@@ -5,10 +5,11 @@
  * few files instead of walking hundreds; packages with native code or their own binaries stay
  * external. Code split: a command's modules (and node-llama-cpp behind the local engine) load
  * only when that command runs. Chunks sit next to the entries, because the worker is found next
- * to the code that starts it. `--metafile` writes dist/meta.json (what went where).
+ * to the code that starts it. dist/meta.json says what went where (the bundle interop test reads
+ * it to find the chunk each lazy import() loads).
  */
 import { readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -111,11 +112,8 @@ const result = await build({
     ].join('\n'),
   },
   plugins: [englishZodLocales, lazyCommonJs],
-  metafile: process.argv.includes('--metafile'),
+  metafile: true,
   logLevel: 'warning',
   legalComments: 'none',
 });
-if (result.metafile) {
-  const { writeFile } = await import('node:fs/promises');
-  await writeFile('dist/meta.json', JSON.stringify(result.metafile));
-}
+await writeFile('dist/meta.json', JSON.stringify(result.metafile));
