@@ -3,7 +3,8 @@
  * line of its shell code fences (test/support/readme-commands.ts), in README order, as a shell
  * runs it, against the built dist/cli.js (npm run build first), on a fresh data directory holding
  * a tiny local model. A command exits 0 unless listed below; a server is started, stopped once it
- * answers (prints its address or says it is ready). The README can be rewritten freely: its
+ * answers (prints its address or says it is ready); the dashboard runs in a pseudo-terminal and
+ * is left with Ctrl+C once drawn. The README can be rewritten freely: its
  * commands are read from it, and only what cannot run here is named in this file, with why.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -11,6 +12,8 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
+import { spawn as spawnPty } from '@lydell/node-pty';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkKeychain } from '../../src/main/core/doctor/checks.js';
 import { writeTinyGguf } from '../fixtures/tiny-gguf.js';
@@ -34,15 +37,14 @@ const NOT_RUN: Array<[RegExp, string]> = [
     /^npm run dist:check\b/,
     'builds first (see npm run build); test/integration/dist-check-built.test.ts runs its check on the built bundle',
   ],
-  [
-    /^(npx )?pincer tui\b/,
-    'a full-screen terminal program: test/integration/tui/pty.test.ts drives the built CLI in a real pty',
-  ],
 ];
 
 /** Long-running commands: started, stopped with Ctrl+C once they answer. */
 const SERVER = /^(npx )?pincer (gateway|daemon|serve)\b/;
 const ANSWERED = /https?:\/\/127\.0\.0\.1:\d+|\bready\b/;
+/** Full-screen terminal programs: run in a pseudo-terminal, left with Ctrl+C once drawn. */
+const TERMINAL = /^(npx )?pincer tui\b/;
+const DRAWN = /Model: \S/;
 
 /** Values for the README's placeholders (a fresh data dir has nothing else to name). */
 const BINDINGS: Record<string, string> = {
@@ -165,6 +167,38 @@ function runShell(command: string, server: boolean): Promise<Ran> {
   });
 }
 
+/** Runs a command line in a pseudo-terminal until its screen is drawn, then presses Ctrl+C. */
+function runTerminal(command: string): Promise<Ran> {
+  return new Promise((resolve) => {
+    const term = spawnPty('/bin/sh', ['-c', `exec ${command}`], {
+      name: 'xterm-256color',
+      cols: 100,
+      rows: 30,
+      cwd: repoRoot,
+      env: { ...env, FORCE_COLOR: '0' } as Record<string, string>,
+    });
+    let raw = '';
+    let answered = false;
+    term.onData((data) => {
+      raw += data;
+      if (!answered && DRAWN.test(stripVTControlCharacters(raw))) {
+        answered = true;
+        term.write('\x03');
+      }
+    });
+    const hang = setTimeout(() => term.kill('SIGKILL'), 120_000);
+    term.onExit(({ exitCode, signal }) => {
+      clearTimeout(hang);
+      resolve({
+        code: exitCode,
+        signal: signal === 2 ? 'SIGINT' : null,
+        output: stripVTControlCharacters(raw),
+        answered,
+      });
+    });
+  });
+}
+
 /** An example id in the README (note:2026-11-23-1a2b3c4d) stands for one printed earlier. */
 function bindExampleIds(command: string, printed: string): string {
   return command.replace(/\b([a-z]+):([0-9a-f-]{8,})\b/g, (example, kind: string, id: string) => {
@@ -204,10 +238,11 @@ async function runReadme(
           .join(' '),
         printed,
       );
-      const server = SERVER.test(command) || line.background;
+      const terminal = TERMINAL.test(command);
+      const server = terminal || SERVER.test(command) || line.background;
       const outcome = OUTCOMES.find((o) => o.match.test(command));
       const expected = outcome ? await outcome.code() : 0;
-      const result = await runShell(command, server);
+      const result = terminal ? await runTerminal(command) : await runShell(command, server);
       printed += result.output;
       ran.push(command);
       const exitedAsDocumented = server
@@ -238,6 +273,7 @@ it('every command in README.md runs and exits as documented', async () => {
   // Not vacuous: the Quick start's commands and a surface's server were found and run.
   expect(ran).toContain('npx pincer doctor');
   expect(ran.some((command) => SERVER.test(command))).toBe(true);
+  expect(ran.some((command) => TERMINAL.test(command))).toBe(true);
   expect(failures).toEqual([]);
 }, 900_000);
 
