@@ -4,7 +4,8 @@
  * runs it, against the built dist/cli.js (npm run build first), on a fresh data directory holding
  * a tiny local model. A command exits 0 unless listed below; a server is started, stopped once it
  * answers (prints its address or says it is ready); the dashboard runs in a pseudo-terminal and
- * is left with Ctrl+C once drawn. The README can be rewritten freely: its
+ * is left with Ctrl+C once drawn. The Usage table's synopses are checked against the CLI's help:
+ * each subcommand exists, each option is one. The README can be rewritten freely: its
  * commands are read from it, and only what cannot run here is named in this file, with why.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -18,7 +19,13 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkKeychain } from '../../src/main/core/doctor/checks.js';
 import { writeTinyGguf } from '../fixtures/tiny-gguf.js';
 import { builtCli, repoRoot } from '../support/cli-run.js';
-import { placeholdersOf, readmeLines, variantsOf } from '../support/readme-commands.js';
+import {
+  placeholdersOf,
+  readmeLines,
+  synopsisProblems,
+  tableSynopses,
+  variantsOf,
+} from '../support/readme-commands.js';
 
 /** What cannot run inside the test suite, and where it is proven instead. */
 const NOT_RUN: Array<[RegExp, string]> = [
@@ -104,13 +111,12 @@ afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
-const subcommands = new Map<string, string[]>();
-/** The subcommands the built CLI lists in `pincer WORDS --help`. */
-function subcommandsOf(words: string[]): string[] {
+const helps = new Map<string, string>();
+/** `pincer WORDS --help` of the built CLI. */
+function helpOf(words: string[]): string {
   const key = words.join(' ');
-  let names = subcommands.get(key);
-  if (!names) {
-    let help = '';
+  let help = helps.get(key);
+  if (help === undefined) {
     try {
       help = execFileSync(process.execPath, [builtCli, ...words, '--help'], {
         env,
@@ -120,13 +126,17 @@ function subcommandsOf(words: string[]): string[] {
     } catch {
       help = '';
     }
-    const commands = help.split('\nCommands:\n')[1] ?? '';
-    names = [...commands.matchAll(/^ {2}([a-z][\w-]*)/gm)]
-      .map((m) => m[1] as string)
-      .filter((name) => name !== 'help');
-    subcommands.set(key, names);
+    helps.set(key, help);
   }
-  return names;
+  return help;
+}
+
+/** The subcommands the built CLI lists in `pincer WORDS --help`. */
+function subcommandsOf(words: string[]): string[] {
+  const commands = helpOf(words).split('\nCommands:\n')[1] ?? '';
+  return [...commands.matchAll(/^ {2}([a-z][\w-]*)/gm)]
+    .map((m) => m[1] as string)
+    .filter((name) => name !== 'help');
 }
 
 interface Ran {
@@ -293,4 +303,20 @@ it('a README command that does not work fails the check', async () => {
   expect(failures[0]).toMatch(
     /^README\.md:5 \(Usage\): npx pincer frobnicate readme-test: exit 2, expected 0: .*unknown command 'frobnicate'/,
   );
+});
+
+it("the Usage table's synopses name commands and options the CLI has", async () => {
+  const synopses = tableSynopses(await readFile(path.join(repoRoot, 'README.md'), 'utf8'));
+  expect(synopses.map((s) => s.written)).toContain('doctor [--json]');
+  const problems = synopses.flatMap((s) =>
+    synopsisProblems(s.written, helpOf, subcommandsOf).map((p) => `README.md:${s.line}: ${p}`),
+  );
+  expect(problems).toEqual([]);
+  // A synopsis the CLI does not have is caught.
+  expect(synopsisProblems('models list|verify', helpOf, subcommandsOf)).toEqual([
+    'pincer models verify is not a command',
+  ]);
+  expect(synopsisProblems('doctor [--fix]', helpOf, subcommandsOf)).toEqual([
+    'pincer doctor has no option --fix',
+  ]);
 });

@@ -128,3 +128,72 @@ export function variantsOf(
 export function placeholdersOf(command: string): string[] {
   return command.split(' ').filter((word) => /^[A-Z][A-Z_]+$/.test(word));
 }
+
+export interface Synopsis {
+  line: number;
+  /** The synopsis as written, after `pincer `, with `\|` read as `|`. */
+  written: string;
+}
+
+/** The `pincer ...` synopses in the first cell of the README's tables (the Usage table). */
+export function tableSynopses(markdown: string): Synopsis[] {
+  const found: Synopsis[] = [];
+  markdown.split('\n').forEach((text, index) => {
+    if (!text.startsWith('| `pincer')) return;
+    const cell = text.replaceAll('\\|', '\u0000').split('|')[1] ?? '';
+    for (const span of cell.matchAll(/`pincer ([^`]+)`/g))
+      found.push({ line: index + 1, written: (span[1] ?? '').replaceAll('\u0000', '|').trim() });
+  });
+  return found;
+}
+
+/**
+ * What a synopsis claims that the CLI lacks: each subcommand it names must be one, and each
+ * `--option` must be in the help of the command it follows. `helpOf(words)` is that command's
+ * `--help` text, `subcommandsOf(words)` its subcommands.
+ */
+export function synopsisProblems(
+  synopsis: string,
+  helpOf: (words: string[]) => string,
+  subcommandsOf: (words: string[]) => string[],
+): string[] {
+  const problems: string[] = [];
+  const path: string[] = [];
+  let extending = true;
+  /** After `a|b`, further `|` choices that are words are siblings of a and b (`add PATH|enable`). */
+  let siblingsOf: string[] | null = null;
+  for (const token of synopsis
+    .replace(/"[^"]*"/g, 'TEXT')
+    .replace(/[[\]]/g, ' ')
+    .split(/\s+/)) {
+    const choices = token.split('|').filter(Boolean);
+    for (const choice of choices.filter((c) => c.startsWith('--'))) {
+      const flag = choice.replace(/=.*$/, '');
+      if (!new RegExp(`(^|[\\s,])${flag}\\b`, 'm').test(helpOf(path)))
+        problems.push(`pincer ${path.join(' ')} has no option ${flag}`);
+    }
+    const words = choices.filter((c) => /^[a-z][\w-]*$/.test(c));
+    if (siblingsOf && choices.length > 1) {
+      const known = subcommandsOf(siblingsOf);
+      for (const word of words)
+        if (!known.includes(word))
+          problems.push(`pincer ${[...siblingsOf, word].join(' ')} is not a command`);
+      continue;
+    }
+    if (!extending || words.length === 0 || words.length !== choices.length) continue;
+    const known = subcommandsOf(path);
+    if (known.length === 0) {
+      extending = false;
+      continue;
+    }
+    for (const word of words)
+      if (!known.includes(word))
+        problems.push(`pincer ${[...path, word].join(' ')} is not a command`);
+    if (words.length === 1) path.push(words[0] as string);
+    else {
+      extending = false;
+      siblingsOf = [...path];
+    }
+  }
+  return problems;
+}
