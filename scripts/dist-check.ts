@@ -14,7 +14,9 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { init as initLexer, parse as parseModule } from 'es-module-lexer';
 import { glob } from 'tinyglobby';
+import ts from 'typescript';
 import YAML from 'yaml';
 
 export const CONFIG_FILE = 'electron-builder.yml';
@@ -246,7 +248,7 @@ export async function checkDistribution(
     if (!existsSync(path.join(projectDir, main))) {
       error(`${main} does not exist: run npm run build first`);
     } else {
-      checkImports(path.join(projectDir, main), production, report);
+      await checkImports(projectDir, path.dirname(path.join(projectDir, main)), production, report);
     }
   }
 
@@ -405,25 +407,80 @@ function checkAfterPack(
   }
 }
 
-/** Every bare import of the built main bundle must ship (be a production dependency). */
-function checkImports(mainFile: string, production: Set<string>, report: DistReport): void {
-  const source = readFileSync(mainFile, 'utf8');
-  const specifiers = new Set<string>();
-  const pattern =
-    /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)["']([^"'./][^"']*)["']/g;
-  for (const match of source.matchAll(pattern)) specifiers.add(match[1] as string);
-  for (const specifier of specifiers) {
-    if (specifier.startsWith('node:') || specifier === 'electron') continue;
-    const name = specifier.startsWith('@')
-      ? specifier.split('/').slice(0, 2).join('/')
-      : (specifier.split('/')[0] as string);
-    if (BUILTIN_MODULES.has(name)) continue;
-    if (!production.has(name)) {
-      report.errors.push(
-        `${path.basename(mainFile)} imports "${specifier}" but ${name} is not a production dependency: the packaged app would fail`,
-      );
+/**
+ * Every package the built main process loads must ship (be a production dependency). Its files
+ * are read with real parsers, not patterns (text in a string is not an import): es-module-lexer
+ * for static and dynamic imports, the TypeScript parser for `require("...")` calls through
+ * `require`, the bundler's `__require`, or a function made by `createRequire`.
+ */
+export async function checkImports(
+  projectDir: string,
+  mainDir: string,
+  production: Set<string>,
+  report: DistReport,
+): Promise<void> {
+  const files = await glob('**/*.{js,mjs,cjs}', { cwd: mainDir, absolute: true });
+  for (const file of files.sort()) {
+    const shown = path.relative(projectDir, file).split(path.sep).join('/');
+    for (const specifier of await bundleImports(file)) {
+      if (specifier.startsWith('node:') || specifier === 'electron') continue;
+      if (specifier.startsWith('.') || specifier.startsWith('/') || /^[a-z]+:/.test(specifier))
+        continue;
+      const name = specifier.startsWith('@')
+        ? specifier.split('/').slice(0, 2).join('/')
+        : (specifier.split('/')[0] as string);
+      if (BUILTIN_MODULES.has(name)) continue;
+      if (!production.has(name)) {
+        report.errors.push(
+          `${shown} imports "${specifier}" but ${name} is not a production dependency: the packaged app would fail`,
+        );
+      }
     }
   }
+}
+
+/** The module specifiers one built file loads: imports, literal dynamic imports, requires. */
+export async function bundleImports(file: string): Promise<Set<string>> {
+  const source = readFileSync(file, 'utf8');
+  const specifiers = new Set<string>();
+  await initLexer;
+  try {
+    const [imports] = parseModule(source);
+    for (const use of imports) if (use.n !== undefined) specifiers.add(use.n);
+  } catch (cause) {
+    throw new Error(
+      `${file} is not a module es-module-lexer can read: ${(cause as Error).message}`,
+    );
+  }
+  const tree = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  const requirers = new Set(['require', '__require']);
+  const visit = (node: ts.Node): void => {
+    if (
+      ts.isVariableDeclaration(node) &&
+      ts.isIdentifier(node.name) &&
+      node.initializer &&
+      ts.isCallExpression(node.initializer) &&
+      /(^|\.)createRequire$/.test(node.initializer.expression.getText(tree))
+    ) {
+      requirers.add(node.name.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(tree);
+  const calls = (node: ts.Node): void => {
+    if (
+      ts.isCallExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      requirers.has(node.expression.text) &&
+      node.arguments[0] &&
+      ts.isStringLiteralLike(node.arguments[0])
+    ) {
+      specifiers.add(node.arguments[0].text);
+    }
+    ts.forEachChild(node, calls);
+  };
+  calls(tree);
+  return specifiers;
 }
 
 const BUILTIN_MODULES = new Set(

@@ -145,6 +145,7 @@ process.dlopen = function (module, file, ...rest) {
       'node',
       'data-dir',
       'electron',
+      'native-modules',
       'keychain',
       'secrets',
       'sandbox',

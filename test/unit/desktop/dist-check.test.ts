@@ -167,7 +167,37 @@ describe('npm run dist:check', () => {
     );
     const { errors } = await checkDistribution(dir, { requireBuild: true });
     expect(errors).toEqual([
-      'index.js imports "electron-builder" but electron-builder is not a production dependency: the packaged app would fail',
+      'out/main/index.js imports "electron-builder" but electron-builder is not a production dependency: the packaged app would fail',
+    ]);
+  }, 60_000);
+
+  it('reads imports with a parser: words in strings are not imports; every chunk and require counts', async () => {
+    const dir = await project(({ config }) => ({ config }));
+    await cp(path.join(repoRoot, 'package.json'), path.join(dir, 'package.json'));
+    await mkdir(path.join(dir, 'out/main/chunks'), { recursive: true });
+    await writeFile(
+      path.join(dir, 'out/main/index.js'),
+      [
+        'import { createRequire } from "node:module";',
+        'import { parse } from "yaml";',
+        'const requireNative = createRequire(import.meta.url);',
+        'const Database = requireNative("better-sqlite3");',
+        'export const label = (failed) => (failed ? "Error from" : "Result of");',
+        'export const gone = "the server disconnected from " + "import(\'left-pad\')";',
+        "// a comment that says import x from 'not-a-package'",
+        'export const later = () => import("./chunks/lazy.js");',
+        'export const leftPad = requireNative("left-pad");',
+        '',
+      ].join('\n'),
+    );
+    await writeFile(
+      path.join(dir, 'out/main/chunks/lazy.js'),
+      'export const load = () => import("electron-builder");\nexport const ok = () => import("grammy");\n',
+    );
+    const { errors } = await checkDistribution(dir, { requireBuild: true });
+    expect(errors).toEqual([
+      'out/main/chunks/lazy.js imports "electron-builder" but electron-builder is not a production dependency: the packaged app would fail',
+      'out/main/index.js imports "left-pad" but left-pad is not a production dependency: the packaged app would fail',
     ]);
   }, 60_000);
 });

@@ -7,7 +7,9 @@ import type { SetExitCode } from '../program.js';
 export function registerDoctor(program: Command, ctx: CliContext, setExit: SetExitCode) {
   program
     .command('doctor')
-    .description('check this machine: Node, data dir, Electron, keychain, sandbox, models, GPU')
+    .description(
+      'check this machine: Node, data dir, Electron, native modules, keychain, sandbox, models, GPU',
+    )
     .option('--json', 'print the report as JSON')
     .action(async (options: { json?: boolean }) => {
       const report = await runDoctor({ dataDir: ctx.dataDir, appDir: ctx.appDir });

@@ -10,6 +10,7 @@ import {
   checkNode,
   type DoctorCheck,
 } from './checks.js';
+import { checkNativeModules } from './native-check.js';
 import { checkSandbox } from './sandbox-check.js';
 import { checkSecrets } from './secrets-check.js';
 
@@ -40,6 +41,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     Promise.resolve(checkNode()),
     checkDataDir(dataDir),
     checkElectron(options.appDir),
+    checkNativeModules(),
     checkKeychain(),
     checkSecrets(dataDir),
     checkSandbox({ dataDir }),
