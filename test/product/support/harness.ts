@@ -30,6 +30,8 @@ export interface Started {
   stdout(): string;
   /** Resolves with the first match of `pattern` in the output (fails if the process exits first). */
   waitFor(pattern: RegExp | string, timeoutMs?: number): Promise<RegExpExecArray>;
+  /** `work`, or a failure with the output if the process exits first. */
+  whileAlive<T>(work: Promise<T>): Promise<T>;
 }
 
 export class Product {
@@ -115,7 +117,14 @@ export class Product {
       );
       return match as unknown as RegExpExecArray;
     };
-    return { child, exited, output: () => output, stdout: () => stdout, waitFor };
+    const whileAlive = <T>(work: Promise<T>) =>
+      Promise.race([
+        work,
+        exited.then((code) => {
+          throw new Error(`exited ${code} while a test waited on it:\n${output}`);
+        }),
+      ]);
+    return { child, exited, output: () => output, stdout: () => stdout, waitFor, whileAlive };
   }
 
   async cleanUp(): Promise<void> {
