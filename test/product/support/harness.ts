@@ -131,9 +131,12 @@ export class Product {
     for (const close of this.closers.splice(0).reverse()) await close().catch(() => undefined);
     for (const child of this.children.splice(0)) {
       if (child.exitCode !== null || child.signalCode !== null) continue;
+      // SIGTERM first: `npm start` passes it on to the gateway it started, which SIGKILL would orphan.
       const gone = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       await gone;
+      clearTimeout(timer);
     }
     for (const model of this.models.splice(0)) await model.close();
     for (const dir of this.dirs.splice(0)) await rm(dir, { recursive: true, force: true });
