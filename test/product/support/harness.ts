@@ -8,12 +8,34 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { builtCli, type CliResult, repoRoot, runBuiltCli } from '../../support/cli-run.js';
-import { type Env, until } from '../../support/daemon-process.js';
 import { type ScriptedModel, startScriptedModel } from './scripted-model.js';
 
-export type { Env };
-export { builtCli, repoRoot, until };
+// Not imported from test/support/cli-run.ts and daemon-process.ts: those load the CLI's and the
+// agent's source into the test worker, seconds per file that a suite of the bundle never uses.
+export const repoRoot = path.resolve(import.meta.dirname, '../../..');
+export const builtCli = path.join(repoRoot, 'dist/cli.js');
+
+export type Env = Record<string, string | undefined>;
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Waits for a condition; the deadline only catches a hang. */
+export async function until(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  detail: () => string = () => '',
+  timeoutMs = 90_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen:\n${detail()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 export interface Scratch {
   /** The data dir and HOME: nothing of the machine's own profile is read. */
@@ -69,8 +91,29 @@ export class Product {
   }
 
   /** The built CLI to completion, stdin piped from `input`. */
-  run(args: string[], env: Env, input?: string, timeoutMs = 120_000): Promise<CliResult> {
-    return runBuiltCli(args, { env, input, timeoutMs });
+  run(args: string[], env: Env, input = '', timeoutMs = 120_000): Promise<CliResult> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [builtCli, ...args], {
+        cwd: repoRoot,
+        env: env as NodeJS.ProcessEnv,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+      });
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+      });
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code: code ?? -1, stdout, stderr });
+      });
+      child.stdin.end(input);
+    });
   }
 
   /** The built CLI (or another script of the repository) left running. */
