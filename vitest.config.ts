@@ -37,6 +37,17 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        test: {
+          // Every surface started from the built artifacts (dist/cli.js, out/) as a user would.
+          name: 'product',
+          include: ['test/product/**/*.test.ts'],
+          globalSetup: ['test/product/support/artifacts.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+          expect: { poll: POLL },
+        },
+      },
     ],
   },
 });

@@ -37,6 +37,7 @@ import {
 } from '../agent-options.js';
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
+import { stopSignal } from '../stop-signal.js';
 
 type DaemonOptions = ModelChoiceOptions & {
   drain: number;
@@ -135,10 +136,7 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
     // Served until a signal even with no channel or gateway holding the event loop open (Node
     // would otherwise end the process, exit 13, with this wait unsettled).
     const keepAlive = setInterval(() => undefined, 1 << 30);
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    await stopSignal();
     clearInterval(keepAlive);
     const { drained } = await running.stop();
     if (!drained) setExit(ExitCode.failed);

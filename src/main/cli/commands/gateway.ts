@@ -17,6 +17,7 @@ import {
 import { type CliContext, ExitCode } from '../context.js';
 import { describeError } from '../errors.js';
 import type { SetExitCode } from '../program.js';
+import { stopSignal } from '../stop-signal.js';
 
 type GatewayOptions = ModelChoiceOptions & { port: string };
 
@@ -80,10 +81,7 @@ export function registerGateway(program: Command, ctx: CliContext, setExit: SetE
     ctx.stdout.write(
       `Pincer gateway on ${gateway.origin} (loopback only), model: ${assistant.modelLabel()}\nOpen: ${gateway.openUrl}\nCtrl+C stops it.\n`,
     );
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    await stopSignal();
     removeGatewayFile();
     await gateway.close();
     await assistant.close();

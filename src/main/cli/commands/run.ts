@@ -238,8 +238,13 @@ async function driveRun(
     return setExit(ExitCode.usage);
   }
   const controller = new AbortController();
-  const onSigint = () => controller.abort();
-  process.once('SIGINT', onSigint);
+  // Removed only after the signal's other listeners ran (see stop-signal.ts): a `once` listener
+  // left signal-exit, loaded with the local model, alone to re-raise Ctrl+C and kill the process.
+  const onSigint = () => {
+    controller.abort();
+    setImmediate(() => process.off('SIGINT', onSigint));
+  };
+  process.on('SIGINT', onSigint);
   let close: () => Promise<void> = async () => {};
   try {
     const opened = await openCliAgent(ctx, options);

@@ -20,6 +20,7 @@ import {
 import { agentOptionsOf } from '../agent-options.js';
 import { type CliContext, ExitCode } from '../context.js';
 import { protocolStdout } from '../protocol-stdout.js';
+import { stopSignal } from '../stop-signal.js';
 
 export interface CkpServeOptions {
   stdio?: boolean;
@@ -91,7 +92,7 @@ export async function serveCkp(ctx: CliContext, options: CkpServeOptions): Promi
       ctx.stderr.write(`pincer serve: CKP on ${listener.url} (Authorization: Bearer <token>)\n`);
     if (listeners.length && !options.tokenEnv) ctx.stderr.write(`pincer serve: token ${token}\n`);
     if (diverted) await serveStdio(open, process.stdin, diverted.stream);
-    else await untilSignal();
+    else await stopSignal();
     await Promise.all(listeners.map((listener) => listener.close()));
     await host.stop(0);
     await swarm.close?.();
@@ -108,11 +109,4 @@ function portOf(value: string | undefined): number | undefined | null {
   if (value === undefined) return undefined;
   const port = Number(value);
   return Number.isInteger(port) && port >= 0 && port <= 65535 ? port : null;
-}
-
-function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
 }

@@ -17,6 +17,7 @@ import {
 import { type CliContext, ExitCode } from '../context.js';
 import { integerIn } from '../options.js';
 import type { SetExitCode } from '../program.js';
+import { stopSignal } from '../stop-signal.js';
 import { type CkpServeOptions, serveCkp, wantsCkp } from './serve-ckp.js';
 
 interface ServeOptions extends Omit<CkpServeOptions, 'host'> {
@@ -163,10 +164,7 @@ async function serveOpenAi(ctx: CliContext, options: ServeOptions): Promise<numb
         `API key (${keySource}): ${apiKey}\n` +
         'Ctrl+C stops it.\n',
     );
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    await stopSignal();
     await server.close();
     await backend.close();
     await engine.dispose();

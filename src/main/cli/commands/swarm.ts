@@ -22,6 +22,7 @@ import {
 } from '../agent-options.js';
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
+import { stopSignal } from '../stop-signal.js';
 
 /**
  * `pincer swarm run|status|join`: the manifest's swarm (CKP §5.9) from the command line. `run`
@@ -114,7 +115,7 @@ export function registerSwarm(program: Command, ctx: CliContext, setExit: SetExi
       ctx.stderr.write(
         `joined swarm ${settings.name} as ${options.id} (${place.role}); Ctrl+C leaves\n`,
       );
-      await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+      await stopSignal(['SIGINT']);
       await serving.stop();
       await backend.close();
       return ExitCode.ok;
