@@ -34,6 +34,7 @@ let workspace = '';
 let sandbox: Sandbox;
 let host: ToolHost;
 let engine: PolicyEngine;
+let broker: ApprovalBroker;
 const registry = new ToolRegistry();
 for (const tool of BUILTIN_TOOLS) registry.register(tool);
 
@@ -126,12 +127,13 @@ beforeAll(async () => {
   const file = path.join(root, 'claw.yaml');
   await writeFile(file, doc.toString());
   const claw = await loadClaw(file, { contextDir: root });
+  broker = new ApprovalBroker();
   engine = new PolicyEngine({
     rules: policyRules(claw),
     autonomy: 'autonomous',
     facts: (name) => registry.facts(name),
     context: { workspace, home: root },
-    broker: new ApprovalBroker(),
+    broker,
   });
 }, 60_000);
 
@@ -237,4 +239,56 @@ describe('a rule allowing the program does not allow what the program would run'
     expect(existsSync(path.join(workspace, 'part-aa'))).toBe(true);
     expect(await markers()).toEqual([]);
   }, 60_000);
+});
+
+describe('approve for session covers the exact call shown', () => {
+  it('`sed -n p notes.md` approved for the session does not let `sed -n 1e…` run', async () => {
+    await freshWorkspace();
+    const session = new ApprovalBroker();
+    const supervised = new PolicyEngine({
+      rules: [
+        {
+          policy: 'p',
+          id: 'ask-exec',
+          action: 'require-approval',
+          scope: 'all',
+          conditions: { tool: 'sys/exec' },
+        },
+      ],
+      autonomy: 'supervised',
+      facts: (name) => registry.facts(name),
+      context: { workspace, home: root },
+      broker: session,
+    });
+    const ask = (args: string[]) =>
+      supervised.decide(
+        { id: 'c', name: 'sys/exec', input: { command: 'sed', args } },
+        policyContext,
+      );
+    const shown = await ask(['-n', 'p', 'notes.md']);
+    expect(shown).toMatchObject({ action: 'ask', sessionApprovable: true });
+    const answer = session.request({
+      id: 'a1',
+      ...policyContext,
+      call: { id: 'c', name: 'sys/exec', input: { command: 'sed', args: ['-n', 'p', 'notes.md'] } },
+      reason: 'r',
+      sessionApprovable: true,
+      ...(shown.action === 'ask' && shown.sessionScope ? { sessionScope: shown.sessionScope } : {}),
+      signal: new AbortController().signal,
+    });
+    expect(session.resolve('a1', 'approve-for-session', 'test')).toBe('resolved');
+    await answer;
+    expect(await ask(['-n', 'p', 'notes.md'])).toMatchObject({ action: 'allow' });
+    // The payload of the report, then the same shape with another script or option.
+    const payload = await ask(['-n', '1e id>PWN', 'notes.md']);
+    if (payload.action === 'allow') await run('sed', ['-n', '1e id>PWN', 'notes.md']);
+    expect(payload).toMatchObject({ action: 'ask', sessionApprovable: false });
+    expect(await markers()).toEqual([]);
+    for (const args of [
+      ['-n', '1p', 'notes.md'],
+      ['-i', 'p', 'notes.md'],
+      ['-n', 'p'],
+    ])
+      expect((await ask(args)).action, args.join(' ')).toBe('ask');
+  });
 });
