@@ -58,6 +58,9 @@ const GIT_CODE_KEYS: ReadonlyArray<readonly [RegExp, string]> = [
   [/^tar\..+\.command$/, 'a compression program for git archive'],
   [/^hook\./, 'hook commands'],
   [/^lfs\./, 'git-lfs transfer programs'],
+  [/^trailer\..+\.(command|cmd)$/, 'a command run to fill a commit trailer'],
+  [/^imap\.tunnel$/, 'a command git imap-send connects through'],
+  [/^init\.templatedir$/, 'installs hooks from the folder it names'],
 ];
 
 function gitKeyFindings(word: string): string[] {
