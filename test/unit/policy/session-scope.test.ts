@@ -112,6 +112,25 @@ describe('session grants scoped to the exact call shown', () => {
       expect(action(await exec({ command: 'sed', args })), args.join(' ')).toBe('ask');
   });
 
+  it('a call that runs another program is never approved by a timeout either', async () => {
+    const broker = new ApprovalBroker();
+    const engine = new PolicyEngine({
+      rules: [{ ...ASK_EXEC, approval: { timeout_seconds: 1, default_if_timeout: 'allow' } }],
+      autonomy: 'autonomous',
+      facts: (name) => (name === sysExec.name ? factsOf(sysExec) : undefined),
+      context: { workspace: '/w', home: '/h' },
+      broker,
+    });
+    const decide = (args: string[]) =>
+      engine.decide({ id: 'c', name: sysExec.name, input: { command: 'sed', args } }, ctx());
+    expect(await decide(['-n', 'p', 'notes.md'])).toMatchObject({ defaultIfTimeout: 'allow' });
+    expect(await decide(['-n', '1e id>PWN', 'notes.md'])).toMatchObject({
+      action: 'ask',
+      defaultIfTimeout: 'deny',
+      reason: expect.stringContaining('runs another program'),
+    });
+  });
+
   it('the label is the call as the preview writes it, quoted, with its folder', () => {
     expect(
       sessionScopeOf(sysExec.sessionScope, {

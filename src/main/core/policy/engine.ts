@@ -114,7 +114,8 @@ export class PolicyEngine implements PolicyHook {
         timeoutMs: rule.approval?.timeout_seconds
           ? rule.approval.timeout_seconds * 1000
           : undefined,
-        defaultIfTimeout: rule.approval?.default_if_timeout ?? 'deny',
+        // A person approves a call that runs another program: never a timeout.
+        defaultIfTimeout: runs.length ? 'deny' : (rule.approval?.default_if_timeout ?? 'deny'),
       };
     };
     if (guard) return ask(guard.reason ?? `rule ${guard.id} requires approval`, true);
