@@ -152,9 +152,9 @@ describe.skipIf(skipReason !== null)('approvals that show risk', () => {
         .first()
         .getAttribute('class'),
     ).toBe('primary');
-    // The session grant is offered for the command prefix, and says so.
+    // The session grant is offered for exactly the call shown, and says so.
     expect(await card.getByRole('button', { name: /for session/ }).textContent()).toBe(
-      'Approve ls -la … for session',
+      "Approve ls -la 'my notes' for session",
     );
     await card.getByRole('button', { name: /^Deny/ }).first().click();
     await card.waitFor({ state: 'detached' });

@@ -1,6 +1,6 @@
 /**
- * "Approve for session" covers what the tool declares (sys/exec: a command prefix), never every
- * call of the tool, and never a destructive command.
+ * "Approve for session" covers what the tool declares (sys/exec: the exact call shown), never
+ * every call of the tool, and never a destructive command or one that runs another program.
  */
 import { describe, expect, it } from 'vitest';
 import type { EffectivePolicyRule } from '../../../src/main/core/ckp/resolved.js';
@@ -62,7 +62,7 @@ function setup() {
 
 const action = (d: PolicyDecision) => d.action;
 
-describe('session grants scoped to a command prefix', () => {
+describe('session grants scoped to the exact call shown', () => {
   it('approving `ls` for the session does not let `rm -rf build` through', async () => {
     const { exec, approveForSession } = setup();
     const granted = await approveForSession({ command: 'ls' });
@@ -81,15 +81,64 @@ describe('session grants scoped to a command prefix', () => {
     expect(action(await exec({ command: 'ls' }, 'ses_2'))).toBe('ask');
   });
 
-  it('a `git status …` grant covers later arguments but not `git push`', async () => {
+  it('a `git status` grant covers exactly `git status`, in the same folder', async () => {
     const { exec, approveForSession } = setup();
     const granted = await approveForSession({ command: 'git', args: ['status'] });
-    expect(granted).toMatchObject({ sessionScope: { label: 'git status …' } });
-    expect(action(await exec({ command: 'git', args: ['status', '--short'] }))).toBe('allow');
+    expect(granted).toMatchObject({ sessionScope: { label: 'git status' } });
+    expect(action(await exec({ command: 'git', args: ['status'] }))).toBe('allow');
+    expect(action(await exec({ command: 'git', args: ['status'], cwd: '.' }))).toBe('allow');
+    expect(action(await exec({ command: 'git', args: ['status'], cwd: './' }))).toBe('allow');
+    // Another option, argument, folder or form is another call.
+    expect(action(await exec({ command: 'git', args: ['status', '--short'] }))).toBe('ask');
     expect(action(await exec({ command: 'git', args: ['push'] }))).toBe('ask');
     expect(action(await exec({ command: 'git' }))).toBe('ask');
-    // A shell line is a different call from the argument list, even with the same words.
+    expect(action(await exec({ command: 'git', args: ['status'], cwd: 'other' }))).toBe('ask');
     expect(action(await exec({ command: 'git status', shell: true }))).toBe('ask');
+  });
+
+  it('`sed -n p notes.md` approved does not cover `sed -n 1e…` (the reported payload)', async () => {
+    const { exec, approveForSession } = setup();
+    const granted = await approveForSession({ command: 'sed', args: ['-n', 'p', 'notes.md'] });
+    expect(granted).toMatchObject({ sessionScope: { label: 'sed -n p notes.md' } });
+    expect(action(await exec({ command: 'sed', args: ['-n', 'p', 'notes.md'] }))).toBe('allow');
+    const payload = await exec({ command: 'sed', args: ['-n', '1e id>PWN', 'notes.md'] });
+    expect(payload).toMatchObject({ action: 'ask', sessionApprovable: false });
+    expect(payload).not.toHaveProperty('sessionScope');
+    for (const args of [
+      ['-n', '1p', 'notes.md'],
+      ['-n', 'p', 'other.md'],
+      ['-n', 'p'],
+    ])
+      expect(action(await exec({ command: 'sed', args })), args.join(' ')).toBe('ask');
+  });
+
+  it('a call that runs another program is never approved by a timeout either', async () => {
+    const broker = new ApprovalBroker();
+    const engine = new PolicyEngine({
+      rules: [{ ...ASK_EXEC, approval: { timeout_seconds: 1, default_if_timeout: 'allow' } }],
+      autonomy: 'autonomous',
+      facts: (name) => (name === sysExec.name ? factsOf(sysExec) : undefined),
+      context: { workspace: '/w', home: '/h' },
+      broker,
+    });
+    const decide = (args: string[]) =>
+      engine.decide({ id: 'c', name: sysExec.name, input: { command: 'sed', args } }, ctx());
+    expect(await decide(['-n', 'p', 'notes.md'])).toMatchObject({ defaultIfTimeout: 'allow' });
+    expect(await decide(['-n', '1e id>PWN', 'notes.md'])).toMatchObject({
+      action: 'ask',
+      defaultIfTimeout: 'deny',
+      reason: expect.stringContaining('runs another program'),
+    });
+  });
+
+  it('the label is the call as the preview writes it, quoted, with its folder', () => {
+    expect(
+      sessionScopeOf(sysExec.sessionScope, {
+        command: 'grep',
+        args: ['-n', 'a b', "it's"],
+        cwd: 'src/',
+      })?.label,
+    ).toBe(`grep -n 'a b' 'it'\\''s' (in src)`);
   });
 
   it('a shell line is granted only as itself', async () => {
@@ -116,7 +165,7 @@ describe('session grants scoped to a command prefix', () => {
     expect(broker.resolve('d1', 'approve-for-session', 'test')).toBe('not_session_approvable');
     expect(broker.resolve('d1', 'deny', 'test')).toBe('resolved');
     await answer;
-    // `rm build` granted as a prefix; `rm build -rf /` is still asked about on its own.
+    // `rm build` granted; `rm build -rf /` is still asked about on its own.
     await approveForSession({ command: 'rm', args: ['build'] });
     expect(action(await exec({ command: 'rm', args: ['build'] }))).toBe('allow');
     expect(await exec({ command: 'rm', args: ['build', '-rf', '/'] })).toMatchObject({
@@ -128,7 +177,7 @@ describe('session grants scoped to a command prefix', () => {
   it('the label a person reads has no control or direction characters, and is bounded', () => {
     const spec = sysExec.sessionScope;
     const hostile = sessionScopeOf(spec, { command: 'ls\u001b[2J\u202egnp.exe', args: ['x'] });
-    expect(hostile?.label).toBe('ls\\u001b[2J\\u202egnp.exe x …');
+    expect(hostile?.label).toBe('ls\\u001b[2J\\u202egnp.exe x');
     const long = sessionScopeOf(spec, { command: 'a'.repeat(5000) });
     expect(long?.label.length).toBeLessThan(400);
     expect(long?.key).toContain('a'.repeat(5000));

@@ -3,7 +3,7 @@
  * line it is, with its folder and what the sandbox lets it do; a file write or edit as a diff
  * against the file as it is now, with its full path; a fetch with its host. Risky patterns are
  * named (recursive deletes, disk tools, force pushes, writes outside the workspace, a host not
- * fetched before), and the app styles their Approve as a secondary action.
+ * fetched before, a program the command would run besides its own), and the app styles their Approve as a secondary action.
  *
  * The current file is read through the same real-path guard as the file tools (a link planted
  * in the workspace is refused, never followed), bounded in size.
@@ -12,7 +12,7 @@ import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { ApprovalPreview, ApprovalRisk } from '../../../shared/ipc-schemas.js';
 import { toolDisplayName } from '../../../shared/messages.js';
-import { destructiveReasons } from '../policy/index.js';
+import { destructiveReasons, runsReasons } from '../policy/index.js';
 import type { SandboxSettings } from '../sandbox/index.js';
 import { readTextInside } from '../workspace-fs/index.js';
 
@@ -68,7 +68,8 @@ function commandPreview(input: Record<string, unknown>, context: PreviewContext)
     ? String(input.command)
     : [String(input.command), ...args].map(shellQuote).join(' ');
   const cwd = path.resolve(context.workspace, typeof input.cwd === 'string' ? input.cwd : '.');
-  const reasons = destructiveReasons(line);
+  // What the program would run besides itself (`git -c alias.x=!cmd`, `sed 1e…`).
+  const reasons = [...destructiveReasons(line), ...runsReasons(input)];
   if (!inside(context.workspace, cwd)) reasons.push('runs outside the workspace');
   return {
     preview: {

@@ -98,10 +98,10 @@ function wordGlob(glob: string): RegExp {
 
 /** One line for the checks: arguments quoted where the shell would need it. */
 export function commandLineOf(command: string, args: readonly string[]): string {
-  return [
-    command,
-    ...args.map((arg) =>
-      /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`,
-    ),
-  ].join(' ');
+  return [command, ...args.map(quoteWord)].join(' ');
+}
+
+/** One argument as a shell would need it written. */
+export function quoteWord(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
 }

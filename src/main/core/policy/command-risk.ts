@@ -1,9 +1,11 @@
 /**
- * Command lines that delete, overwrite or give away more than they look like. The approval
- * preview names them to a person, and the policy never lets an "approve for session" grant
- * cover one: each such call is asked about on its own.
+ * Command lines that delete, overwrite or give away more than they look like, and argv calls
+ * whose program would run another one (program-table.ts). The approval preview names them to a
+ * person, and the policy never lets an "approve for session" grant cover one: each such call is
+ * asked about on its own.
  */
 import { commandCallOf } from './command-match.js';
+import { whatRuns } from './what-runs.js';
 
 const DESTRUCTIVE_COMMANDS: Array<[RegExp, string]> = [
   // A flag anywhere in the same command counts: `rm build -rf /` as much as `rm -rf build`.
@@ -30,4 +32,13 @@ export function destructiveReasons(line: string): string[] {
 export function isDestructiveCall(input: Record<string, unknown>): boolean {
   const command = commandCallOf(input);
   return command !== undefined && destructiveReasons(command.line).length > 0;
+}
+
+/**
+ * What an argv call runs besides its program (`git -c alias.x=!cmd`, `sed 1e…`), one sentence
+ * each. A shell line is not read: only a rule that says `shell: true` matches one, as written.
+ */
+export function runsReasons(input: Record<string, unknown>): string[] {
+  const command = commandCallOf(input);
+  return command && !command.shell ? whatRuns(command.program, command.args) : [];
 }

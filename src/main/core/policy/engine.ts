@@ -7,7 +7,9 @@
  * - autonomous: the rules alone decide.
  * - Unsafe tools ask every time, whatever the level; Guarded ones can be approved once for the
  *   rest of a session ("approve for session"), scoped to the arguments the tool declares
- *   (session-scope.ts: a command prefix for sys/exec). A destructive command never is.
+ *   (session-scope.ts: the exact argv for sys/exec). A destructive command never is.
+ * - A command whose program would run another one (program-table.ts: `git -c alias.x=!cmd`,
+ *   `sed 1e…`) is never allowed by a rule about the command: it asks, never for the session.
  * - Pincer's guard rules (guards.ts: writes to SOUL.md/USER.md) ask every time, whatever the
  *   level and the manifest's rules, unless a manifest rule denies the call outright.
  */
@@ -16,7 +18,7 @@ import type { ToolCall } from '../../../shared/messages.js';
 import type { EffectivePolicyRule } from '../ckp/index.js';
 import type { CapabilityGrant } from '../terms.js';
 import type { ApprovalBroker } from './broker.js';
-import { isDestructiveCall } from './command-risk.js';
+import { isDestructiveCall, runsReasons } from './command-risk.js';
 import { guardFor } from './guards.js';
 import type { PolicyContext, PolicyDecision, PolicyHook } from './hooks.js';
 import { firstMatch, type RuleContext, type ToolFacts } from './rules.js';
@@ -83,15 +85,18 @@ export class PolicyEngine implements PolicyHook {
       ...(match.commands.length ? { commands: match.commands } : {}),
       expiresWith: context.runId,
     };
-    // A prefix grant must not carry a destructive call (`rm x` granted, then `rm x -rf /`).
-    const sessionApprovable = facts.tier !== 'unsafe' && !isDestructiveCall(call.input);
+    // What the program would run besides itself: no rule about the command saw that.
+    const runs = runsReasons(call.input);
+    const runsNote = runs.length ? `it runs another program: ${runs.join('; ')}` : '';
+    const sessionApprovable =
+      facts.tier !== 'unsafe' && !isDestructiveCall(call.input) && runs.length === 0;
     const scope = sessionScopeOf(facts.sessionScope, call.input);
     // Where a call writes though its arguments do not say so (memory/note): named in the question.
     const where = facts.writes?.length
       ? ` (writes ${match.paths.map((p) => path.relative(options.context.workspace, p)).join(', ')})`
       : '';
     const ask = (why: string, guarded = false): PolicyDecision => {
-      const reason = `${why}${where}`;
+      const reason = `${why}${where}${runsNote && !why.includes(runsNote) ? `; ${runsNote}` : ''}`;
       const session = sessionApprovable && !guarded;
       if (
         session &&
@@ -109,12 +114,17 @@ export class PolicyEngine implements PolicyHook {
         timeoutMs: rule.approval?.timeout_seconds
           ? rule.approval.timeout_seconds * 1000
           : undefined,
-        defaultIfTimeout: rule.approval?.default_if_timeout ?? 'deny',
+        // A person approves a call that runs another program: never a timeout.
+        defaultIfTimeout: runs.length ? 'deny' : (rule.approval?.default_if_timeout ?? 'deny'),
       };
     };
     if (guard) return ask(guard.reason ?? `rule ${guard.id} requires approval`, true);
     if (rule.action === 'require-approval')
       return ask(rule.reason ?? `rule ${rule.id} requires approval`);
+    if (runsNote)
+      return ask(
+        `${runsNote}. A rule about the command does not cover that: approve this call on its own`,
+      );
     if (facts.tier === 'unsafe') return ask(`${call.name} is an Unsafe tool: it asks every time`);
     if (options.autonomy === 'supervised' && !context.readOnly) {
       return ask(`supervised: ${call.name} has side effects`);

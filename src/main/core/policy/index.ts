@@ -3,7 +3,7 @@
 export type { ApprovalBroker, PendingApproval, Verdict } from './broker.js';
 export { DEFAULT_APPROVAL_TIMEOUT_MS, sessionGrantText } from './broker.js';
 export { commandLineOf } from './command-match.js';
-export { destructiveReasons } from './command-risk.js';
+export { destructiveReasons, runsReasons } from './command-risk.js';
 export type { Governance } from './from-manifest.js';
 export { governanceFromManifest, inputTimeoutMs, manifestToolFacts } from './from-manifest.js';
 export type {

@@ -1,12 +1,19 @@
 /**
  * What an "approve for session" covers. A tool declares the arguments that scope its session
- * grants (ToolSpec.sessionScope); a grant then covers only later calls with the same values:
- * for sys/exec the program and its first argument, a command prefix such as `git status`, so
- * approving `ls` never lets `rm -rf build` through. A string argument counts whole (a shell line
- * is matched exactly), an array argument by its first `arrayItems` entries (the prefix). A tool
- * that declares nothing is granted as a whole.
+ * grants (ToolSpec.sessionScope); a grant then covers only later calls with the same values,
+ * and the label a person approves is those values as they read them. For sys/exec that is the
+ * exact call shown: the program, every argument (options, their values, scripts and file
+ * operands) and the folder it runs in, so approving `sed -n p notes.md` never lets
+ * `sed -n '1e id>PWN' notes.md` through.
+ *
+ * File operands do not generalise: which words of a call are files is known only for the
+ * programs in the table, and even there a file operand can be code (`sh build.sh`,
+ * `make -f x`, `sed -f x`, `awk -f x`); a wider grant would cover a call nobody saw. To cover
+ * many files, a person writes a rule (`cat *.md`), which reads what runs (command-match.ts).
  */
+import path from 'node:path';
 import { abridge } from '../../../shared/abridge.js';
+import { quoteWord } from './command-match.js';
 
 /** Longest label shown; the key always holds the whole values. */
 const LABEL_CHARS = 160;
@@ -26,14 +33,14 @@ function printable(text: string): string {
 export interface SessionScopeSpec {
   /** Argument names whose values scope a grant, in the order they are read out. */
   args: readonly string[];
-  /** Entries of an array argument that count (default 1); later ones are free. */
-  arrayItems?: number;
+  /** The argument naming the folder a call runs in: part of the scope, absent meaning `.`. */
+  folder?: string;
 }
 
 export interface SessionScope {
   /** Compared exactly between the grant and a later call. */
   key: string;
-  /** What a person is told the grant covers, e.g. `git status …`. */
+  /** What a person is told the grant covers, e.g. `git status --short`. */
   label: string;
 }
 
@@ -42,22 +49,19 @@ export function sessionScopeOf(
   input: Record<string, unknown>,
 ): SessionScope | undefined {
   if (!spec) return undefined;
-  const take = spec.arrayItems ?? 1;
   const values: Record<string, unknown> = {};
   const words: string[] = [];
-  let prefix = false;
   for (const name of spec.args) {
     const value = input[name];
     // `shell: false` and an absent flag mean the same call.
     if (value === undefined || value === null || value === false) continue;
     if (Array.isArray(value)) {
-      const head = value.slice(0, take).map((item) => String(item));
+      const items = value.map((item) => String(item));
       // No entries and an absent argument ask for the same call.
-      if (!head.length) continue;
-      values[name] = head;
-      words.push(...head);
-      // Later entries are free: the grant is a prefix, and says so.
-      prefix = true;
+      if (!items.length) continue;
+      values[name] = items;
+      // Each entry as a shell would need it written: one word each, as the preview shows.
+      words.push(...items.map(quoteWord));
     } else if (typeof value === 'string') {
       values[name] = value;
       words.push(value);
@@ -66,6 +70,16 @@ export function sessionScopeOf(
       values[name] = value;
     }
   }
-  const label = `${abridge(printable(words.join(' ')), LABEL_CHARS)}${prefix ? ' …' : ''}`.trim();
+  let where = '';
+  if (spec.folder) {
+    const raw = input[spec.folder];
+    const folder =
+      typeof raw === 'string' && raw ? path.posix.normalize(raw).replace(/\/+$/, '') : '.';
+    if (folder !== '.' && folder !== '') {
+      values[spec.folder] = folder;
+      where = ` (in ${folder})`;
+    }
+  }
+  const label = abridge(printable(`${words.join(' ')}${where}`), LABEL_CHARS).trim();
   return { key: JSON.stringify(values), label };
 }

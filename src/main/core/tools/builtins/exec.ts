@@ -33,8 +33,8 @@ export const sysExec: Tool = {
   tier: 'guarded',
   // Parses its arguments and hands the command to the backend: the command is what runs confined.
   runsOn: 'host',
-  // "Approve for session" covers a command prefix (`git status …`); a shell line, only itself.
-  sessionScope: { args: ['command', 'args', 'shell'], arrayItems: 1 },
+  // "Approve for session" covers the exact call shown: program, every argument, folder.
+  sessionScope: { args: ['command', 'args', 'shell'], folder: 'cwd' },
   timeoutMs: EXEC_TIMEOUT_MS,
   maxOutputBytes: 256 * 1024,
   source: 'builtin',
