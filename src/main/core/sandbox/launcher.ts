@@ -4,13 +4,14 @@
  * view and the denied paths are resolved once (real paths; missing ones need no mask).
  */
 import { realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
 import type { BackendInfo } from './backend.js';
 import { bwrapArgs, type ConfinementPlan, type DeniedEntry } from './bwrap.js';
 import { createPidsCgroup } from './cgroup.js';
 import { type LimitOptions, prlimitArgs, ulimitScript } from './limits.js';
 import { seatbeltProfile } from './seatbelt.js';
 import type { Mount, ResourceLimits, SandboxSettings } from './settings.js';
-import { systemView, type ViewEntry } from './system-view.js';
+import { outermost, systemView, type ViewEntry } from './system-view.js';
 
 export interface LaunchSpec {
   argv: readonly string[];
@@ -20,13 +21,24 @@ export interface LaunchSpec {
   worker?: boolean;
   /** Real paths the process must see read-only besides the grants (a worker's installation). */
   readOnly?: readonly string[];
+  /** Folders a person named for this process (a server's arguments), granted like a mount. */
+  granted?: readonly string[];
+  /** Symlinks on the way to those, recreated where the view does not already hold them. */
+  links?: readonly ViewEntry[];
 }
+
+type ViewExtras = Pick<LaunchSpec, 'readOnly' | 'granted' | 'links'>;
 
 export interface Launch {
   file: string;
   args: string[];
   /** Releases what the launch made (a cgroup); call after the process tree is gone. */
   cleanup(): Promise<void>;
+}
+
+function inside(parent: string, child: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
 export function existingDenied(paths: readonly string[]): DeniedEntry[] {
@@ -71,14 +83,27 @@ export class Launcher {
     this.mounts = existingMounts(settings.filesystem.mounts);
   }
 
-  plan(cwd: string, network: boolean, readOnly: readonly string[] = []): ConfinementPlan {
+  plan(cwd: string, network: boolean, extras: ViewExtras = {}): ConfinementPlan {
     const mode = this.settings.filesystem.mode;
+    // What the system view already shows read-only is not bound again (a grant there would
+    // make a system folder writable).
+    const fresh = (p: string) => !this.system.some((entry) => inside(entry.path, p));
+    // A package inside another shown folder comes with it (hundreds of binds become a few).
+    const readOnly = outermost((extras.readOnly ?? []).filter(fresh));
+    // A granted argument follows the filesystem mode, as the workspace does.
+    const grantMode = mode === 'read-only' ? 'ro' : 'rw';
+    const granted = mode === 'deny' ? [] : (extras.granted ?? []).filter(fresh);
     return {
       system: this.system,
       workspace: this.workspace,
       workspaceMode: mode === 'read-only' ? 'ro' : mode === 'deny' ? 'hidden' : 'rw',
       writableRoot: mode === 'full',
-      mounts: [...this.mounts, ...existingMounts(readOnly.map((p) => ({ path: p, mode: 'ro' })))],
+      mounts: [
+        ...this.mounts,
+        ...existingMounts(granted.map((p) => ({ path: p, mode: grantMode }))),
+        ...existingMounts(readOnly.map((p) => ({ path: p, mode: 'ro' }))),
+      ],
+      links: extras.links ?? [],
       denied: this.denied,
       network,
       // A hidden workspace cannot be the working directory: the private /tmp is.
@@ -98,14 +123,9 @@ export class Launcher {
           : [...spec.argv];
     let confined: string[];
     if (this.backend.kind === 'bwrap') {
-      confined = [
-        'bwrap',
-        ...bwrapArgs(this.plan(spec.cwd, spec.network, spec.readOnly)),
-        '--',
-        ...limited,
-      ];
+      confined = ['bwrap', ...bwrapArgs(this.plan(spec.cwd, spec.network, spec)), '--', ...limited];
     } else if (this.backend.kind === 'seatbelt') {
-      const profile = seatbeltProfile(this.plan(spec.cwd, spec.network, spec.readOnly));
+      const profile = seatbeltProfile(this.plan(spec.cwd, spec.network, spec));
       confined = ['/usr/bin/sandbox-exec', '-p', profile, ...limited];
     } else {
       confined = limited;

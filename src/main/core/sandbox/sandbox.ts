@@ -4,6 +4,7 @@
  * gets the filesystem and network scope it must honour. Built once per runtime.
  */
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import os from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import type { Tool, ToolContext, ToolExecutor, ToolOutput } from '../tools/index.js';
 import { assertLevel, type BackendInfo, detectBackend } from './backend.js';
@@ -12,6 +13,7 @@ import { commandCheck } from './command-policy.js';
 import { SANDBOX_DENIED, SandboxError } from './errors.js';
 import { Launcher } from './launcher.js';
 import { needsNetwork, WorkerPool, type WorkerPoolOptions } from './pool.js';
+import { programView } from './program-view.js';
 import { runsOnHost } from './protocol.js';
 import { filesystemScope, networkScope } from './scope.js';
 import type { SandboxSettings } from './settings.js';
@@ -37,8 +39,6 @@ export interface ServerSpec {
   env: Record<string, string>;
   /** Granted network access; else it runs without a network namespace it could reach out of. */
   network: boolean;
-  /** The server's own files (its program, its package), shown read-only. */
-  readOnly?: readonly string[];
 }
 
 export interface ConfinedProcess {
@@ -127,11 +127,16 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     },
   };
   const spawnServer = (spec: ServerSpec): ConfinedProcess => {
+    // What it sees is computed from its command line: its program and installed packages
+    // read-only, the folders it was given, nothing around them.
+    const view = programView(spec.argv, { home: options.settings.home ?? os.homedir() });
     const launch = launcher.launch({
-      argv: spec.argv,
+      argv: view.argv,
       cwd: options.settings.workspace,
       network: spec.network,
-      readOnly: spec.readOnly,
+      readOnly: view.readOnly,
+      granted: view.granted,
+      links: view.links,
       limits: options.settings.limits,
       // Servers are often V8 or other runtimes that reserve address space far beyond what they
       // use: no RLIMIT_AS, as for the tool workers; the other limits hold.
