@@ -26,7 +26,7 @@ export interface McpSourceOptions {
   registry: ToolRegistry;
   spawn: (spec: ServerSpec) => ConfinedProcess;
   secrets: SecretLookup;
-  /** Where a server's HOME points (the workspace). */
+  /** The workspace: the root a server is told of (the sandbox gives it a HOME of its own). */
   home: string;
   /** The sandbox's network grant for servers the manifest binds (allow-all only). */
   manifestNetwork: boolean;

@@ -34,6 +34,8 @@ export interface ConfinementPlan {
   asRoot: boolean;
   /** The whole host root, writable (filesystem mode `full`): no allowlist. */
   writableRoot?: boolean;
+  /** A fresh empty folder made for HOME (inside the private /tmp). */
+  home?: string;
 }
 
 function inside(parent: string, child: string): boolean {
@@ -69,6 +71,7 @@ export function bwrapArgs(plan: ConfinementPlan): string[] {
     { path: '/proc', args: ['--proc', '/proc'] },
     { path: '/tmp', args: ['--tmpfs', '/tmp'] },
   );
+  if (plan.home) steps.push({ path: plan.home, args: ['--dir', plan.home] });
   const binds: Mount[] = [];
   if (plan.workspaceMode !== 'hidden')
     binds.push({ path: plan.workspace, mode: plan.workspaceMode });

@@ -3,7 +3,9 @@
  * [pids cgroup shell] -> bwrap | sandbox-exec -> prlimit | ulimit -> the program. The system
  * view and the denied paths are resolved once (real paths; missing ones need no mask).
  */
-import { realpathSync, statSync } from 'node:fs';
+import { mkdtempSync, realpathSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { BackendInfo } from './backend.js';
 import { bwrapArgs, type ConfinementPlan, type DeniedEntry } from './bwrap.js';
@@ -27,11 +29,16 @@ export interface LaunchSpec {
   links?: readonly ViewEntry[];
 }
 
+/** Where a bwrap sandbox's HOME is made, in its private /tmp. */
+export const SANDBOX_HOME = '/tmp/.pincer-home';
+
 type ViewExtras = Pick<LaunchSpec, 'readOnly' | 'granted' | 'links'>;
 
 export interface Launch {
   file: string;
   args: string[];
+  /** The process's own HOME: a fresh empty folder, never the workspace. */
+  home: string;
   /** Releases what the launch made (a cgroup); call after the process tree is gone. */
   cleanup(): Promise<void>;
 }
@@ -122,13 +129,23 @@ export class Launcher {
           ? ['/bin/sh', '-c', ulimitScript(spec.limits, options), 'pincer-limits', ...spec.argv]
           : [...spec.argv];
     let confined: string[];
+    // A fresh empty HOME per process: inside bwrap's private /tmp, else a host temp folder
+    // removed with the launch.
+    let home: string;
+    let made: string | undefined;
     if (this.backend.kind === 'bwrap') {
-      confined = ['bwrap', ...bwrapArgs(this.plan(spec.cwd, spec.network, spec)), '--', ...limited];
-    } else if (this.backend.kind === 'seatbelt') {
-      const profile = seatbeltProfile(this.plan(spec.cwd, spec.network, spec));
-      confined = ['/usr/bin/sandbox-exec', '-p', profile, ...limited];
+      home = SANDBOX_HOME;
+      const plan = { ...this.plan(spec.cwd, spec.network, spec), home };
+      confined = ['bwrap', ...bwrapArgs(plan), '--', ...limited];
     } else {
-      confined = limited;
+      made = mkdtempSync(path.join(os.tmpdir(), 'pincer-home-'));
+      home = made;
+      if (this.backend.kind === 'seatbelt') {
+        const profile = seatbeltProfile(this.plan(spec.cwd, spec.network, spec));
+        confined = ['/usr/bin/sandbox-exec', '-p', profile, ...limited];
+      } else {
+        confined = limited;
+      }
     }
     const cgroup = this.backend.pidsCgroupRoot
       ? createPidsCgroup(this.backend.pidsCgroupRoot, spec.limits.maxProcesses)
@@ -137,8 +154,10 @@ export class Launcher {
     return {
       file: full[0] as string,
       args: full.slice(1),
+      home,
       cleanup: async () => {
         await cgroup?.remove();
+        if (made) await rm(made, { recursive: true, force: true });
       },
     };
   }

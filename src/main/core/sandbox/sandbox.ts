@@ -10,6 +10,7 @@ import type { Tool, ToolContext, ToolExecutor, ToolOutput } from '../tools/index
 import { assertLevel, type BackendInfo, detectBackend } from './backend.js';
 import { confinedCommandRunner } from './command.js';
 import { commandCheck } from './command-policy.js';
+import { confinedEnvironment } from './environment.js';
 import { SANDBOX_DENIED, SandboxError } from './errors.js';
 import { Launcher } from './launcher.js';
 import { needsNetwork, WorkerPool, type WorkerPoolOptions } from './pool.js';
@@ -35,7 +36,10 @@ export interface SandboxOptions {
 /** A long-lived program (an MCP server) to start confined. */
 export interface ServerSpec {
   argv: readonly string[];
-  /** The whole environment it gets (the caller declares it; nothing is inherited). */
+  /**
+   * The environment it gets (the caller declares it; nothing is inherited), except HOME, a
+   * fresh folder, and the variables that would reconfigure it (environment.ts).
+   */
   env: Record<string, string>;
   /** Granted network access; else it runs without a network namespace it could reach out of. */
   network: boolean;
@@ -144,7 +148,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     });
     const child = spawn(launch.file, launch.args, {
       cwd: options.settings.workspace,
-      env: spec.env,
+      // Its declared environment, with its own fresh HOME and nothing that reconfigures it.
+      env: confinedEnvironment(spec.env, launch.home),
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
