@@ -6,7 +6,10 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { BackendInfo } from '../../../src/main/core/sandbox/backend.js';
+import { Launcher } from '../../../src/main/core/sandbox/launcher.js';
 import { programView } from '../../../src/main/core/sandbox/program-view.js';
+import { DEFAULT_LIMITS, sandboxSettings } from '../../../src/main/core/sandbox/settings.js';
 
 let root = '';
 let home = '';
@@ -70,5 +73,56 @@ describe('programView', () => {
     const script = await file(path.join(project, 'server.py'));
     const view = programView([path.join(venv, 'bin', 'python'), script], { home });
     expect(view.readOnly.sort()).toEqual([venv, base, interpreter, project].sort());
+  });
+});
+
+describe('the launcher applies a view', () => {
+  const bwrap: BackendInfo = {
+    kind: 'bwrap',
+    reason: 'test',
+    warnings: [],
+    asRoot: false,
+    limiter: 'prlimit',
+  };
+
+  it('grants follow the filesystem mode; one holding system folders is read-only', async () => {
+    const workspace = path.join(root, 'ws');
+    const docs = path.join(root, 'docs');
+    await mkdir(workspace);
+    await mkdir(docs);
+    const scoped = new Launcher(bwrap, sandboxSettings({ workspace, home }));
+    const plan = scoped.plan(workspace, false, { granted: [docs, '/etc', '/usr/share'] });
+    expect(plan.mounts).toContainEqual({ path: docs, mode: 'rw' });
+    expect(plan.mounts).toContainEqual({ path: '/etc', mode: 'ro' });
+    // Already in the system view, read-only: not bound again.
+    expect(plan.mounts.some((m) => m.path === '/usr/share')).toBe(false);
+    const readOnly = new Launcher(
+      bwrap,
+      sandboxSettings({ workspace, home, filesystem: { mode: 'read-only' } }),
+    );
+    expect(readOnly.plan(workspace, false, { granted: [docs] }).mounts).toContainEqual({
+      path: docs,
+      mode: 'ro',
+    });
+    const denied = new Launcher(
+      bwrap,
+      sandboxSettings({ workspace, home, filesystem: { mode: 'deny' } }),
+    );
+    expect(denied.plan(workspace, false, { granted: [docs] }).mounts).toEqual([]);
+  });
+
+  it('each launch gets a fresh HOME in the private /tmp, made by bwrap', () => {
+    const launcher = new Launcher(bwrap, sandboxSettings({ workspace: root, home }));
+    const launch = launcher.launch({
+      argv: ['true'],
+      cwd: root,
+      network: false,
+      limits: DEFAULT_LIMITS,
+    });
+    expect(launch.home).toBe('/tmp/.pincer-home');
+    const at = launch.args.findIndex(
+      (arg, i) => arg === '--dir' && launch.args[i + 1] === launch.home,
+    );
+    expect(at).toBeGreaterThan(launch.args.indexOf('/tmp'));
   });
 });

@@ -97,8 +97,10 @@ export class Launcher {
     const fresh = (p: string) => !this.system.some((entry) => inside(entry.path, p));
     // A package inside another shown folder comes with it (hundreds of binds become a few).
     const readOnly = outermost((extras.readOnly ?? []).filter(fresh));
-    // A granted argument follows the filesystem mode, as the workspace does.
-    const grantMode = mode === 'read-only' ? 'ro' : 'rw';
+    // A granted argument follows the filesystem mode, as the workspace does; one that holds
+    // system folders (/etc, /usr/local) is shown read-only, never made writable.
+    const grantMode = (p: string) =>
+      mode === 'read-only' || this.system.some((entry) => inside(p, entry.path)) ? 'ro' : 'rw';
     const granted = mode === 'deny' ? [] : (extras.granted ?? []).filter(fresh);
     return {
       system: this.system,
@@ -107,7 +109,7 @@ export class Launcher {
       writableRoot: mode === 'full',
       mounts: [
         ...this.mounts,
-        ...existingMounts(granted.map((p) => ({ path: p, mode: grantMode }))),
+        ...existingMounts(granted.map((p) => ({ path: p, mode: grantMode(p) }))),
         ...existingMounts(readOnly.map((p) => ({ path: p, mode: 'ro' }))),
       ],
       links: extras.links ?? [],
