@@ -150,7 +150,6 @@ describe('MCP roots and elicitation', () => {
         argv: [process.execPath, server],
         env: {},
         network: false,
-        readOnly: [],
       },
       spawn: (spec) => {
         const child = spawn(spec.argv[0] as string, spec.argv.slice(1), {

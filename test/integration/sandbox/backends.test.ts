@@ -175,7 +175,9 @@ describe('the process-level backend', () => {
 
   it('still applies the minimal environment, the timeout, the file-size limit and the shell rules', async () => {
     const env = await run('sys/exec', { command: 'env' });
-    expect(env.content).toContain(`HOME=${workspace}`);
+    // A fresh folder of its own (the workspace must not configure the tools).
+    expect(env.content).toMatch(/^HOME=.*pincer-home-/m);
+    expect(env.content).not.toContain(`HOME=${workspace}`);
     expect(env.content).not.toContain('ghp-offered');
     const slow = await run('sys/exec', { command: 'sleep', args: ['20'], timeout_ms: 300 });
     expect(slow.content).toContain('-32014');

@@ -314,9 +314,10 @@ describe('commands run in a read-only, private world', () => {
     await stillWorks();
   });
 
-  it('21. an environment dump holds no secret, HOME is the workspace', async () => {
+  it('21. an environment dump holds no secret, HOME is a fresh folder, not the workspace', async () => {
     const result = await exec('env; cat /proc/1/environ | tr "\\0" "\\n"');
-    expect(result.content).toContain(`HOME=${workspace}`);
+    expect(result.content).toContain('HOME=/tmp/.pincer-home');
+    expect(result.content).not.toContain(`HOME=${workspace}`);
     expect(result.content).not.toContain(OFFERED_KEY);
     expect(result.content).not.toContain(HOST_TOKEN);
     expect(result.content).not.toMatch(/API_KEY|TOKEN=/);

@@ -66,7 +66,8 @@ describe('the worker entry', () => {
     const { envTool } = (await import(module)) as { envTool: Tool };
     const base = defaultWorkerEntry();
     const sandbox = await createSandbox({
-      settings: sandboxSettings({ workspace, dataDir: dir }),
+      // The module must not sit in the data dir: a denial wins over everything but the workspace.
+      settings: sandboxSettings({ workspace, dataDir: path.join(dir, 'data') }),
       pool: {
         size: 1,
         onlineSize: 0,
@@ -79,7 +80,8 @@ describe('the worker entry', () => {
       expect(output.isError).toBeFalsy();
       const env = JSON.parse(output.content) as Record<string, string>;
       expect(env.PINCER_WORKER_MARK).toBe('from-the-entry');
-      expect(env.HOME).toBe(workspace);
+      expect(env.HOME).not.toBe(workspace);
+      expect(env.GIT_CONFIG_GLOBAL).toBe('/dev/null');
     } finally {
       await sandbox.close();
     }

@@ -94,10 +94,58 @@ describe('bwrap arguments', () => {
     expect(args[indexOfPair(args, '--ro-bind', '/dev/null') + 2]).toBe('/home/u/.npmrc');
   });
 
-  it('an explicit grant of a denied path wins, as it does for the file tools', () => {
-    const args = bwrapArgs({ ...plan, denied: [{ path: '/srv/docs', kind: 'dir' }] });
-    expect(indexOfPair(args, '--tmpfs', '/srv/docs')).toBe(-1);
-    expect(indexOfPair(args, '--ro-bind', '/srv/docs')).toBeGreaterThan(0);
+  it('a denial always wins: a grant equal to or inside a denied path is not bound', () => {
+    const equal = bwrapArgs({ ...plan, denied: [{ path: '/srv/docs', kind: 'dir' }] });
+    expect(indexOfPair(equal, '--ro-bind', '/srv/docs')).toBe(-1);
+    expect(indexOfPair(equal, '--bind', '/srv/out')).toBeGreaterThan(0);
+    const under = bwrapArgs({
+      ...plan,
+      mounts: [
+        { path: '/data/secrets', mode: 'ro' },
+        { path: '/home/u/.ssh/keys', mode: 'rw' },
+      ],
+    });
+    expect(under).not.toContain('/data/secrets');
+    expect(under).not.toContain('/home/u/.ssh/keys');
+    // The workspace is the one folder shown inside a denied one (the data dir).
+    expect(indexOfPair(under, '--bind', plan.workspace)).toBeGreaterThan(0);
+  });
+
+  it('a denied path inside a granted folder is masked even under a deeper grant', () => {
+    const args = bwrapArgs({
+      ...plan,
+      mounts: [
+        { path: '/home/u', mode: 'rw' },
+        { path: '/home/u/.config/app', mode: 'ro' },
+      ],
+      denied: [
+        { path: '/home/u/.config', kind: 'dir' },
+        { path: '/home/u/.config/app/token', kind: 'file' },
+      ],
+    });
+    expect(indexOfPair(args, '--tmpfs', '/home/u/.config')).toBeGreaterThan(
+      indexOfPair(args, '--bind', '/home/u'),
+    );
+    // The grant inside the denied folder is dropped, so the token needs no mask of its own.
+    expect(args).not.toContain('/home/u/.config/app');
+    expect(args).not.toContain('/home/u/.config/app/token');
+  });
+
+  it('recreates the links on the way to a grant where nothing bound holds them', () => {
+    const args = bwrapArgs({
+      ...plan,
+      links: [
+        { path: '/tmp/docs-link', link: '/srv/docs' },
+        { path: '/srv/docs/inner-link', link: 'x' },
+        { path: '/bin', link: 'usr/bin' },
+      ],
+    });
+    const link = indexOfPair(args, '--symlink', '/srv/docs');
+    expect(args[link + 2]).toBe('/tmp/docs-link');
+    expect(link).toBeGreaterThan(indexOfPair(args, '--tmpfs', '/tmp'));
+    // Inside a bound folder the host's own link is there; /bin comes with the system view.
+    expect(args).not.toContain('/srv/docs/inner-link');
+    expect(args.filter((arg) => arg === '/bin')).toHaveLength(1);
   });
 
   it('binds ro grants read-only and masks a denied path inside a grant after the grant', () => {
@@ -191,7 +239,21 @@ describe('Seatbelt profile', () => {
     );
   });
 
-  it('outer rules first: a denial inside a grant wins, a grant inside a denial wins', () => {
+  it('a grant equal to or inside a denied path is left out of the profile', () => {
+    const profile = seatbeltProfile({
+      ...plan,
+      mounts: [
+        ...plan.mounts,
+        { path: '/home/u/.ssh', mode: 'ro' },
+        { path: '/data/x', mode: 'rw' },
+      ],
+    });
+    expect(profile).not.toContain('(allow file-read* (subpath "/home/u/.ssh"))');
+    expect(profile).not.toContain('"/data/x"');
+    expect(profile).toContain('(deny file-read* file-write* (subpath "/home/u/.ssh"))');
+  });
+
+  it('outer rules first: a denial inside a grant wins, the workspace inside a denial wins', () => {
     const lines = seatbeltProfile(plan).split('\n');
     const at = (text: string) => lines.findIndex((line) => line.includes(text));
     expect(at('(deny file-read* file-write* (subpath "/srv/docs/private"))')).toBeGreaterThan(

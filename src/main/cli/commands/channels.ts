@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { ChannelRecords } from '../../core/channels/index.js';
 import { loadActiveClaw, resourcesDirOf } from '../../core/ckp/index.js';
 import { lockHolder } from '../../core/daemon/index.js';
-import { openDatabase, profileDatabasePath } from '../../core/storage/index.js';
+import { openDatabase, privateProfileDatabase } from '../../core/storage/index.js';
 import { type CliContext, ExitCode } from '../context.js';
 import type { SetExitCode } from '../program.js';
 import { describeChannels, readStatus } from './daemon.js';
@@ -52,7 +52,7 @@ export function registerChannels(program: Command, ctx: CliContext, setExit: Set
     .command('pair <code>')
     .description('approve a pairing code a user received from a channel')
     .action((code: string) => {
-      const db = openDatabase(profileDatabasePath(ctx.dataDir));
+      const db = openDatabase(privateProfileDatabase(ctx.dataDir));
       try {
         const result = new ChannelRecords(db).pair(code, 'cli');
         if (result.kind === 'paired') {

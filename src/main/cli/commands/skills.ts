@@ -8,7 +8,7 @@ import {
   SkillRegistry,
   TRUST_LEVELS,
 } from '../../core/skills/index.js';
-import { profileDatabasePath } from '../../core/storage/index.js';
+import { privateProfileDatabase } from '../../core/storage/index.js';
 import { type CliContext, ExitCode } from '../context.js';
 import { describeError } from '../errors.js';
 import type { SetExitCode } from '../program.js';
@@ -25,7 +25,7 @@ export function registerSkills(program: Command, ctx: CliContext, setExit: SetEx
       options: { embed?: boolean; embeddingModel?: string } = {},
     ) =>
     async () => {
-      const db = openMemoryDatabase(profileDatabasePath(ctx.dataDir));
+      const db = openMemoryDatabase(privateProfileDatabase(ctx.dataDir));
       let embedder: LocalEmbedder | undefined;
       try {
         const model = options.embed

@@ -56,7 +56,12 @@ import {
   settingsFromManifest,
 } from '../sandbox/index.js';
 import { createSecretStore, loadKnownSecrets, type SecretStore } from '../secrets/index.js';
-import { type Db, openDatabase, profileDatabasePath } from '../storage/index.js';
+import {
+  type Db,
+  openDatabase,
+  privateProfileDatabase,
+  profileDatabasePath,
+} from '../storage/index.js';
 import type { Telemetry } from '../telemetry/index.js';
 import type { SessionId } from '../terms.js';
 import { BUILTIN_TOOLS, ToolRegistry } from '../tools/index.js';
@@ -200,7 +205,7 @@ export async function openAgent(options: AgentOptions): Promise<Agent> {
     for (const release of opened.reverse()) await release();
   };
   try {
-    const db = openDatabase(profileDatabasePath(options.dataDir));
+    const db = openDatabase(privateProfileDatabase(options.dataDir));
     opened.push(() => {
       db.close();
     });

@@ -6,7 +6,7 @@
 
 import { ContentScanner } from '../policy/index.js';
 import { AuditLog, RunStore } from '../runtime/index.js';
-import { openDatabase, profileDatabasePath } from '../storage/index.js';
+import { openDatabase, privateProfileDatabase } from '../storage/index.js';
 
 export interface AgentRecords {
   store: RunStore;
@@ -15,7 +15,7 @@ export interface AgentRecords {
 }
 
 export function openAgentRecords(dataDir: string): AgentRecords {
-  const db = openDatabase(profileDatabasePath(dataDir));
+  const db = openDatabase(privateProfileDatabase(dataDir));
   return {
     store: new RunStore(db),
     audit: new AuditLog(db, new ContentScanner()),

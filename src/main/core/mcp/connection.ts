@@ -29,8 +29,6 @@ export type McpTarget =
       argv: string[];
       env: Record<string, string>;
       network: boolean;
-      /** The server's own files, shown read-only in the sandbox's view. */
-      readOnly: string[];
     }
   | { kind: 'http'; url: URL; headers: Record<string, string> };
 
@@ -111,10 +109,8 @@ export class McpConnection {
     answerServerRequests(client, requests, this.options.label, () => this.callerOf());
     let transport: Transport;
     if (this.options.target.kind === 'stdio') {
-      const { argv, env, network, readOnly } = this.options.target;
-      this.transport = new ConfinedStdioTransport(
-        this.options.spawn({ argv, env, network, readOnly }),
-      );
+      const { argv, env, network } = this.options.target;
+      this.transport = new ConfinedStdioTransport(this.options.spawn({ argv, env, network }));
       transport = this.transport;
     } else {
       this.transport = undefined;

@@ -8,7 +8,6 @@
  * A server's own annotations are untrusted: they may make a tool look more dangerous
  * (destructiveHint), never safer (readOnlyHint is not taken from a server).
  */
-import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Primitive, ResolvedClaw } from '../ckp/index.js';
@@ -27,7 +26,7 @@ export interface McpSourceOptions {
   registry: ToolRegistry;
   spawn: (spec: ServerSpec) => ConfinedProcess;
   secrets: SecretLookup;
-  /** Where a server's HOME points (the workspace). */
+  /** The workspace: the root a server is told of (the sandbox gives it a HOME of its own). */
   home: string;
   /** The sandbox's network grant for servers the manifest binds (allow-all only). */
   manifestNetwork: boolean;
@@ -192,7 +191,6 @@ export class McpTools {
           ...(await this.reveal(entry.env)),
         },
         network: entry.network === true,
-        readOnly: programFiles([entry.command, ...entry.args]),
       };
     }
     return { kind: 'http', url: new URL(entry.url), headers: await this.reveal(entry.headers) };
@@ -232,45 +230,9 @@ export function targetOfUri(
       argv,
       env: { PATH: DEFAULT_PATH, HOME: options.home, LANG: 'C.UTF-8' },
       network: options.manifestNetwork,
-      readOnly: programFiles(argv),
     };
   }
   return { kind: 'http', url: new URL(uri), headers: {} };
-}
-
-/**
- * What a server needs to see of its own: for each absolute path on its command line, the
- * package folder around it (the nearest folder with a package.json, where its dependencies
- * resolve), else the file's folder. The sandbox's view otherwise shows system folders only.
- */
-export function programFiles(argv: readonly string[]): string[] {
-  const shown = new Set<string>();
-  for (const arg of argv) {
-    if (!path.isAbsolute(arg) || !existsSync(arg)) continue;
-    let dir = path.dirname(arg);
-    for (let at = dir; ; at = path.dirname(at)) {
-      if (existsSync(path.join(at, 'package.json'))) {
-        dir = at;
-        break;
-      }
-      if (path.dirname(at) === at) break;
-    }
-    shown.add(dir);
-    // A package whose node_modules is a link (pnpm, a git worktree sharing its checkout's) needs
-    // the folder it points to as well, or its dependencies do not resolve inside the sandbox.
-    // Only a link to another node_modules folder is followed: a planted link to the home folder
-    // (the program may sit in the hostile workspace) must not widen what the server sees.
-    const modules = path.join(dir, 'node_modules');
-    try {
-      if (lstatSync(modules).isSymbolicLink()) {
-        const target = realpathSync(modules);
-        if (path.basename(target) === 'node_modules') shown.add(target);
-      }
-    } catch {
-      // No node_modules there, or a dangling link.
-    }
-  }
-  return [...shown];
 }
 
 function callerOf(tool: string, context: ToolContext): McpCaller {

@@ -5,7 +5,7 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { findEntry, LocalEmbedder, localSetup, resolveChatModel } from '../local/index.js';
-import { type Db, openDatabase, profileDatabasePath, StorageError } from '../storage/index.js';
+import { type Db, openDatabase, privateProfileDatabase, StorageError } from '../storage/index.js';
 import { MemoryError } from './errors.js';
 import { MemoryStore, type MemoryStoreOptions } from './store.js';
 
@@ -40,7 +40,7 @@ export async function openProfileMemory(
     'embedder'
   > = {},
 ): Promise<OpenedMemory> {
-  const db = openMemoryDatabase(profileDatabasePath(dataDir));
+  const db = openMemoryDatabase(privateProfileDatabase(dataDir));
   let embedder: LocalEmbedder | undefined;
   try {
     if (options.embeddingModel) {

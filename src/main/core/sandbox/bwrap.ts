@@ -2,7 +2,9 @@
  * The bubblewrap command line for one confined process. The view is an allowlist: an empty
  * root with the system folders bound read-only (system-view.ts), a fresh /dev and /proc, a
  * private /tmp, the workspace and granted paths bound (rw or ro), denied paths inside any of
- * those masked, and the root itself read-only. New PID/IPC/UTS (and, without a network grant,
+ * those masked (a denial always wins over a grant: a grant equal to or inside a denied path is
+ * not bound; the workspace is the one folder shown inside one, the data dir), and the root
+ * itself read-only. New PID/IPC/UTS (and, without a network grant,
  * network) namespaces, a new session so the tool cannot reach the terminal, and death with its
  * parent. Pure: the caller checks the paths.
  */
@@ -22,6 +24,8 @@ export interface ConfinementPlan {
   workspace: string;
   workspaceMode: 'rw' | 'ro' | 'hidden';
   mounts: readonly Mount[];
+  /** Symlinks recreated on the way to a mount (where nothing bound already holds them). */
+  links?: readonly ViewEntry[];
   /** Existing denied paths (real paths), masked by an empty tmpfs or /dev/null where visible. */
   denied: readonly DeniedEntry[];
   network: boolean;
@@ -30,6 +34,8 @@ export interface ConfinementPlan {
   asRoot: boolean;
   /** The whole host root, writable (filesystem mode `full`): no allowlist. */
   writableRoot?: boolean;
+  /** A fresh empty folder made for HOME (inside the private /tmp). */
+  home?: string;
 }
 
 function inside(parent: string, child: string): boolean {
@@ -65,10 +71,14 @@ export function bwrapArgs(plan: ConfinementPlan): string[] {
     { path: '/proc', args: ['--proc', '/proc'] },
     { path: '/tmp', args: ['--tmpfs', '/tmp'] },
   );
+  if (plan.home) steps.push({ path: plan.home, args: ['--dir', plan.home] });
   const binds: Mount[] = [];
   if (plan.workspaceMode !== 'hidden')
     binds.push({ path: plan.workspace, mode: plan.workspaceMode });
-  binds.push(...plan.mounts);
+  // A denial always wins: a grant equal to or inside a denied path is not bound at all.
+  for (const mount of plan.mounts) {
+    if (!plan.denied.some((entry) => inside(entry.path, mount.path))) binds.push(mount);
+  }
   for (const bind of binds) {
     steps.push({
       path: bind.path,
@@ -76,21 +86,30 @@ export function bwrapArgs(plan: ConfinementPlan): string[] {
     });
     visible.push(bind.path);
   }
+  // A link inside a bound folder is already there as it is on the host, and one in the system
+  // view (/bin on a merged-/usr system) is recreated with it.
+  const held = [...visible, ...(plan.writableRoot ? [] : plan.system.map((entry) => entry.path))];
+  for (const entry of plan.links ?? []) {
+    if (entry.link === undefined || held.some((shown) => inside(shown, entry.path))) continue;
+    steps.push({ path: entry.path, args: ['--symlink', entry.link, entry.path] });
+  }
 
-  // Only what is in view needs a mask; a denied folder inside another is already hidden by the
-  // outer one (masking again would stack a tmpfs on a read-only tmpfs, which the kernel
-  // refuses). A path granted explicitly (a mount equal to a denied path) is the user's choice:
-  // the grant wins, as it does for the file tools.
-  const granted = new Set(binds.map((bind) => bind.path));
-  const denied = plan.denied.filter(
-    (entry) =>
-      !granted.has(entry.path) &&
-      visible.some((shown) => inside(shown, entry.path)) &&
-      !plan.denied.some(
-        (outer) =>
-          outer.kind === 'dir' && outer.path !== entry.path && inside(outer.path, entry.path),
-      ),
-  );
+  // A denied path is masked where the deepest thing around it is something shown; one whose
+  // deepest surrounding is another denied folder is already hidden by it (masking again would
+  // stack a tmpfs on a read-only tmpfs, which the kernel refuses), unless a bind inside that
+  // folder (the workspace inside the data dir) shows it again.
+  const denied = plan.denied.filter((entry) => {
+    let shown = -1;
+    for (const at of visible) if (inside(at, entry.path)) shown = Math.max(shown, depth(at));
+    if (shown < 0) return false;
+    return !plan.denied.some(
+      (outer) =>
+        outer.kind === 'dir' &&
+        outer.path !== entry.path &&
+        inside(outer.path, entry.path) &&
+        depth(outer.path) >= shown,
+    );
+  });
   for (const entry of denied) {
     steps.push({
       path: entry.path,

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { commandLineOf } from '../policy/index.js';
 import type { CommandRequest, CommandRunner, ToolOutput } from '../tools/index.js';
 import type { CommandCheck } from './command-policy.js';
-import { minimalEnvironment } from './environment.js';
+import { confinedEnvironment, minimalEnvironment } from './environment.js';
 import { deniedResult, TOOL_TIMEOUT } from './errors.js';
 import type { Launcher } from './launcher.js';
 import { OutputCapture } from './output.js';
@@ -80,7 +80,7 @@ export function confinedCommandRunner(launcher: Launcher, commands: CommandCheck
     return new Promise((resolve) => {
       const child = spawn(launch.file, launch.args, {
         cwd: request.cwd,
-        env,
+        env: confinedEnvironment(env, launch.home),
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -16,7 +16,7 @@ import { isCkpErrorCode } from '../ckp/index.js';
 import type { Tool, ToolContext, ToolOutput } from '../tools/index.js';
 import { BUILTIN_TOOLS } from '../tools/index.js';
 import { CHANNEL_FD, encodeLine, LineSplitter, MAX_LINE_BYTES } from './channel.js';
-import { minimalEnvironment } from './environment.js';
+import { confinedEnvironment, minimalEnvironment } from './environment.js';
 import { TOOL_TIMEOUT } from './errors.js';
 import { parseFromWorker } from './from-worker.js';
 import type { Launch, Launcher } from './launcher.js';
@@ -127,7 +127,10 @@ class Worker {
     // fd 3 is the channel (a socket pair; channel.ts says why not Node's 'ipc').
     this.child = spawn(this.launch.file, this.launch.args, {
       cwd: settings.workspace,
-      env: { ...minimalEnvironment({ home: settings.workspace }), ...entry.env },
+      env: confinedEnvironment(
+        { ...minimalEnvironment({ home: settings.workspace }), ...entry.env },
+        this.launch.home,
+      ),
       detached: true,
       stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
     });

@@ -4,14 +4,17 @@
  * gets the filesystem and network scope it must honour. Built once per runtime.
  */
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import os from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import type { Tool, ToolContext, ToolExecutor, ToolOutput } from '../tools/index.js';
 import { assertLevel, type BackendInfo, detectBackend } from './backend.js';
 import { confinedCommandRunner } from './command.js';
 import { commandCheck } from './command-policy.js';
+import { confinedEnvironment } from './environment.js';
 import { SANDBOX_DENIED, SandboxError } from './errors.js';
 import { Launcher } from './launcher.js';
 import { needsNetwork, WorkerPool, type WorkerPoolOptions } from './pool.js';
+import { programView } from './program-view.js';
 import { runsOnHost } from './protocol.js';
 import { filesystemScope, networkScope } from './scope.js';
 import type { SandboxSettings } from './settings.js';
@@ -33,12 +36,13 @@ export interface SandboxOptions {
 /** A long-lived program (an MCP server) to start confined. */
 export interface ServerSpec {
   argv: readonly string[];
-  /** The whole environment it gets (the caller declares it; nothing is inherited). */
+  /**
+   * The environment it gets (the caller declares it; nothing is inherited), except HOME, a
+   * fresh folder, and the variables that would reconfigure it (environment.ts).
+   */
   env: Record<string, string>;
   /** Granted network access; else it runs without a network namespace it could reach out of. */
   network: boolean;
-  /** The server's own files (its program, its package), shown read-only. */
-  readOnly?: readonly string[];
 }
 
 export interface ConfinedProcess {
@@ -127,11 +131,16 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     },
   };
   const spawnServer = (spec: ServerSpec): ConfinedProcess => {
+    // What it sees is computed from its command line: its program and installed packages
+    // read-only, the folders it was given, nothing around them.
+    const view = programView(spec.argv, { home: options.settings.home ?? os.homedir() });
     const launch = launcher.launch({
-      argv: spec.argv,
+      argv: view.argv,
       cwd: options.settings.workspace,
       network: spec.network,
-      readOnly: spec.readOnly,
+      readOnly: view.readOnly,
+      granted: view.granted,
+      links: view.links,
       limits: options.settings.limits,
       // Servers are often V8 or other runtimes that reserve address space far beyond what they
       // use: no RLIMIT_AS, as for the tool workers; the other limits hold.
@@ -139,7 +148,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     });
     const child = spawn(launch.file, launch.args, {
       cwd: options.settings.workspace,
-      env: spec.env,
+      // Its declared environment, with its own fresh HOME and nothing that reconfigures it.
+      env: confinedEnvironment(spec.env, launch.home),
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],
     });

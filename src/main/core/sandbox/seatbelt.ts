@@ -9,6 +9,10 @@ import type { ConfinementPlan } from './bwrap.js';
 const quote = (value: string) => JSON.stringify(value);
 const depth = (target: string) => target.split('/').filter(Boolean).length;
 
+function within(parent: string, child: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith('/') ? parent : `${parent}/`);
+}
+
 export function seatbeltProfile(plan: ConfinementPlan): string {
   const lines = [
     '(version 1)',
@@ -29,26 +33,25 @@ export function seatbeltProfile(plan: ConfinementPlan): string {
     }
   }
   // SBPL applies the last matching rule, so rules go outer path first: a denial inside a grant
-  // wins over it, and a grant inside a denied folder (the workspace inside the data dir) wins
-  // over the denial. A denial equal to a grant loses, as it does for the file tools.
+  // wins over it, and the workspace inside a denied folder (the data dir) wins over the denial.
+  // Any other grant equal to or inside a denied path is left out: a denial always wins.
   const grants = [
     ...(plan.workspaceMode === 'hidden'
       ? []
       : [{ path: plan.workspace, mode: plan.workspaceMode }]),
-    ...plan.mounts,
+    ...plan.mounts.filter((mount) => !plan.denied.some((entry) => within(entry.path, mount.path))),
   ];
-  const granted = new Set(grants.map((grant) => grant.path));
+  for (const entry of plan.links ?? [])
+    lines.push(`(allow file-read* (literal ${quote(entry.path)}))`);
   const rules = [
     ...grants.map((grant) => ({
       path: grant.path,
       text: `(allow ${grant.mode === 'rw' ? 'file-read* file-write*' : 'file-read*'} (subpath ${quote(grant.path)}))`,
     })),
-    ...plan.denied
-      .filter((entry) => !granted.has(entry.path))
-      .map((entry) => ({
-        path: entry.path,
-        text: `(deny file-read* file-write* (${entry.kind === 'dir' ? 'subpath' : 'literal'} ${quote(entry.path)}))`,
-      })),
+    ...plan.denied.map((entry) => ({
+      path: entry.path,
+      text: `(deny file-read* file-write* (${entry.kind === 'dir' ? 'subpath' : 'literal'} ${quote(entry.path)}))`,
+    })),
   ];
   rules.sort((a, b) => depth(a.path) - depth(b.path));
   lines.push(...rules.map((rule) => rule.text));

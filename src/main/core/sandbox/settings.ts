@@ -29,6 +29,8 @@ export interface ResourceLimits {
 export interface SandboxSettings {
   level: SandboxLevel;
   workspace: string;
+  /** The user's home: a server's view never shows it, or a folder above it, whole. */
+  home?: string;
   network: {
     mode: NetworkMode;
     /** Allowlist entries (network/host-grant.ts); only an IP literal grants an internal address. */
@@ -85,8 +87,29 @@ export function defaultDeniedPaths(home = os.homedir()): string[] {
       '.password-store',
       '.config/gh',
       '.config/gcloud',
+      '.config/hub',
+      '.config/op',
       '.local/share/keyrings',
       'Library/Keychains',
+      // Tokens of common CLIs.
+      '.vault-token',
+      '.cargo/credentials',
+      '.cargo/credentials.toml',
+      '.gem/credentials',
+      '.terraform.d/credentials.tfrc.json',
+      '.oci',
+      // Browsers' saved passwords and cookies.
+      '.mozilla',
+      '.config/google-chrome',
+      '.config/chromium',
+      '.config/BraveSoftware',
+      '.config/microsoft-edge',
+      '.config/vivaldi',
+      'Library/Application Support/Google/Chrome',
+      'Library/Application Support/Firefox',
+      'Library/Application Support/BraveSoftware',
+      'Library/Application Support/Microsoft Edge',
+      'Library/Cookies',
     ].map((name) => path.join(home, name)),
     '/etc/shadow',
     '/etc/gshadow',
@@ -124,6 +147,7 @@ export function sandboxSettings(input: SettingsInput): SandboxSettings {
   return {
     level: input.level ?? 'process',
     workspace,
+    home,
     network: {
       mode: input.network?.mode ?? 'deny',
       allowedHosts: input.network?.allowedHosts ?? [],

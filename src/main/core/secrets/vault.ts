@@ -1,4 +1,6 @@
 import fs from 'node:fs/promises';
+import path from 'node:path';
+import { privateDir, privateFile } from '../storage/index.js';
 import { type AtomicWriteOptions, writeFileAtomic } from './atomic.js';
 import { type LockOptions, withFileLock } from './lock.js';
 import type { Availability, BackendId, SecretBackend } from './types.js';
@@ -34,6 +36,7 @@ export class VaultBackend implements SecretBackend {
   readonly label: string;
   readonly writable = true;
   readonly file: string;
+  private tightened = false;
 
   constructor(private readonly options: VaultBackendOptions) {
     this.id = options.id;
@@ -114,6 +117,12 @@ export class VaultBackend implements SecretBackend {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return Object.create(null);
       throw error;
+    }
+    if (!this.tightened) {
+      // A vault an older version (or a loose umask) left readable by others is narrowed once.
+      this.tightened = true;
+      privateDir(path.dirname(this.file));
+      privateFile(this.file);
     }
     const plain = await this.options.codec.open(raw);
     try {

@@ -3,12 +3,11 @@
  * opened the same way everywhere so every module gets WAL, foreign keys and a busy timeout.
  */
 
-import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type * as SqliteVec from 'sqlite-vec';
 import { PincerError } from '../errors.js';
+import { privateDatabaseFile } from './private-files.js';
 
 export type Db = Database.Database;
 
@@ -37,9 +36,12 @@ export class StorageError extends PincerError {
   }
 }
 
-/** Opens (creating if needed) a database file, or `:memory:`. */
+/**
+ * Opens (creating if needed) a database file, or `:memory:`. A file is the user's alone: 0600
+ * with its -wal and -shm, in a 0700 folder, whatever the umask.
+ */
 export function openDatabase(file: string, options: OpenOptions = {}): Db {
-  if (file !== ':memory:' && !options.readonly) mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:' && !options.readonly) privateDatabaseFile(file);
   let db: Db;
   try {
     db = new (native().Database)(file, {

@@ -4,5 +4,6 @@ export type { Db } from './database.js';
 export { openDatabase, StorageError } from './database.js';
 export type { Migration } from './migrations.js';
 export { migrate } from './migrations.js';
+export { privateDir, privateFile, privateProfileDatabase } from './private-files.js';
 export { isDamagedDatabase, profileDatabasePath } from './profile-files.js';
 export { prepared } from './statements.js';
