@@ -154,6 +154,19 @@ describe('a model reply holding a stored secret', () => {
     expect(plain.stdout).toBe('The key is [REDACTED:STORED_KEY], as asked.\n');
     for (const text of databaseStrings(dataDir())) expect(text).not.toContain(CORE);
   }, 60_000);
+
+  it('quoted in a provider error: not in the reason on stderr or in the database', async () => {
+    server.reply({
+      kind: 'json',
+      status: 400,
+      body: { error: { message: `invalid value ${SECRET} in request` } },
+    });
+    const run = await pincer(['run', ...model(), 'fail please']);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('invalid value [REDACTED:STORED_KEY] in request');
+    expect(run.stdout + run.stderr).not.toContain(CORE);
+    for (const text of databaseStrings(dataDir())) expect(text).not.toContain(CORE);
+  }, 60_000);
 });
 
 describe('a tool output holding a stored secret in each spelling', () => {

@@ -922,7 +922,9 @@ class RunLoop {
     return this.end(stop.outcome, stop.message, stop.code);
   }
 
-  private end(outcome: RunOutcome, reason: string, code?: number): RunResult {
+  private end(outcome: RunOutcome, given: string, code?: number): RunResult {
+    // The reason may quote a model's or a tool's error: stored and returned redacted.
+    const reason = this.deps.redactor ? this.deps.redactor.redact(given).text : given;
     this.deps.store.updateRun(this.run.id, {
       outcome,
       reason,
