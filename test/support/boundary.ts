@@ -40,6 +40,7 @@ export const LAYERS: readonly (readonly string[])[] = [
     'dates',
     'paths',
     'product',
+    'redaction',
   ],
   ['models', 'local', 'tools', 'policy', 'sandbox', 'secrets', 'mcp'],
   ['runtime', 'memory', 'skills', 'planning'],

@@ -3,8 +3,9 @@
  * here, run by the runtime under the same policy, approvals and audit as a model's calls.
  */
 import { MAX_MESSAGE_CHARS } from '../../shared/messages.js';
+import type { Redactor } from '../core/redaction/index.js';
 import type { AgentRuntime, RunHandle, RunStore, StartOptions } from '../core/runtime/index.js';
-import { createSecretStore, secretRedactor } from '../core/secrets/index.js';
+import { createSecretStore } from '../core/secrets/index.js';
 import type { RunId } from '../core/terms.js';
 import { directCallContext, readTypedInput } from '../core/toolcall/index.js';
 import type { CliContext } from './context.js';
@@ -19,7 +20,7 @@ export function messageTooLong(text: string): string | undefined {
 /** Starts a run for what was typed; a malformed call is returned as a message, not run. */
 export async function startTyped(
   ctx: CliContext,
-  runtime: AgentRuntime,
+  { runtime, redactor }: { runtime: AgentRuntime; redactor: Redactor },
   start: StartOptions,
 ): Promise<RunHandle | { error: string }> {
   const tooLong = messageTooLong(start.text);
@@ -37,7 +38,7 @@ export async function startTyped(
     return { error: 'images go with a message to the model, not with typed tool calls' };
   const context = directCallContext({
     secretNames: await secretNames(ctx),
-    secretValues: secretRedactor.entries().map((entry) => entry.value),
+    secretValues: redactor.values(),
     ctx: { today: new Date().toISOString().slice(0, 10) },
   });
   return runtime.start({ ...start, calls: { program: typed.program, context } });

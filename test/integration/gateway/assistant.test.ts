@@ -163,7 +163,7 @@ describe('chat', () => {
   });
 
   it('scrubs the data directory and home folder out of error text', () => {
-    expect(assistant.scrub(`cannot open ${fixture.dataDir}/models/x.gguf`)).toBe(
+    expect(assistant.screenError(`cannot open ${fixture.dataDir}/models/x.gguf`)).toBe(
       'cannot open <data dir>/models/x.gguf',
     );
   });

@@ -117,7 +117,7 @@ describe.each(CASES)('pincer run --protocol %s', (protocol, prefix, frames) => {
       { MY_KEY: KEY },
     );
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe(`pincer run: ${protocol}: HTTP 401: bad key [redacted]\n`);
+    expect(result.stderr).toBe(`pincer run: ${protocol}: HTTP 401: bad key [REDACTED]\n`);
     expect(result.stdout + result.stderr).not.toContain(KEY);
   });
 });

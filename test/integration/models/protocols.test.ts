@@ -274,7 +274,7 @@ describe.each(CASES)('$protocol adapter', ({ protocol, frames, prefix, path, aut
     expect(server.requests.at(-1)?.headers[authHeader[0]]).toContain(KEY);
     const everything = `${error.message} ${JSON.stringify(error)} ${String(error.stack)}`;
     expect(everything).not.toContain(KEY);
-    expect(everything).toContain('[redacted]');
+    expect(everything).toContain('[REDACTED]');
   });
 
   it('ends with connection_lost when the stream breaks inside a tool call', async () => {

@@ -11,10 +11,10 @@ import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import { ApprovalBroker } from '../../../src/main/core/policy/broker.js';
 import { PolicyEngine } from '../../../src/main/core/policy/engine.js';
 import { ContentScanner } from '../../../src/main/core/policy/scanner.js';
+import { Redactor } from '../../../src/main/core/redaction/index.js';
 import { AuditLog } from '../../../src/main/core/runtime/audit.js';
 import { AgentRuntime } from '../../../src/main/core/runtime/runtime.js';
 import type { RunStore } from '../../../src/main/core/runtime/store.js';
-import { SecretRedactor } from '../../../src/main/core/secrets/redact.js';
 import { drain, tempStore, toolHost } from '../runtime/harness.js';
 
 const PLANTED = 'pk-planted-7f3a9c1e5b';
@@ -26,7 +26,7 @@ beforeEach(async () => {
 afterEach(() => cleanup());
 
 it('audits every call and keeps a planted secret out of model input, events and audit', async () => {
-  const redactor = new SecretRedactor();
+  const redactor = new Redactor();
   redactor.register(PLANTED, 'PLANTED');
   const scanner = new ContentScanner({ redactor });
   const audit = new AuditLog(store.db, scanner);
@@ -100,7 +100,7 @@ it('audits every call and keeps a planted secret out of model input, events and 
     tools: screenedTools(host, scanner),
     policy,
     approvals: broker,
-    redact: (value) => scanner.redactValue(value),
+    redactor,
     onEvent: audit.record,
   });
   const handle = runtime.start({ text: 'look around and take notes' });

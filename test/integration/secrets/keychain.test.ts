@@ -10,10 +10,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redactor } from '../../../src/main/core/redaction/index.js';
 import {
   createSecretStore,
   loadKnownSecrets,
-  SecretRedactor,
   SecretStore,
 } from '../../../src/main/core/secrets/index.js';
 import { KeychainBackend, loadKeytar } from '../../../src/main/core/secrets/keychain.js';
@@ -87,12 +87,12 @@ describe.skipIf(!probe.available && !required)('OS keychain backend (real Secret
   it('its values are known to the redactor at start-up, before anything reads them', async () => {
     await backend.set('KC_UNREAD', 'keychain-unread-value-7');
     // A fresh store, as at start-up: this process has not read the value through it.
-    const redactor = new SecretRedactor();
+    const redactor = new Redactor();
     const store = new SecretStore([new KeychainBackend({ service: SERVICE })], redactor);
-    expect(redactor.redact('x keychain-unread-value-7 y')).toBe('x keychain-unread-value-7 y');
+    expect(redactor.redact('x keychain-unread-value-7 y').text).toBe('x keychain-unread-value-7 y');
     const report = await loadKnownSecrets(store, redactor);
     expect(report.unavailable).toEqual([]);
-    expect(redactor.redact('x keychain-unread-value-7 y')).toBe('x [REDACTED:KC_UNREAD] y');
+    expect(redactor.redact('x keychain-unread-value-7 y').text).toBe('x [REDACTED:KC_UNREAD] y');
     expect(await backend.delete('KC_UNREAD')).toBe(true);
   });
 

@@ -12,12 +12,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  passphraseVault,
-  redactError,
-  SecretStore,
-  secretRedactor,
-} from '../../../src/main/core/secrets/index.js';
+import { Redactor } from '../../../src/main/core/redaction/index.js';
+import { passphraseVault, SecretStore } from '../../../src/main/core/secrets/index.js';
 import { builtCli, type CliResult, runBuiltCli } from '../../support/cli-run.js';
 import { FAST_SCRYPT, seedFastVault } from '../../support/secrets.js';
 
@@ -107,16 +103,17 @@ describe('a planted secret never leaks', () => {
       FAST_SCRYPT,
     );
     // The CLI's vault uses the default scrypt cost; the file records it, so this reads it fine.
-    const store = new SecretStore([vault]);
+    const redactor = new Redactor();
+    const store = new SecretStore([vault], redactor);
     expect(await store.resolve('PLANTED')).toBe(PLANTED);
     // Some library echoing a value into an error (e.g. a provider's 401 body) gets scrubbed.
-    const text = redactError(
+    const text = redactor.redactError(
       new Error(`request failed: bad key ${PLANTED} (url ?key=${encodeURIComponent(PLANTED)})`),
     );
     expect(text).not.toContain(PLANTED);
     expect(text).toContain('[REDACTED:PLANTED]');
     expect(
-      secretRedactor.redact(JSON.stringify({ headers: { 'x-api-key': PLANTED } })),
+      redactor.redact(JSON.stringify({ headers: { 'x-api-key': PLANTED } })).text,
     ).not.toContain(PLANTED);
   });
 });

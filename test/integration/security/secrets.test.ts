@@ -18,10 +18,10 @@ import { viaProvider } from '../../../src/main/core/models/access.js';
 import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../../src/main/core/models/types.js';
 import { ContentScanner } from '../../../src/main/core/policy/scanner.js';
+import { Redactor } from '../../../src/main/core/redaction/index.js';
 import {
   createSecretStore,
   passphraseVault,
-  SecretRedactor,
   SecretStore,
   safeStorageVault,
 } from '../../../src/main/core/secrets/index.js';
@@ -203,13 +203,13 @@ describe('loadKnownSecrets', () => {
       await safeStorageVault(dir, encryptor).set('TWO', 'second-stored-value');
       const locked = passphraseVault(dir, {}, undefined, FAST_SCRYPT);
       const store = new SecretStore([safeStorageVault(dir, encryptor), locked, vault]);
-      const redactor = new SecretRedactor();
+      const redactor = new Redactor();
       const report = await loadKnownSecrets(store, redactor);
       expect(report.registered).toBe(2);
       expect(report.unavailable).toEqual([
         { backend: 'vault', reason: expect.stringContaining('no passphrase') },
       ]);
-      expect(redactor.redact('a first-stored-value b second-stored-value')).toBe(
+      expect(redactor.redact('a first-stored-value b second-stored-value').text).toBe(
         'a [REDACTED:ONE] b [REDACTED:TWO]',
       );
     } finally {
@@ -231,7 +231,7 @@ describe('loadKnownSecrets', () => {
         FAST_SCRYPT,
       );
       await expect(
-        loadKnownSecrets(new SecretStore([wrong]), new SecretRedactor()),
+        loadKnownSecrets(new SecretStore([wrong]), new Redactor()),
       ).rejects.toMatchObject({ name: 'SecretsError', code: 'unavailable' });
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -245,7 +245,7 @@ describe('PWD is not a secret', () => {
     // A real shell's environment: PWD is a temp path with random letters in it.
     const env = spawnSync('sh', ['-c', 'env'], { cwd, encoding: 'utf8', env: {} }).stdout;
     expect(env).toContain(`PWD=${cwd}`);
-    const scanner = new ContentScanner({ redactor: new SecretRedactor() });
+    const scanner = new ContentScanner({ redactor: new Redactor() });
     const screened = scanner.screenToolOutput(`${env}password=x9F2kLmQ7zAb\n`).content;
     expect(screened).toContain(`PWD=${cwd}`);
     expect(screened).toContain('password=[REDACTED:secret-assignment]');

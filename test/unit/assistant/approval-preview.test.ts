@@ -29,7 +29,7 @@ beforeAll(async () => {
     workspace,
     sandbox: sandboxSettings({ workspace }),
     knownHosts: new Set(['example.org']),
-    scrub: (text) => text,
+    showPath: (text) => text,
   };
 });
 afterAll(() => rm(root, { recursive: true, force: true }));

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveApiKey } from '../../../src/main/core/models/credentials.js';
+import { Redactor } from '../../../src/main/core/redaction/index.js';
 import { EnvBackend } from '../../../src/main/core/secrets/env.js';
 import {
   createSecretStore,
@@ -10,7 +11,6 @@ import {
   SecretStore,
   safeStorageVault,
 } from '../../../src/main/core/secrets/index.js';
-import { SecretRedactor } from '../../../src/main/core/secrets/redact.js';
 import type { SecretBackend } from '../../../src/main/core/secrets/types.js';
 import { FAST_SCRYPT, testEncryptor } from '../../support/secrets.js';
 
@@ -24,7 +24,7 @@ afterEach(async () => {
 
 const PASS = { PINCER_VAULT_PASSPHRASE: 'pw-for-tests' };
 
-function chain(env: Record<string, string> = {}, redactor = new SecretRedactor()) {
+function chain(env: Record<string, string> = {}, redactor = new Redactor()) {
   const ss = safeStorageVault(dir, testEncryptor(Buffer.alloc(32, 7)));
   const vault = passphraseVault(dir, PASS, undefined, FAST_SCRYPT);
   const envBackend = new EnvBackend(env, ['ANTHROPIC_API_KEY']);
@@ -86,9 +86,9 @@ describe('SecretStore chain', () => {
     const { store, vault, redactor } = chain();
     await vault.set('READ_ME', 'read-secret-999');
     await store.set('WRITE_ME', 'written-secret-888');
-    expect(redactor.redact('read-secret-999')).toBe('read-secret-999'); // not read yet
+    expect(redactor.redact('read-secret-999').text).toBe('read-secret-999'); // not read yet
     await store.get('READ_ME');
-    expect(redactor.redact('x read-secret-999 written-secret-888')).toBe(
+    expect(redactor.redact('x read-secret-999 written-secret-888').text).toBe(
       'x [REDACTED:READ_ME] [REDACTED:WRITE_ME]',
     );
   });

@@ -95,7 +95,7 @@ async function repl(ctx: CliContext, options: ChatOptions, setExit: SetExitCode)
     throw error;
   });
   const { agent, close } = opened;
-  const { runtime, store } = agent;
+  const { store } = agent;
   const state: ChatState = { sessionId: options.session as SessionId | undefined };
   const picker = new ModelOptions(agent, new ConnectionBook(store.db), modelChoiceOf(options));
   const surface = localSurface(agent, picker);
@@ -125,7 +125,7 @@ async function repl(ctx: CliContext, options: ChatOptions, setExit: SetExitCode)
         rl.prompt();
         continue;
       }
-      const started = await startTyped(ctx, runtime, { text, sessionId: state.sessionId });
+      const started = await startTyped(ctx, agent, { text, sessionId: state.sessionId });
       if ('error' in started) {
         ctx.stderr.write(`${started.error}\n`);
         rl.prompt();

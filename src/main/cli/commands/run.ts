@@ -67,7 +67,7 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
         ctx.stderr.write(`pincer run: ${files.error}\n`);
         return setExit(ExitCode.usage);
       }
-      return driveRun(ctx, setExit, 'pincer run', options, (runtime, signal, agent) => {
+      return driveRun(ctx, setExit, 'pincer run', options, (_runtime, signal, agent) => {
         let images: ReturnType<typeof imageBlocks>;
         try {
           images = imageBlocks(files.images, {
@@ -84,7 +84,7 @@ export function registerRun(program: Command, ctx: CliContext, setExit: SetExitC
           }
           throw error;
         }
-        return startTyped(ctx, runtime, {
+        return startTyped(ctx, agent, {
           text: message,
           ...(images.length > 0 ? { images } : {}),
           sessionId: options.session as SessionId | undefined,

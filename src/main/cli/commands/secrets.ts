@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
+import { Redactor } from '../../core/redaction/index.js';
 import {
   type BackendId,
   createSecretStore,
-  redactError,
   type SecretStore,
   SecretsError,
 } from '../../core/secrets/index.js';
@@ -25,10 +25,13 @@ export function registerSecrets(program: Command, ctx: CliContext, setExit: SetE
       dataDir: ctx.dataDir,
       promptPassphrase: process.stdin.isTTY ? () => promptHidden('Vault passphrase: ') : undefined,
     });
+    // What the command read or wrote is redacted from its error messages.
+    const redactor = new Redactor();
+    store.redactInto(redactor);
     try {
       setExit(await fn(store));
     } catch (error) {
-      ctx.stderr.write(`pincer secrets: ${redactError(error)}\n`);
+      ctx.stderr.write(`pincer secrets: ${redactor.redactError(error)}\n`);
       const usage = error instanceof SecretsError && error.code === 'invalid-name';
       setExit(usage || error instanceof InputCancelled ? ExitCode.usage : ExitCode.failed);
     } finally {

@@ -39,6 +39,7 @@ import {
   manifestToolFacts,
   originGuarded,
 } from '../policy/index.js';
+import { Redactor } from '../redaction/index.js';
 import type { RunEvent } from '../runtime/index.js';
 import {
   AgentRuntime,
@@ -133,6 +134,8 @@ export interface Agent {
   autonomy: AutonomySwitch;
   memory: SessionMemory;
   secrets: SecretStore;
+  /** The one redactor every text leaving this agent passes through (see `redaction/`). */
+  redactor: Redactor;
   models: ModelSwitch;
   catalog: ModelCatalog;
   locations: ModelLocations;
@@ -239,6 +242,10 @@ async function assemble(
   // unlocked by a prompt here: a run must not stop to ask for a passphrase.
   const secrets = options.secrets ?? createSecretStore({ dataDir: options.dataDir });
   opened.push(() => secrets.close());
+  // The agent's one redactor: every value the store reads from now on is known to it, and every
+  // text leaving the agent (tool output, replies, events, telemetry, errors) goes through it.
+  const redactor = new Redactor();
+  secrets.redactInto(redactor);
   const models = await ModelSwitch.open(
     {
       claw,
@@ -264,6 +271,7 @@ async function assemble(
     dataDir: options.dataDir,
     facts: (name) => registry.facts(name),
     workspace: options.workspace,
+    redactor,
   });
   const governance = {
     ...governed,
@@ -275,12 +283,12 @@ async function assemble(
   };
   // Every stored secret is known to the scanner before the first tool runs, not only those read;
   // the vault key cached by reading them is zeroed (the store unlocks again when next used).
-  await loadKnownSecrets(secrets, governance.scanner.redactor, secretNamesOf(claw));
+  await loadKnownSecrets(secrets, redactor, secretNamesOf(claw));
   // Telemetry only when the manifest declares it: the OpenTelemetry SDK is not even loaded
   // otherwise. It closes after the runtime, so runs cancelled at close still end their spans.
   const telemetry: Telemetry | undefined = claw.telemetry
     ? await (await import('../telemetry/index.js')).openTelemetry(claw.telemetry.spec, {
-        screen: (value) => governance.scanner.redactValue(value),
+        screen: (value) => redactor.redactValue(value),
         secret: async (name) => (await secrets.get(name))?.value,
         profile: { path: profileDatabasePath(options.dataDir), db },
       })
@@ -422,7 +430,7 @@ async function assemble(
     ),
     approvals: governance.broker,
     inputs: governance.inputs,
-    redact: (value) => governance.scanner.redactValue(value),
+    redactor,
     caps: governance.caps,
     system: async (request) => withStandingPrompt(await memory.system(request), preferences),
     history: memory.history,
@@ -456,7 +464,7 @@ async function assemble(
       policy: narrowedPolicy(planned, spec.tools),
       approvals: governance.broker,
       inputs: governance.inputs,
-      redact: (value) => governance.scanner.redactValue(value),
+      redactor,
       caps: governance.caps,
       system: async (request) => `${await memory.system(request)}\n\n${SUB_AGENT_NOTE}`,
       generation: options.generation,
@@ -496,6 +504,7 @@ async function assemble(
     autonomy,
     memory,
     secrets,
+    redactor,
     models,
     catalog,
     locations,

@@ -26,8 +26,8 @@ export interface PreviewContext {
   sandbox: SandboxSettings;
   /** Hosts fetched with approval before in this process: a new one is named as such. */
   knownHosts: ReadonlySet<string>;
-  /** Paths as people read them (home as ~). */
-  scrub(text: string): string;
+  /** A path as people read it (home as ~). */
+  showPath(text: string): string;
 }
 
 export async function approvalPreview(
@@ -76,7 +76,7 @@ function commandPreview(input: Record<string, unknown>, context: PreviewContext)
       kind: 'command' as const,
       command: line,
       shell,
-      cwd: context.scrub(cwd),
+      cwd: context.showPath(cwd),
       sandbox: sandboxSummary(context),
     },
     risk: { destructive: reasons.length > 0, reasons },
@@ -108,7 +108,7 @@ async function filePreview(
         : before.replace(input.old_text, () => replacement);
   }
   if (name === 'fs/write' && before !== undefined) reasons.push('replaces an existing file');
-  const shown = context.scrub(full);
+  const shown = context.showPath(full);
   let diff: string;
   let truncated = false;
   if (current && 'refused' in current)
@@ -141,7 +141,7 @@ async function filePreview(
   };
 }
 
-function sandboxSummary({ sandbox, scrub }: PreviewContext): string[] {
+function sandboxSummary({ sandbox, showPath }: PreviewContext): string[] {
   const files = {
     deny: 'no file access',
     'read-only': 'reads the workspace, writes nothing',
@@ -149,7 +149,7 @@ function sandboxSummary({ sandbox, scrub }: PreviewContext): string[] {
     full: 'reads and writes every file you can',
   }[sandbox.filesystem.mode];
   const mounts = sandbox.filesystem.mounts.map(
-    (m) => `${m.mode === 'ro' ? 'reads' : 'writes'} ${scrub(m.path)}`,
+    (m) => `${m.mode === 'ro' ? 'reads' : 'writes'} ${showPath(m.path)}`,
   );
   const network =
     sandbox.network.mode === 'deny'

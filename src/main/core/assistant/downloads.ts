@@ -1,7 +1,7 @@
 /**
  * Model downloads started from the UI: one at a time per model, progress published at most ten
  * times a second (a browser needs no more), and the outcome kept so a page opened later still
- * sees it. Errors are scrubbed of local paths before they leave.
+ * sees it. Errors are screened (local paths, secrets) before they leave.
  */
 import type { PullState } from '../../../shared/ipc-schemas.js';
 import type { ModelCatalog } from '../local/index.js';
@@ -11,7 +11,8 @@ import { NotFound } from './types.js';
 export interface DownloadListeners {
   onProgress(pull: PullState): void;
   onInstalled(fileName: string): void;
-  scrub(text: string): string;
+  /** An error as people may read it (no local paths, no secrets). */
+  screenError(text: string): string;
 }
 
 const PROGRESS_EVERY_MS = 100;
@@ -63,7 +64,7 @@ export class ModelDownloads {
       (error: unknown) =>
         publish({
           state: 'failed',
-          error: this.listeners.scrub(error instanceof Error ? error.message : String(error)),
+          error: this.listeners.screenError(error instanceof Error ? error.message : String(error)),
         }),
     );
     return { started: true };

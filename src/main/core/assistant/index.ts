@@ -49,7 +49,6 @@ import {
 import type { PendingApproval, PendingInput } from '../policy/index.js';
 import type { RunEvent } from '../runtime/index.js';
 import { settingsFromManifest } from '../sandbox/index.js';
-import { secretRedactor } from '../secrets/index.js';
 import type { MessageId, RunId, SessionId } from '../terms.js';
 import { directCallContext, readTypedInput } from '../toolcall/index.js';
 import { ConfinementError, confine } from '../workspace-fs/index.js';
@@ -156,7 +155,7 @@ export async function assistantOver(
       sandbox: sandboxSettings,
       knownHosts,
       // The full path a person must judge, the home folder written as ~.
-      scrub: (text) => text.split(os.homedir()).join('~'),
+      showPath: (text) => text.split(os.homedir()).join('~'),
     }).catch(() => ({ preview: null, risk: { destructive: false, reasons: [] } }));
     // What a person reads is screened like the arguments are.
     const screened = governance.scanner.redactValue(found);
@@ -218,15 +217,18 @@ export async function assistantOver(
   const downloads = new ModelDownloads(catalog, locations.modelsDir, {
     onProgress: (pull) => emit({ topic: 'model.pull', pull }),
     onInstalled: (fileName) => void adoptIfNone(fileName),
-    scrub: (text) => scrub(text),
+    screenError: (text) => screenError(text),
   });
   // Longest first: the data dir usually lies inside the home folder.
   const hidden: Array<[string, string]> = [
     [agent.dataDir, '<data dir>'],
     [os.homedir(), '~'],
   ];
-  const scrub = (text: string) =>
-    hidden.reduce((out, [place, name]) => (place ? out.split(place).join(name) : out), text);
+  const screenError = (text: string) =>
+    hidden.reduce(
+      (out, [place, name]) => (place ? out.split(place).join(name) : out),
+      agent.redactor.redact(text).text,
+    );
   // A sub-agent runs in a runtime of its own, kept by the delegation.
   const liveRun = (id: string) =>
     runtime.isLive(id as RunId) || agent.delegation.isLive(id as RunId);
@@ -504,7 +506,7 @@ export async function assistantOver(
                 program: typed.program,
                 context: directCallContext({
                   secretNames: knownSecretNames,
-                  secretValues: secretRedactor.entries().map((entry) => entry.value),
+                  secretValues: agent.redactor.values(),
                   ctx: { today: new Date().toISOString().slice(0, 10) },
                 }),
               },
@@ -760,7 +762,7 @@ export async function assistantOver(
     channels: new BackgroundChannels(agent, emit),
 
     modelLabel: () => models.label(),
-    scrub,
+    screenError,
     async close() {
       await endpoint.close();
       stopRequests();

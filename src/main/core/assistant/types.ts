@@ -162,8 +162,11 @@ export interface Assistant {
 
   /** What answers chat now (for app info and the status bar). */
   modelLabel(): string;
-  /** Error text with the data directory and home folder replaced by placeholders. */
-  scrub(text: string): string;
+  /**
+   * Error text as a surface may show it: secrets redacted by the agent's redactor, the data
+   * directory and home folder replaced by placeholders.
+   */
+  screenError(text: string): string;
   close(): Promise<void>;
 }
 

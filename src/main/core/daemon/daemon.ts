@@ -90,13 +90,18 @@ export async function startDaemon(options: {
   const dataDir = options.agent.dataDir;
   const release = acquireInstanceLock(dataDir);
   const log = new RotatingLog(path.join(dataDir, 'logs', 'daemon.log'));
+  // Once the agent is open, its redactor screens every line (errors can quote a secret).
+  let screen = (line: string) => line;
   const say = (line: string) => {
-    log.write(line);
-    options.echo?.(line);
+    const shown = screen(line);
+    log.write(shown);
+    options.echo?.(shown);
   };
   let agent: Agent;
   try {
     agent = await openAgent(options.agent);
+    const { redactor } = agent;
+    screen = (line) => redactor.redact(line).text;
   } catch (error) {
     release();
     throw error;

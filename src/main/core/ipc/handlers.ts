@@ -40,7 +40,7 @@ export function createCoreHandlers({
     transport: electronVersion === null ? 'gateway' : 'electron',
     sandbox: a.sandboxBackend,
   };
-  return scrubbed(a, {
+  return errorsScreened(a, {
     'app.getInfo': () => info,
 
     'sessions.list': () => a.listSessions(),
@@ -163,15 +163,15 @@ export function createCoreHandlers({
   });
 }
 
-/** Every handler's error message leaves without the data directory or home folder in it. */
-function scrubbed(assistant: Assistant, handlers: IpcHandlers): IpcHandlers {
+/** Every handler's error message leaves screened: no secret, data directory or home folder. */
+function errorsScreened(assistant: Assistant, handlers: IpcHandlers): IpcHandlers {
   const wrapped: Record<string, (request: never) => unknown> = {};
   for (const [channel, handler] of Object.entries(handlers)) {
     wrapped[channel] = async (request: never) => {
       try {
         return await (handler as (request: never) => unknown)(request);
       } catch (error) {
-        if (error instanceof Error) error.message = assistant.scrub(error.message);
+        if (error instanceof Error) error.message = assistant.screenError(error.message);
         throw error;
       }
     };

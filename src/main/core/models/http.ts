@@ -2,7 +2,7 @@
  * The one place the model layer touches the network: a JSON POST with a deadline for the
  * response head, an idle deadline between body chunks, cancellation that tears the socket down
  * at once, and every failure mapped onto a typed ModelError naming the provider. Provider error
- * text is scrubbed of the request's credentials before it reaches a message.
+ * text is redacted of the request's credentials before it reaches a message.
  *
  * Built on node:http rather than fetch: Node's fetch loads undici and web streams on first use,
  * which cost a headless turn about 100 ms and 40 MiB before its request left.
@@ -12,6 +12,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { Redactor } from '../redaction/index.js';
 import { ModelError, type ModelErrorCode } from './errors.js';
 import type { ProviderId } from './ids.js';
 
@@ -105,7 +106,7 @@ export async function postJson(request: WireRequest, options: HttpOptions): Prom
     }
     return new ModelError(
       'unreachable',
-      `request to ${origin(request.url)} failed: ${scrub(errorText(error), options.secrets)}`,
+      `request to ${origin(request.url)} failed: ${redacted(errorText(error), options.secrets)}`,
       { provider, cause: error },
     );
   };
@@ -192,7 +193,7 @@ export async function postJson(request: WireRequest, options: HttpOptions): Prom
       } catch {
         throw new ModelError(
           'bad_response',
-          `the response body is not JSON: ${preview(scrub(text, options.secrets))}`,
+          `the response body is not JSON: ${preview(redacted(text, options.secrets))}`,
           { provider, status },
         );
       }
@@ -256,7 +257,7 @@ export function statusError(
   secrets: string[],
 ): ModelError {
   const { status } = response;
-  const detail = scrub(vendorMessage(body), secrets);
+  const detail = redacted(vendorMessage(body), secrets);
   const code: ModelErrorCode =
     status === 401 || status === 403
       ? 'auth'
@@ -308,12 +309,9 @@ export function retryAfter(
   return delay ? Number(delay[1]) * 1000 : undefined;
 }
 
-export function scrub(text: string, secrets: string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4) out = out.split(secret).join('[redacted]');
-  }
-  return out;
+/** A vendor's text without the request's own credentials, in any spelling the redactor knows. */
+function redacted(text: string, secrets: string[]): string {
+  return secrets.length ? new Redactor(secrets).redact(text).text : text;
 }
 
 function field(value: unknown, key: string): unknown {

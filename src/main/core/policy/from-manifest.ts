@@ -6,6 +6,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { autonomyOf, policyRules, type ResolvedClaw, toolCategory } from '../ckp/index.js';
+import type { Redactor } from '../redaction/index.js';
 import { ApprovalBroker } from './broker.js';
 import { PolicyEngine } from './engine.js';
 import type { ToolFacts } from './rules.js';
@@ -26,6 +27,8 @@ export interface GovernanceOptions {
   facts?: (name: string) => ToolFacts | undefined;
   /** The folder the agent works in, when the user chose one (else one per identity in the data dir). */
   workspace?: string;
+  /** The agent's redactor, which the scanner screens tool output with. */
+  redactor?: Redactor;
 }
 
 /** Manifest-declared tools: category from the `category` label, tier from the annotations. */
@@ -58,6 +61,7 @@ export function governanceFromManifest(claw: ResolvedClaw, options: GovernanceOp
       ? 'warn'
       : (spec?.secret_scanning?.action ?? 'redact')) as SecretAction,
     maxBytes: claw.sandbox?.spec.resource_limits?.max_output_bytes,
+    redactor: options.redactor,
   });
   const broker = new ApprovalBroker();
   const workspace =

@@ -20,6 +20,7 @@ import { categoryOfCkpCode, PincerError } from '../errors.js';
 import type { ModelAccess, ModelEvent } from '../models/index.js';
 import { isModelError } from '../models/index.js';
 import type { ApprovalHook, InputEvents, PolicyHook } from '../policy/index.js';
+import type { RedactingStream, Redactor } from '../redaction/index.js';
 import {
   type CapabilityGrant,
   type MessageId,
@@ -76,8 +77,12 @@ export interface RuntimeDeps {
   /** Applied to every model call of every run. */
   /** Read at each model call when a function (the user's settings change between runs). */
   generation?: GenerationOptions | (() => GenerationOptions);
-  /** Scrubs secrets from every event before anyone sees it (#7's scanner). */
-  redact?: <T>(value: T) => T;
+  /**
+   * The agent's redactor: every event is redacted before anyone sees it, the model's deltas
+   * through a stream that holds back what could still become a secret, and its replies before
+   * they are stored or returned.
+   */
+  redactor?: Redactor;
   /** What the model sees of the history (compaction), and a background step after replies. */
   history?: HistoryShaper;
   /** Called with every event of every run (audit, telemetry). */
@@ -544,21 +549,22 @@ class RunLoop {
     const signal = AbortSignal.any([this.controller.signal, turnController.signal]);
     const turn = this.deps.model.turn({ ...request, signal });
     let finish: Extract<ModelEvent, { type: 'finish' }> | undefined;
+    const deltas = this.deltaStreams();
     try {
       for await (const event of turn.events) {
-        if (event.type === 'text_delta')
-          this.emit({ type: 'model.delta', kind: 'text', text: event.text });
-        else if (event.type === 'reasoning_delta')
-          this.emit({ type: 'model.delta', kind: 'reasoning', text: event.text });
+        if (event.type === 'text_delta') deltas.push('text', event.text);
+        else if (event.type === 'reasoning_delta') deltas.push('reasoning', event.text);
         // The tool's worker starts while the model still writes the arguments.
         else if (event.type === 'tool_call_start') this.tools.prepare(event.name);
-        else if (event.type === 'finish') finish = event;
+        else if (event.type === 'finish') finish = this.redactedFinish(event);
         else if (event.type === 'connection_lost') {
-          this.reply = event.partial;
-          if (event.partial.content.length) this.append(event.partial, this.lastMessageId, false);
+          deltas.end();
+          this.reply = this.redactedMessage(event.partial);
+          if (this.reply.content.length) this.append(this.reply, this.lastMessageId, false);
           throw new RunStop('model_error', 'fail', event.error.message);
         }
       }
+      deltas.end();
     } catch (error) {
       if (signal.aborted) throw this.abortStop(signal, turnController.signal);
       if (error instanceof RunStop) throw error;
@@ -929,7 +935,9 @@ class RunLoop {
     return this.end(stop.outcome, stop.message, stop.code);
   }
 
-  private end(outcome: RunOutcome, reason: string, code?: number): RunResult {
+  private end(outcome: RunOutcome, given: string, code?: number): RunResult {
+    // The reason may quote a model's or a tool's error: stored and returned redacted.
+    const reason = this.deps.redactor ? this.deps.redactor.redact(given).text : given;
     this.deps.store.updateRun(this.run.id, {
       outcome,
       reason,
@@ -961,6 +969,53 @@ class RunLoop {
     };
   }
 
+  /**
+   * The model's deltas as events, one redacting stream per kind: a secret sent a few characters
+   * at a time is held back until it is whole, then shown redacted; `end` releases the rest.
+   */
+  private deltaStreams() {
+    const redactor = this.deps.redactor;
+    const streams = new Map<'text' | 'reasoning', RedactingStream>();
+    const send = (kind: 'text' | 'reasoning', text: string) => {
+      if (text) this.emit({ type: 'model.delta', kind, text });
+    };
+    return {
+      push: (kind: 'text' | 'reasoning', text: string) => {
+        if (!redactor) return send(kind, text);
+        let stream = streams.get(kind);
+        if (!stream) {
+          stream = redactor.stream();
+          streams.set(kind, stream);
+        }
+        send(kind, stream.push(text));
+      },
+      end: () => {
+        for (const [kind, stream] of streams) send(kind, stream.end());
+        streams.clear();
+      },
+    };
+  }
+
+  /** A reply as it may be stored and returned: its text and reasoning redacted. */
+  private redactedMessage(message: Message): Message {
+    const redactor = this.deps.redactor;
+    if (!redactor) return message;
+    return {
+      ...message,
+      content: message.content.map((block) =>
+        block.type === 'text' || block.type === 'reasoning'
+          ? { ...block, text: redactor.redact(block.text).text }
+          : block,
+      ),
+    };
+  }
+
+  private redactedFinish(
+    event: Extract<ModelEvent, { type: 'finish' }>,
+  ): Extract<ModelEvent, { type: 'finish' }> {
+    return { ...event, message: this.redactedMessage(event.message) };
+  }
+
   private emit(body: RunEventBody): void {
     const event = {
       ...body,
@@ -972,7 +1027,7 @@ class RunLoop {
       seq: ++this.seq,
       at: new Date().toISOString(),
     } as RunEvent;
-    const visible = this.deps.redact ? this.deps.redact(event) : event;
+    const visible = this.deps.redactor ? this.deps.redactor.redactValue(event) : event;
     this.events.emit(visible);
     this.deps.onEvent?.(visible);
   }

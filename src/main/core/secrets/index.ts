@@ -13,7 +13,6 @@ import { VaultBackend } from './vault.js';
 import { EncryptorCodec, PassphraseCodec, type ScryptParams } from './vault-codec.js';
 
 export { type KnownSecretsReport, loadKnownSecrets } from './known.js';
-export { redact, redactError, SecretRedactor, secretRedactor } from './redact.js';
 export type { BackendStatus, FoundSecret, MigrationReport, SecretEntry } from './store.js';
 export { SecretStore } from './store.js';
 export type { Availability, BackendId, SecretBackend, StringEncryptor } from './types.js';

@@ -4,7 +4,7 @@
  * resolved), so a vault or keychain secret the run never used passes through tool output to
  * the model, the pushed events and the database unredacted.
  */
-import type { SecretRedactor } from './redact.js';
+import type { Redactor } from '../redaction/index.js';
 import type { SecretStore } from './store.js';
 import type { BackendId } from './types.js';
 import { SecretsError } from './types.js';
@@ -25,7 +25,7 @@ export interface KnownSecretsReport {
  */
 export async function loadKnownSecrets(
   store: SecretStore,
-  redactor: SecretRedactor,
+  redactor: Pick<Redactor, 'register'>,
   declared: Iterable<string> = [],
 ): Promise<KnownSecretsReport> {
   const names = new Set<string>();

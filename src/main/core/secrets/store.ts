@@ -1,5 +1,5 @@
 import type { SecretLookup } from '../models/index.js';
-import { type SecretRedactor, secretRedactor } from './redact.js';
+import type { Redactor } from '../redaction/index.js';
 import type { Availability, BackendId, SecretBackend } from './types.js';
 import { assertValidSecretName, SecretsError } from './types.js';
 
@@ -35,10 +35,24 @@ export interface MigrationReport {
  * available writable backend. Every value read or written is registered for redaction.
  */
 export class SecretStore implements SecretLookup {
+  /** The redactors told of every value this store reads or writes (the agent's, when open). */
+  private readonly redactors = new Set<Pick<Redactor, 'register'>>();
+
   constructor(
     readonly backends: readonly SecretBackend[],
-    private readonly redactor: SecretRedactor = secretRedactor,
-  ) {}
+    redactor?: Pick<Redactor, 'register'>,
+  ) {
+    if (redactor) this.redactors.add(redactor);
+  }
+
+  /** From now on every value read or written is registered with `redactor` too. */
+  redactInto(redactor: Pick<Redactor, 'register'>): void {
+    this.redactors.add(redactor);
+  }
+
+  private register(value: string, name: string): void {
+    for (const redactor of this.redactors) redactor.register(value, name);
+  }
 
   async status(): Promise<BackendStatus[]> {
     return Promise.all(
@@ -63,7 +77,7 @@ export class SecretStore implements SecretLookup {
     for (const backend of await this.available()) {
       const value = await backend.get(name);
       if (value !== undefined) {
-        this.redactor.register(value, name);
+        this.register(value, name);
         return { value, backend: backend.id };
       }
     }
@@ -85,7 +99,7 @@ export class SecretStore implements SecretLookup {
         `no writable secrets backend is available: ${await this.whyNone()}`,
       );
     }
-    this.redactor.register(value, name);
+    this.register(value, name);
     await target.set(name, value);
     return target.id;
   }
@@ -126,7 +140,7 @@ export class SecretStore implements SecretLookup {
       for (const name of await source.list()) {
         const value = await source.get(name);
         if (value === undefined) continue;
-        this.redactor.register(value, name);
+        this.register(value, name);
         const existing = await target.get(name);
         if (existing !== undefined && existing !== value) {
           report.skipped.push({
