@@ -179,6 +179,17 @@ function withStandingPrompt(system: string, preferences: AgentPreferences): stri
   return prompt ? `${system}\n\n# The user's standing instructions\n${prompt}` : system;
 }
 
+/** What one runtime of the agent chooses; everything else comes from the root (`runtimeOf`). */
+type RuntimePart = Pick<
+  ConstructorParameters<typeof AgentRuntime>[0],
+  'model' | 'system' | 'history' | 'generation' | 'guards'
+> & {
+  /** Tool name globs the runtime's host shows (the policy still narrows per run). */
+  tools: readonly string[];
+  /** Where its tools run (with its memory access). */
+  executor: Parameters<ToolRegistry['host']>[0]['executor'];
+};
+
 /** Something the root opened, and how to release it. */
 type Release = () => void | Promise<void>;
 
@@ -341,22 +352,6 @@ async function assemble(
   // The context is measured in the units of the model that reads it.
   models.onSwitch(() => memory.useTokenizer(models.tokenizerModel));
 
-  // A run is offered what it may use (`Delegation.toolsOf`: the allow list less what its
-  // conversation turned off), and its policy refuses the rest: the narrowing sub-agents get.
-  let turnedOff: (sessionId: SessionId) => ReadonlySet<string> = () => new Set();
-  const tools = narrowedTools(
-    screenedTools(
-      registry.host({
-        allow,
-        executor: memory.executor,
-        workspace: governance.workspace,
-        grammar: () => models.grammar,
-      }),
-      governance.scanner,
-    ),
-    (runId) => delegation.toolsOf(runId),
-  );
-
   // Autonomy: the manifest's level unless a surface overrides it for this process.
   const autonomy = new AutonomySwitch(autonomyOf(claw) as Autonomy, governance.policy, (level) =>
     governance.policy.withAutonomy(level),
@@ -375,23 +370,58 @@ async function assemble(
     }
   };
   const preferences: AgentPreferences = { systemPrompt: '', temperature: null };
-  const runtime = new AgentRuntime({
-    store,
+
+  // A run is offered what it may use (`Delegation.toolsOf`: the allow list less what its
+  // conversation turned off, or a sub-agent's brief), and its policy refuses the rest. A run
+  // with an origin (a channel, a schedule, a protocol client, a swarm task, and every child of
+  // such a run) meets the origin guard: nobody's silence approves anything for it.
+  let turnedOff: (sessionId: SessionId) => ReadonlySet<string> = () => new Set();
+  const policy = narrowedPolicy(
+    originGuarded(autonomy, (runId) => {
+      const run = store.getRun(runId);
+      return run ? originOf(run) : undefined;
+    }),
+    (context) => delegation.toolsOf(context.runId),
+    (name, context) => delegation.refusal(context.runId, name),
+  );
+
+  /**
+   * The one factory of runtimes, the root's and every sub-agent's: the same store, policy (with
+   * the origin guard), broker, inputs, scanner, caps and audit. What a part may choose is its
+   * model, tools, memory partition, system prompt, history shaping and guards.
+   */
+  const runtimeOf = (part: RuntimePart): AgentRuntime =>
+    new AgentRuntime({
+      store,
+      model: part.model,
+      tools: narrowedTools(
+        screenedTools(
+          registry.host({
+            allow: part.tools,
+            executor: part.executor,
+            workspace: governance.workspace,
+            grammar: () => models.grammar,
+          }),
+          governance.scanner,
+        ),
+        (runId) => delegation.toolsOf(runId),
+      ),
+      policy,
+      approvals: governance.broker,
+      inputs: governance.inputs,
+      redact: (value) => governance.scanner.redactValue(value),
+      caps: governance.caps,
+      system: part.system,
+      ...(part.history ? { history: part.history } : {}),
+      generation: part.generation,
+      guards: part.guards,
+      onEvent: publish,
+    });
+
+  const runtime = runtimeOf({
     model: models.access,
-    tools,
-    // Channel and schedule runs meet the same policy, never a looser one (see origin-guard).
-    policy: narrowedPolicy(
-      originGuarded(autonomy, (runId) => {
-        const run = store.getRun(runId);
-        return run ? originOf(run) : undefined;
-      }),
-      (context) => delegation.toolsOf(context.runId),
-      (name, context) => delegation.refusal(context.runId, name),
-    ),
-    approvals: governance.broker,
-    inputs: governance.inputs,
-    redact: (value) => governance.scanner.redactValue(value),
-    caps: governance.caps,
+    tools: allow,
+    executor: memory.executor,
     system: async (request) => withStandingPrompt(await memory.system(request), preferences),
     history: memory.history,
     generation: () => ({
@@ -399,37 +429,21 @@ async function assemble(
       ...(preferences.temperature !== null ? { temperature: preferences.temperature } : {}),
     }),
     guards: options.guards,
-    onEvent: publish,
   });
   opened.push(() => runtime.stopAll());
 
-  // A sub-agent's runtime: the same store, sandbox, scanner, policy engine, broker and audit,
-  // with its own tool subset, budget and memory partition.
-  const childRuntime = (spec: ChildSpec) =>
-    new AgentRuntime({
-      store,
+  // A sub-agent's runtime: its own tool subset, budget and memory partition.
+  const childRuntime = (spec: ChildSpec): AgentRuntime =>
+    runtimeOf({
       model: spec.model,
-      tools: screenedTools(
-        registry.host({
-          allow: spec.tools,
-          executor: withMemory(
-            sandbox.executor,
-            partitionedMemory(memoryToolAccess(memory.store), spec.partition),
-          ),
-          workspace: governance.workspace,
-          grammar: () => models.grammar,
-        }),
-        governance.scanner,
+      tools: spec.tools,
+      executor: withMemory(
+        sandbox.executor,
+        partitionedMemory(memoryToolAccess(memory.store), spec.partition),
       ),
-      policy: narrowedPolicy(autonomy, spec.tools),
-      approvals: governance.broker,
-      inputs: governance.inputs,
-      redact: (value) => governance.scanner.redactValue(value),
-      caps: governance.caps,
       system: async (request) => `${await memory.system(request)}\n\n${SUB_AGENT_NOTE}`,
       generation: options.generation,
       guards: spec.guards,
-      onEvent: publish,
     });
   const limits = claw.identity.spec.delegation;
   const guards: Guards = { ...DEFAULT_GUARDS, ...options.guards };

@@ -8,7 +8,8 @@
  * - tools: the intersection of what the brief asks and what the parent run may use; asking for a
  *   tool the parent lacks fails the delegation, and the child's policy refuses anything else;
  * - policy and approvals: the parent's engine and broker (a child cannot approve anything the
- *   parent could not, and the same person answers);
+ *   parent could not, and the same person answers); its origin is the parent's, so a child of
+ *   a channel, schedule or protocol client run meets the same origin guard;
  * - budget: each limit is the brief's, capped by the agent's own guards;
  * - memory: reads what the parent reads; its notes land under `agents/<session>/`;
  * - depth and fan-out: the identity's `delegation` declaration (default depth 2, 4 children
@@ -20,7 +21,7 @@ import type { MemoryToolAccess } from '../memory/index.js';
 import type { ModelAccess } from '../models/index.js';
 import type { PolicyContext, PolicyHook } from '../policy/index.js';
 import { patternMatches } from '../policy/index.js';
-import type { AgentRuntime, Guards, RunStore } from '../runtime/index.js';
+import { type AgentRuntime, type Guards, originOf, type RunStore } from '../runtime/index.js';
 import { newId, type RunId, type SessionId } from '../terms.js';
 import type { ToolHost, ToolRegistry } from '../tools/index.js';
 import { type Tool, ToolError } from '../tools/index.js';
@@ -188,6 +189,9 @@ export class Delegation {
         })
       : { access: this.deps.defaultModel, release: async () => {} };
     const sessionId = newId<SessionId>('ses');
+    // The child comes from where its parent came from: a channel's, schedule's or protocol
+    // client's child meets the same origin guard (nobody's silence approves anything).
+    const origin = originOf(parent);
     const runtime = this.deps.childRuntime({
       tools,
       model: model.access,
@@ -202,6 +206,7 @@ export class Delegation {
         signal,
         guards,
         parent: { runId: parent.id, traceId: parent.traceId },
+        ...(origin ? { origin } : {}),
         record: { delegation: { tools, depth } satisfies DelegationRecord },
       });
       const result = await handle.done;
