@@ -86,7 +86,28 @@ const delegating: Script = (request, call) => {
   return typeof channelScript === 'function' ? channelScript(request, call) : undefined;
 };
 
-async function open(script: Script = channelScript) {
+/** With a swarm declared, for the CKP swarm methods. */
+function withSwarm(doc: Doc) {
+  permissive(doc);
+  doc.setIn(['spec', 'swarm'], {
+    inline: {
+      name: 'crew',
+      topology: 'leader-worker',
+      agents: [
+        { identity_ref: 'pincer', role: 'leader' },
+        { identity_ref: 'pincer', role: 'worker' },
+      ],
+      coordination: {
+        message_passing: 'direct',
+        backend: 'in-process',
+        concurrency: { max_parallel: 1 },
+      },
+      aggregation: { strategy: 'leader-decides' },
+    },
+  });
+}
+
+async function open(script: Script = channelScript, edit: (doc: Doc) => void = permissive) {
   fixture = await channelAgent({
     channels: [
       {
@@ -98,7 +119,7 @@ async function open(script: Script = channelScript) {
       },
     ],
     script,
-    edit: permissive,
+    edit,
     tools: 'fs/*,sys/exec,memory/*,agents/delegate',
   });
   return fixture;
@@ -201,5 +222,36 @@ it('a swarm task run by this agent as a worker is denied at timeout', async () =
     { signal: new AbortController().signal, attempt: 1 },
   );
   expect(report.result).toContain('not written');
+  expect(written(agent)).toBe(false);
+}, 30_000);
+
+it('a task a CKP peer delegates to this agent (claw.swarm.delegate) is denied at timeout', async () => {
+  const agent = await open(channelScript, withSwarm);
+  const reports: unknown[] = [];
+  let work: Promise<unknown> = Promise.resolve();
+  const acknowledged = new InProcessSwarm().delegate(
+    agent.agent,
+    { task_id: 'task-1', task: { description: 'write from a peer' }, swarm: 'crew' },
+    (report) => reports.push(report),
+    (tracked) => {
+      work = tracked;
+    },
+  );
+  expect(acknowledged).toEqual({ acknowledged: true });
+  await work;
+  expect(JSON.stringify(reports)).toContain('not written');
+  expect(written(agent)).toBe(false);
+}, 30_000);
+
+it('a delegated child of a CKP client call is denied at timeout', async () => {
+  const agent = await open();
+  const peer = ckpPeer(agent);
+  expect((await peer.initialize({}, 'pincer')).error).toBeUndefined();
+  const called = await peer.call(
+    'agents/delegate',
+    { goal: 'write from the child', tools: ['fs/write'] },
+    'd-1',
+  );
+  expect(JSON.stringify(called.result)).toContain('approval_timeout');
   expect(written(agent)).toBe(false);
 }, 30_000);
