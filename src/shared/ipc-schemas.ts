@@ -763,6 +763,11 @@ export const McpServerViewSchema = z.object({
   state: z.enum(['off', 'connecting', 'ready', 'down', 'closed']),
   tools: z.array(z.string()),
   error: z.string().nullable(),
+  /**
+   * What it asks for beyond a bare sandboxed process (the network, each stored secret its env or
+   * headers reference, by name only) and whether a person granted it: only granted ones are given.
+   */
+  grants: z.array(z.object({ grant: z.string(), label: z.string(), granted: z.boolean() })),
 });
 export type McpServerView = z.infer<typeof McpServerViewSchema>;
 
