@@ -104,7 +104,8 @@ export function registerMcp(program: Command, ctx: CliContext, setExit: SetExitC
           replace: options.replace,
           granted: requestedGrants(entry).map((g) => g.grant),
         });
-        for (const line of grantLines(added)) ctx.stdout.write(`Granted ${line}\n`);
+        for (const g of requestedGrants(added))
+          if (isGranted(added, g.grant)) ctx.stdout.write(`Granted to ${name}: ${g.label}.\n`);
         ctx.stdout.write(`Added MCP server ${name}. Check it with \`pincer mcp test ${name}\`.\n`);
       } catch (error) {
         fail(error);
