@@ -70,7 +70,7 @@ import {
 } from './delegation.js';
 import type { LocalModelSettings, ModelChoice } from './model-choice.js';
 import { ModelSwitch } from './model-switch.js';
-import { screenedTools } from './screened-tools.js';
+import { screenedDescription, screenedTools } from './screened-tools.js';
 
 /** Tools a model sees unless told otherwise (every surface alike); the policy decides every call. */
 export const DEFAULT_TOOLS = 'fs/*,sys/exec,net/fetch,memory/*,mcp/**';
@@ -322,6 +322,8 @@ async function assemble(
       sampler: () => (models.available ? models.access : undefined),
       // A server's form goes to the surface that can show it; with none, it is not offered.
       ...(options.askForInput ? { inputs: governance.inputs } : {}),
+      // Its descriptions are untrusted text the model reads: screened like a tool's output.
+      screen: (text) => screenedDescription(governance.scanner, text),
     },
     claw,
     await readMcpServers(options.dataDir),

@@ -38,6 +38,11 @@ export interface McpSourceOptions {
   sampler?: () => ModelAccess | undefined;
   /** Where a server's form is answered; absent (nobody to ask): elicitation is not offered. */
   inputs?: InputAsker;
+  /**
+   * Screens a server's own text before the model reads it (tool and schema descriptions):
+   * untrusted content, like a tool's output. Absent: kept as the server wrote it.
+   */
+  screen?: (text: string) => string;
 }
 
 export interface McpServerStatus {
@@ -131,7 +136,9 @@ export class McpTools {
       for (const primitive of primitives) {
         const remote = primitive.spec.mcp_source?.tool_name ?? primitive.name;
         const offered = listed.find((tool) => tool.name === remote);
-        this.options.registry.register(manifestTool(primitive, remote, offered, connection));
+        this.options.registry.register(
+          manifestTool(primitive, remote, offered && this.screened(offered), connection),
+        );
       }
       this.registered.set(uri, new Set(primitives.map((p) => p.name)));
     });
@@ -151,7 +158,7 @@ export class McpTools {
       const before = this.registered.get(name) ?? new Set<string>();
       const now = new Set<string>();
       for (const offered of listed) {
-        const tool = serverTool(name, offered, connection);
+        const tool = serverTool(name, this.screened(offered), connection);
         if (!tool) continue;
         try {
           this.options.registry.register(tool);
@@ -186,6 +193,18 @@ export class McpTools {
     });
     this.connections.set(label, connection);
     return connection;
+  }
+
+  /** The server's tool with its description and its schema's descriptions screened. */
+  private screened(offered: McpTool): McpTool {
+    const screen = this.options.screen;
+    if (!screen) return offered;
+    return {
+      ...offered,
+      ...(offered.description !== undefined ? { description: screen(offered.description) } : {}),
+      ...(offered.title !== undefined ? { title: screen(offered.title) } : {}),
+      inputSchema: screenDescriptions(offered.inputSchema, screen) as McpTool['inputSchema'],
+    };
   }
 
   /** A server that does not start within the time keeps starting in the background. */
@@ -309,6 +328,20 @@ export function programFiles(argv: readonly string[]): string[] {
     }
   }
   return [...shown];
+}
+
+/** Every `description` and `title` string in a JSON Schema, screened; the rest kept. */
+function screenDescriptions(value: unknown, screen: (text: string) => string): unknown {
+  if (Array.isArray(value)) return value.map((item) => screenDescriptions(item, screen));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [
+      key,
+      (key === 'description' || key === 'title') && typeof item === 'string'
+        ? screen(item)
+        : screenDescriptions(item, screen),
+    ]),
+  );
 }
 
 function callerOf(tool: string, context: ToolContext): McpCaller {
