@@ -52,6 +52,8 @@ it('withholds injection text in MCP tool and schema descriptions before the mode
       expect(sent).not.toMatch(phrase);
     }
     expect(sent).toContain('withheld');
+    // The server's instructions are not handed to the model at all.
+    expect(JSON.stringify(provider.requests[0])).not.toMatch(/exfiltrate/);
     // A description with nothing to hide is kept as the server wrote it.
     expect(sent).toContain('Says hello');
   } finally {
