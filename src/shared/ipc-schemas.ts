@@ -258,6 +258,8 @@ const InputFieldBase = {
   title: z.string().optional(),
   description: z.string().optional(),
   required: z.boolean(),
+  /** It reads like a password, key or other secret: typed hidden. */
+  sensitive: z.boolean().optional(),
 };
 export const InputFieldSchema = z.discriminatedUnion('kind', [
   z.object({
@@ -296,6 +298,9 @@ export const PendingInputViewSchema = z.object({
   source: z.string(),
   message: z.string(),
   fields: z.array(InputFieldSchema),
+  /** The form asks for a password, key or other secret; `warning` is shown with it. */
+  sensitive: z.boolean(),
+  warning: z.string().nullable(),
   expiresAt: Iso,
 });
 export type PendingInputView = z.infer<typeof PendingInputViewSchema>;
