@@ -76,7 +76,7 @@ export class InProcessSwarm implements CkpSwarm {
     const handle = agent.runtime.start({
       text,
       signal,
-      origin: { channel: 'ckp', type: 'swarm', queue: params.swarm },
+      origin: { channel: `swarm:${params.swarm}`, type: 'ckp' },
     });
     const reported = handle.done.then((result) => {
       const report: SwarmReport = {
