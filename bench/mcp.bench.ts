@@ -47,7 +47,7 @@ spec:
     secrets: createSecretStore({ dataDir, env: { PINCER_KEYCHAIN: 'off' } }),
   });
   await writeFile(path.join(agent.governance.workspace, 'note.txt'), 'three small words');
-  const calls = new ToolCalls();
+  const calls = new ToolCalls({ channel: 'mcp', type: 'mcp' });
   let n = 0;
   try {
     const results = await measure(

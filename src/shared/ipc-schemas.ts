@@ -269,6 +269,8 @@ const InputFieldBase = {
   title: z.string().optional(),
   description: z.string().optional(),
   required: z.boolean(),
+  /** It reads like a password, key or other secret: typed hidden. */
+  sensitive: z.boolean().optional(),
 };
 export const InputFieldSchema = z.discriminatedUnion('kind', [
   z.object({
@@ -307,6 +309,9 @@ export const PendingInputViewSchema = z.object({
   source: z.string(),
   message: z.string(),
   fields: z.array(InputFieldSchema),
+  /** The form asks for a password, key or other secret; `warning` is shown with it. */
+  sensitive: z.boolean(),
+  warning: z.string().nullable(),
   expiresAt: Iso,
 });
 export type PendingInputView = z.infer<typeof PendingInputViewSchema>;
@@ -784,6 +789,11 @@ export const McpServerViewSchema = z.object({
   state: z.enum(['off', 'connecting', 'ready', 'down', 'closed']),
   tools: z.array(z.string()),
   error: z.string().nullable(),
+  /**
+   * What it asks for beyond a bare sandboxed process (the network, each stored secret its env or
+   * headers reference, by name only) and whether a person granted it: only granted ones are given.
+   */
+  grants: z.array(z.object({ grant: z.string(), label: z.string(), granted: z.boolean() })),
 });
 export type McpServerView = z.infer<typeof McpServerViewSchema>;
 

@@ -74,14 +74,20 @@ export async function writeManifest(
   return file;
 }
 
-/** Sets the approval timeout of the shipped rule that asks for file writes. */
-export function approvalTimeout(seconds: number, defaultIfTimeout: 'deny' | 'allow' = 'deny') {
+/** Sets the approval timeout of the shipped rules that ask (by default: for file writes). */
+export function approvalTimeout(
+  seconds: number,
+  defaultIfTimeout: 'deny' | 'allow' = 'deny',
+  ids: readonly string[] = ['approve-filesystem-writes'],
+) {
   return (doc: ReturnType<typeof parseDocument>) => {
     const rules = doc.getIn(['spec', 'policies', 0, 'inline', 'rules']) as {
       items: Array<{ get(key: string): unknown; set(key: string, value: unknown): void }>;
     };
-    const rule = rules.items.find((item) => item.get('id') === 'approve-filesystem-writes');
-    rule?.set('approval', { timeout_seconds: seconds, default_if_timeout: defaultIfTimeout });
+    for (const rule of rules.items) {
+      if (ids.includes(rule.get('id') as string))
+        rule.set('approval', { timeout_seconds: seconds, default_if_timeout: defaultIfTimeout });
+    }
   };
 }
 
@@ -91,6 +97,8 @@ export async function channelAgent(options: {
   edit?: (doc: ReturnType<typeof parseDocument>) => void;
   clock?: Clock;
   dataDir?: string;
+  /** The agent's tool allow list (default: the surfaces' default). */
+  tools?: string;
 }): Promise<ChannelAgent> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'pincer-channels-')));
   const manifest = await writeManifest(dataDir, options.channels, options.edit);
@@ -100,6 +108,7 @@ export async function channelAgent(options: {
     appDir: APP_DIR,
     manifest,
     model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
+    ...(options.tools !== undefined ? { tools: options.tools } : {}),
     secrets: createSecretStore({
       dataDir,
       env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },

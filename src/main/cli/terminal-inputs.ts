@@ -52,6 +52,7 @@ export function terminalInputs(
       `\nMCP server ${pending.source} asks${pending.tool ? ` (during ${pending.tool})` : ''}:\n${framed}\n` +
         `  Fields: ${pending.fields.map(fieldSummary).join(', ')}\n`,
     );
+    if (pending.warning) say(`  WARNING: ${pending.warning}\n`);
     while (true) {
       say('  [a]nswer, [d]ecline, [c]ancel: ');
       const choice = await line();

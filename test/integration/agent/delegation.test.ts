@@ -303,3 +303,33 @@ it('cancelling the parent cancels the child', async () => {
     await agent.close();
   }
 });
+
+it("a child's budget is what its parent has left, not the agent's whole budget", async () => {
+  const { agent } = await agentWith(
+    (request) => {
+      if (isChild(request))
+        return { text: 'child done', usage: { inputTokens: 1, outputTokens: 1 } };
+      if (!lastResult(request))
+        return {
+          toolCalls: [{ name: 'agents/delegate', input: { goal: 'do it', tools: ['fs/read'] } }],
+          usage: { inputTokens: 500, outputTokens: 100 },
+        };
+      return { text: 'done', usage: { inputTokens: 1, outputTokens: 1 } };
+    },
+    { tools: 'fs/read,agents/delegate' },
+  );
+  try {
+    const handle = agent.runtime.start({
+      text: 'delegate within my budget',
+      guards: { maxTokens: 1000, maxTurns: 5 },
+    });
+    expect((await handle.done).outcome).toBe('completed');
+    const [child] = agent.store.childRuns(handle.runId);
+    const guards = child?.options.guards as { maxTokens: number; maxTurns: number };
+    // The parent had spent 600 tokens and one model call when it delegated.
+    expect(guards.maxTokens).toBe(400);
+    expect(guards.maxTurns).toBe(4);
+  } finally {
+    await agent.close();
+  }
+});

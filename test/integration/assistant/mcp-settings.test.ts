@@ -4,7 +4,7 @@
  * listed and registered; disabling stops it and takes its tools away, enabling brings them back;
  * a server that cannot start shows its error; removing takes it out of the file.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch, type IpcHandlers } from '../../../src/main/core/ipc/dispatch.js';
@@ -92,5 +92,27 @@ describe('Settings → MCP over the IPC contract', () => {
     expect(servers.map((s) => s.name)).toEqual(['local']);
     const gone = await dispatch(handlers, 'mcp.remove', { name: 'broken' });
     expect(gone).toMatchObject({ ok: false, error: { code: 'not_found' } });
+  });
+
+  it('shows what each server asks for (network, stored secrets by name) and whether it was granted', async () => {
+    const file = path.join(fixture.dataDir, 'mcp.json');
+    const stored = JSON.parse(await readFile(file, 'utf8'));
+    stored.mcpServers.shared = {
+      command: process.execPath,
+      args: [server],
+      env: { TOKEN: 'secret:GITHUB_TOKEN', MODE: 'plain' },
+      network: true,
+      granted: ['network'],
+      disabled: true,
+    };
+    await writeFile(file, JSON.stringify(stored));
+    const { servers } = await call('mcp.list', {});
+    expect(servers.find((s) => s.name === 'shared')?.grants).toEqual([
+      { grant: 'network', label: 'network', granted: true },
+      { grant: 'secret:GITHUB_TOKEN', label: 'secret GITHUB_TOKEN as env TOKEN', granted: false },
+    ]);
+    expect(servers.find((s) => s.name === 'local')?.grants).toEqual([]);
+    expect(JSON.stringify(servers)).not.toContain('plain');
+    await call('mcp.remove', { name: 'shared' });
   });
 });

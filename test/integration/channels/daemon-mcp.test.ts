@@ -5,6 +5,7 @@
  * not loopback, nothing is served and nothing runs. An approval is answered by a surface attached
  * to the daemon's gateway; with none attached the rule's answer applies at once.
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,6 +13,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { connectGateway, readGatewayFile } from '../../../src/main/core/gateway/index.js';
 import type { AssistantEvent } from '../../../src/shared/ipc.js';
+import { approvalTimeout } from '../../support/channel-agent.js';
 import { runBuiltCli } from '../../support/cli-run.js';
 import { DaemonProcesses, listenerUrl, requireBuiltCli } from '../../support/daemon-process.js';
 
@@ -143,3 +145,47 @@ it('serves MCP over its own agent: the token and a loopback Origin are required,
   expect(log).not.toContain(token);
   expect(output()).not.toContain(token);
 }, 180_000);
+
+it('with nobody attached, a remote client gets no write or command even where the rule allows at timeout', async () => {
+  const { dataDir, env, args } = await daemons.setUp('pincer-daemon-mcp-nobody', {
+    edit: approvalTimeout(1, 'allow', ['approve-filesystem-writes', 'approve-shell']),
+  });
+  const { child, exited } = daemons.spawn([...args, '--drain', '2', '--mcp-http', '0'], env);
+  const url = await listenerUrl(env, child.pid, 'mcp');
+  const token = (await readFile(path.join(dataDir, 'daemon', 'ckp-token'), 'utf8')).trim();
+  const client = new Client({ name: 'remote', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  try {
+    const write = await client.callTool({
+      name: 'fs__write',
+      arguments: { path: 'remote.md', content: 'x' },
+    });
+    expect(write).toMatchObject({ isError: true, structuredContent: { code: -32013 } });
+    const exec = await client.callTool({
+      name: 'sys__exec',
+      arguments: { command: 'touch', args: ['remote-exec.md'] },
+    });
+    expect(exec.isError).toBe(true);
+    expect((exec.structuredContent as { code?: number } | undefined)?.code).toBeOneOf([
+      -32011, -32012, -32013,
+    ]);
+  } finally {
+    await client.close();
+  }
+  const found = JSON.stringify(await readdirDeep(dataDir));
+  expect(found).not.toContain('remote.md');
+  expect(found).not.toContain('remote-exec.md');
+  child.kill('SIGTERM');
+  expect(await exited).toBe(0);
+}, 120_000);
+
+/** Every file name under `dir` (none when it does not exist). */
+async function readdirDeep(dir: string): Promise<string[]> {
+  if (!existsSync(dir)) return [];
+  const { readdir } = await import('node:fs/promises');
+  return (await readdir(dir, { recursive: true })).map(String);
+}

@@ -3,12 +3,14 @@
  * agent with the scripted model: allowlisted chats, strangers, pairing, roles, approvals answered
  * by button, in the app, or refused to a non-admin; long and unparseable Markdown replies.
  */
+
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { TelegramChannel } from '../../../src/main/core/channels/telegram.js';
 import { FakeBotApi, type SentCall } from '../../fixtures/bot-api-server.js';
-import { type ChannelAgent, channelAgent } from '../../support/channel-agent.js';
+import { approvalTimeout, type ChannelAgent, channelAgent } from '../../support/channel-agent.js';
 
 const OWNER = 111;
 const FRIEND = 222;
@@ -25,7 +27,11 @@ afterEach(async () => {
   api = undefined;
 });
 
-async function open(access: Record<string, unknown>, processing?: Record<string, unknown>) {
+async function open(
+  access: Record<string, unknown>,
+  processing?: Record<string, unknown>,
+  edit?: Parameters<typeof channelAgent>[0]['edit'],
+) {
   api = new FakeBotApi();
   const apiRoot = await api.start();
   fixture = await channelAgent({
@@ -40,6 +46,7 @@ async function open(access: Record<string, unknown>, processing?: Record<string,
         'x-pincer': { api_root: apiRoot },
       },
     ],
+    ...(edit ? { edit } : {}),
   });
   channel = new TelegramChannel(fixture.decl('tg'), fixture.hub, { token: api.token });
   await channel.start();
@@ -207,3 +214,22 @@ it('messages over max_message_length are refused with a sentence, and start no r
   await api.waitFor(replyTo(OWNER, /at most 10/));
   expect(fixture.agent.store.listRuns()).toEqual([]);
 });
+
+it('an approval nobody answers is denied even where the rule would allow at timeout', async () => {
+  const { api, fixture } = await open(
+    { mode: 'allowlist', allowed_ids: [String(OWNER)] },
+    undefined,
+    approvalTimeout(1, 'allow'),
+  );
+  api.userSays(OWNER, 'write while nobody watches');
+  await api.waitFor(replyTo(OWNER, /not written/));
+  const run = fixture.agent.store.listRuns()[0];
+  expect(
+    fixture.agent.governance.audit
+      .list({ runId: run?.id })
+      .find((row) => row.event === 'approval_resolved'),
+  ).toMatchObject({ decision: 'denied', approvalBy: 'timeout' });
+  expect(
+    existsSync(path.join(fixture.agent.governance.workspace, 'notes', 'from-channel.txt')),
+  ).toBe(false);
+}, 30_000);

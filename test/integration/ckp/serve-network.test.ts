@@ -51,7 +51,10 @@ beforeAll(async () => {
   });
   const open = sessionFactory({
     host,
-    services: { tools: new ToolCalls(), swarm: new InProcessSwarm() },
+    services: {
+      tools: new ToolCalls({ channel: 'ckp', type: 'ckp' }),
+      swarm: new InProcessSwarm(),
+    },
   });
   http = await listenHttp(open, { port: 0, token: TOKEN });
   ws = await listenWebSocket(open, { port: 0, token: TOKEN });

@@ -51,7 +51,10 @@ afterAll(async () => {
 function peerOf(host: CkpHost): CkpPeer {
   const session = sessionFactory({
     host,
-    services: { tools: new ToolCalls(), swarm: new InProcessSwarm() },
+    services: {
+      tools: new ToolCalls({ channel: 'ckp', type: 'ckp' }),
+      swarm: new InProcessSwarm(),
+    },
   })(undefined, 'test');
   const peer: CkpPeer = new CkpPeer((frame) => {
     void session.receive(frame).then((answer) => {

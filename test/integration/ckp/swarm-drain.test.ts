@@ -87,7 +87,10 @@ describe('claw.shutdown with a delegated swarm task', () => {
     });
     const open = sessionFactory({
       host,
-      services: { tools: new ToolCalls(), swarm: new InProcessSwarm() },
+      services: {
+        tools: new ToolCalls({ channel: 'ckp', type: 'ckp' }),
+        swarm: new InProcessSwarm(),
+      },
     });
     const events: string[] = [];
     let peer: CkpPeer | undefined;

@@ -25,7 +25,7 @@ const server = path.join(repoRoot, 'test/fixtures/mcp/client-requests-server.mjs
 let dataDir = '';
 let agent: Agent;
 let vendor: VendorServer;
-const calls = new ToolCalls();
+const calls = new ToolCalls({ channel: 'mcp', type: 'mcp' });
 
 function manifest(endpoint: string): string {
   return `claw: "0.2.0"

@@ -22,7 +22,7 @@ const server = path.join(repoRoot, 'test/fixtures/mcp/stdio-server.mjs');
 let dataDir = '';
 let agent: Agent;
 let web: Awaited<ReturnType<typeof startMcpHttpServer>>;
-const calls = new ToolCalls();
+const calls = new ToolCalls({ channel: 'mcp', type: 'mcp' });
 
 function manifest(): string {
   return `claw: "0.2.0"

@@ -198,7 +198,7 @@ describe.skipIf(missing)('swarm over NATS', () => {
     });
     const open = sessionFactory({
       host,
-      services: { tools: new ToolCalls(), swarm: swarmMethods },
+      services: { tools: new ToolCalls({ channel: 'ckp', type: 'ckp' }), swarm: swarmMethods },
     });
     let peer: CkpPeer | undefined;
     const session = open((frame) => peer?.receive(frame), 'ckp:test');

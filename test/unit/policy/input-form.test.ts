@@ -202,3 +202,31 @@ describe('checking an answer', () => {
     expect(checkInputAnswer(form, 'Ada')).toEqual(['the answer must be object']);
   });
 });
+
+describe('a form that asks for a secret', () => {
+  it('is marked sensitive, with the warning every surface shows, and names the field', () => {
+    const form = read({
+      user: { type: 'string', title: 'User name' },
+      password: { type: 'string', title: 'Password' },
+      key: { type: 'string', description: 'Your API key' },
+    });
+    expect(form.sensitive).toBe(true);
+    expect(form.warning).toMatch(/password, key or other secret/);
+    expect(form.fields.map((field) => [field.name, field.sensitive === true])).toEqual([
+      ['user', false],
+      ['password', true],
+      ['key', true],
+    ]);
+  });
+
+  it('a message asking for a passphrase marks the form too; an ordinary form is not marked', () => {
+    const asked = readInputForm('Enter your vault passphrase', {
+      type: 'object',
+      properties: { value: { type: 'string' } },
+    });
+    expect(asked.ok && asked.form.sensitive).toBe(true);
+    const plain = read({ city: { type: 'string', title: 'City' } });
+    expect(plain.sensitive).toBeUndefined();
+    expect(plain.warning).toBeUndefined();
+  });
+});

@@ -3,15 +3,21 @@
  * the agent's tools for other MCP clients over stdio. Servers live in <data dir>/mcp.json, in
  * the shape Claude desktop and Cursor use.
  */
+import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { openAgent } from '../../core/agent/index.js';
 import {
   addMcpServer,
   importMcpServers,
+  isGranted,
   isStdioEntry,
   McpConfigError,
+  type McpImportOffer,
+  type McpServerEntry,
+  mcpImportOffers,
   readMcpServers,
   removeMcpServer,
+  requestedGrants,
 } from '../../core/mcp/index.js';
 import { serveMcp } from '../../core/mcp-server/index.js';
 import { agentOptionsOf, modelChoiceOf } from '../agent-options.js';
@@ -55,6 +61,8 @@ export function registerMcp(program: Command, ctx: CliContext, setExit: SetExitC
           if (!entry) continue;
           const where = isStdioEntry(entry) ? [entry.command, ...entry.args].join(' ') : entry.url;
           ctx.stdout.write(`${name}${entry.disabled ? ' (disabled)' : ''}  ${where}\n`);
+          // What it asks for beyond a bare sandboxed process, and whether a person granted it.
+          for (const line of grantLines(entry)) ctx.stdout.write(`  ${line}\n`);
         }
       } catch (error) {
         fail(error);
@@ -83,15 +91,21 @@ export function registerMcp(program: Command, ctx: CliContext, setExit: SetExitC
       try {
         if (!options.url && command.length === 0)
           throw new McpConfigError('bad_file', 'give a command to start, or --url');
-        const entry = options.url
+        const entry: McpServerEntry = options.url
           ? { url: options.url, headers: pairs(options.header) }
           : {
-              command: command[0],
+              command: command[0] ?? '',
               args: command.slice(1),
               env: pairs(options.env),
               ...(options.network ? { network: true } : {}),
             };
-        await addMcpServer(ctx.dataDir, name, entry, { replace: options.replace });
+        // The person typed each grant (--network, a secret: value): adding it confirms them.
+        const added = await addMcpServer(ctx.dataDir, name, entry, {
+          replace: options.replace,
+          granted: requestedGrants(entry).map((g) => g.grant),
+        });
+        for (const g of requestedGrants(added))
+          if (isGranted(added, g.grant)) ctx.stdout.write(`Granted to ${name}: ${g.label}.\n`);
         ctx.stdout.write(`Added MCP server ${name}. Check it with \`pincer mcp test ${name}\`.\n`);
       } catch (error) {
         fail(error);
@@ -112,10 +126,51 @@ export function registerMcp(program: Command, ctx: CliContext, setExit: SetExitC
 
   mcp
     .command('import <file>')
-    .description('add the servers of a Claude desktop or Cursor config file')
-    .action(async (file: string) => {
+    .description(
+      'add the servers of a Claude desktop or Cursor config file; what they ask for (network, stored secrets) is asked at a terminal, else named with --accept-grant',
+    )
+    .option(
+      '--accept-grant <server:grant>',
+      'confirm one grant without a prompt: files:network, gh:secret:GITHUB_TOKEN (repeat for each)',
+      collect,
+      [],
+    )
+    .action(async (file: string, options: { acceptGrant: string[] }) => {
       try {
-        const added = await importMcpServers(ctx.dataDir, file);
+        const offers = await mcpImportOffers(ctx.dataDir, file);
+        const accepted = new Set(options.acceptGrant);
+        const interactive =
+          accepted.size === 0 &&
+          process.stdin.isTTY === true &&
+          (ctx.stdout as { isTTY?: boolean }).isTTY === true;
+        const taken: Array<{ offer: McpImportOffer; granted: string[] }> = [];
+        const unconfirmed: string[] = [];
+        const declined: string[] = [];
+        for (const offer of offers) {
+          const grants = offer.grants.map((g) => g.grant);
+          if (grants.every((grant) => accepted.has(`${offer.name}:${grant}`))) {
+            taken.push({ offer, granted: grants });
+          } else if (interactive) {
+            if (await confirmGrants(ctx, offer)) taken.push({ offer, granted: grants });
+            else declined.push(offer.name);
+          } else {
+            for (const g of offer.grants) {
+              if (!accepted.has(`${offer.name}:${g.grant}`))
+                unconfirmed.push(
+                  `  ${offer.name}: ${g.label} (--accept-grant ${offer.name}:${g.grant})`,
+                );
+            }
+          }
+        }
+        // Nobody confirmed them: nothing is imported, not even the servers that ask for nothing.
+        if (unconfirmed.length) {
+          throw new McpConfigError(
+            'not_confirmed',
+            `${file} asks for grants nobody confirmed; nothing was imported. Run it at a terminal to be asked, or name each one:\n${unconfirmed.join('\n')}`,
+          );
+        }
+        const added = await importMcpServers(ctx.dataDir, taken);
+        if (declined.length) ctx.stdout.write(`Not imported: ${declined.join(', ')}.\n`);
         ctx.stdout.write(
           added.length ? `Imported ${added.join(', ')}.\n` : 'Nothing new to import.\n',
         );
@@ -191,6 +246,27 @@ export function registerMcp(program: Command, ctx: CliContext, setExit: SetExitC
         out.restore();
       }
     });
+}
+
+/** Each grant the entry asks for, and whether a person granted it (`mcp list`, `mcp add`). */
+function grantLines(entry: McpServerEntry): string[] {
+  return requestedGrants(entry).map(
+    (g) => `${g.label}: ${isGranted(entry, g.grant) ? 'granted' : 'not granted'}`,
+  );
+}
+
+/** Lists exactly what a server of the file would be granted, and asks the person at the terminal. */
+async function confirmGrants(ctx: CliContext, offer: McpImportOffer): Promise<boolean> {
+  if (offer.grants.length === 0) return true;
+  const rl = createInterface({ input: process.stdin, output: ctx.stdout });
+  try {
+    ctx.stdout.write(`The server "${offer.name}" asks for:\n`);
+    for (const g of offer.grants) ctx.stdout.write(`  ${g.label}\n`);
+    const answer = await rl.question(`Grant these to "${offer.name}"? [y/N] `);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
 }
 
 function collect(value: string, previous: string[]): string[] {

@@ -81,7 +81,10 @@ export async function serveCkp(ctx: CliContext, options: CkpServeOptions): Promi
       onLifecycle: (event) => ctx.stderr.write(`${JSON.stringify(event)}\n`),
     });
     const swarm = swarmFor(claw);
-    const open = sessionFactory({ host, services: { tools: new ToolCalls(), swarm } });
+    const open = sessionFactory({
+      host,
+      services: { tools: new ToolCalls({ channel: 'ckp', type: 'ckp' }), swarm },
+    });
     const listeners: Listener[] = [];
     const bind = { host: options.host, token };
     if (ports.http !== undefined)

@@ -77,7 +77,7 @@ import {
 } from './delegation.js';
 import type { LocalModelSettings, ModelChoice } from './model-choice.js';
 import { ModelSwitch } from './model-switch.js';
-import { screenedTools } from './screened-tools.js';
+import { screenedDescription, screenedTools } from './screened-tools.js';
 import { plannersOf, simulatorsOf } from './world-models.js';
 
 /** Tools a model sees unless told otherwise (every surface alike); the policy decides every call. */
@@ -188,6 +188,17 @@ function withStandingPrompt(system: string, preferences: AgentPreferences): stri
   const prompt = preferences.systemPrompt.trim();
   return prompt ? `${system}\n\n# The user's standing instructions\n${prompt}` : system;
 }
+
+/** What one runtime of the agent chooses; everything else comes from the root (`runtimeOf`). */
+type RuntimePart = Pick<
+  ConstructorParameters<typeof AgentRuntime>[0],
+  'model' | 'system' | 'history' | 'generation' | 'guards'
+> & {
+  /** Tool name globs the runtime's host shows (the policy still narrows per run). */
+  tools: readonly string[];
+  /** Where its tools run (with its memory access). */
+  executor: Parameters<ToolRegistry['host']>[0]['executor'];
+};
 
 /** Something the root opened, and how to release it. */
 type Release = () => void | Promise<void>;
@@ -326,6 +337,8 @@ async function assemble(
       sampler: () => (models.available ? models.access : undefined),
       // A server's form goes to the surface that can show it; with none, it is not offered.
       ...(options.askForInput ? { inputs: governance.inputs } : {}),
+      // Its descriptions are untrusted text the model reads: screened like a tool's output.
+      screen: (text) => screenedDescription(governance.scanner, text),
     },
     claw,
     await readMcpServers(options.dataDir),
@@ -355,22 +368,6 @@ async function assemble(
   opened.push(() => memory.close());
   // The context is measured in the units of the model that reads it.
   models.onSwitch(() => memory.useTokenizer(models.tokenizerModel));
-
-  // A run is offered what it may use (`Delegation.toolsOf`: the allow list less what its
-  // conversation turned off), and its policy refuses the rest: the narrowing sub-agents get.
-  let turnedOff: (sessionId: SessionId) => ReadonlySet<string> = () => new Set();
-  const tools = narrowedTools(
-    screenedTools(
-      registry.host({
-        allow,
-        executor: memory.executor,
-        workspace: governance.workspace,
-        grammar: () => models.grammar,
-      }),
-      governance.scanner,
-    ),
-    (runId) => delegation.toolsOf(runId),
-  );
 
   // Autonomy: the manifest's level unless a surface overrides it for this process.
   const autonomy = new AutonomySwitch(autonomyOf(claw) as Autonomy, governance.policy, (level) =>
@@ -415,23 +412,58 @@ async function assemble(
     }
   };
   const preferences: AgentPreferences = { systemPrompt: '', temperature: null };
-  const runtime = new AgentRuntime({
-    store,
+
+  // A run is offered what it may use (`Delegation.toolsOf`: the allow list less what its
+  // conversation turned off, or a sub-agent's brief), and its policy refuses the rest. A run
+  // with an origin (a channel, a schedule, a protocol client, a swarm task, and every child of
+  // such a run) meets the origin guard: nobody's silence approves anything for it.
+  let turnedOff: (sessionId: SessionId) => ReadonlySet<string> = () => new Set();
+  const policy = narrowedPolicy(
+    originGuarded(planned, (runId) => {
+      const run = store.getRun(runId);
+      return run ? originOf(run) : undefined;
+    }),
+    (context) => delegation.toolsOf(context.runId),
+    (name, context) => delegation.refusal(context.runId, name),
+  );
+
+  /**
+   * The one factory of runtimes, the root's and every sub-agent's: the same store, policy (with
+   * the origin guard), broker, inputs, scanner, caps and audit. What a part may choose is its
+   * model, tools, memory partition, system prompt, history shaping and guards.
+   */
+  const runtimeOf = (part: RuntimePart): AgentRuntime =>
+    new AgentRuntime({
+      store,
+      model: part.model,
+      tools: narrowedTools(
+        screenedTools(
+          registry.host({
+            allow: part.tools,
+            executor: part.executor,
+            workspace: governance.workspace,
+            grammar: () => models.grammar,
+          }),
+          governance.scanner,
+        ),
+        (runId) => delegation.toolsOf(runId),
+      ),
+      policy,
+      approvals: governance.broker,
+      inputs: governance.inputs,
+      redactor,
+      caps: governance.caps,
+      system: part.system,
+      ...(part.history ? { history: part.history } : {}),
+      generation: part.generation,
+      guards: part.guards,
+      onEvent: publish,
+    });
+
+  const runtime = runtimeOf({
     model: models.access,
-    tools,
-    // Channel and schedule runs meet the same policy, never a looser one (see origin-guard).
-    policy: narrowedPolicy(
-      originGuarded(planned, (runId) => {
-        const run = store.getRun(runId);
-        return run ? originOf(run) : undefined;
-      }),
-      (context) => delegation.toolsOf(context.runId),
-      (name, context) => delegation.refusal(context.runId, name),
-    ),
-    approvals: governance.broker,
-    inputs: governance.inputs,
-    redactor,
-    caps: governance.caps,
+    tools: allow,
+    executor: memory.executor,
     system: async (request) => withStandingPrompt(await memory.system(request), preferences),
     history: memory.history,
     generation: () => ({
@@ -439,37 +471,21 @@ async function assemble(
       ...(preferences.temperature !== null ? { temperature: preferences.temperature } : {}),
     }),
     guards: options.guards,
-    onEvent: publish,
   });
   opened.push(() => runtime.stopAll());
 
-  // A sub-agent's runtime: the same store, sandbox, scanner, policy engine, broker and audit,
-  // with its own tool subset, budget and memory partition.
-  const childRuntime = (spec: ChildSpec) =>
-    new AgentRuntime({
-      store,
+  // A sub-agent's runtime: its own tool subset, budget and memory partition.
+  const childRuntime = (spec: ChildSpec): AgentRuntime =>
+    runtimeOf({
       model: spec.model,
-      tools: screenedTools(
-        registry.host({
-          allow: spec.tools,
-          executor: withMemory(
-            sandbox.executor,
-            partitionedMemory(memoryToolAccess(memory.store), spec.partition),
-          ),
-          workspace: governance.workspace,
-          grammar: () => models.grammar,
-        }),
-        governance.scanner,
+      tools: spec.tools,
+      executor: withMemory(
+        sandbox.executor,
+        partitionedMemory(memoryToolAccess(memory.store), spec.partition),
       ),
-      policy: narrowedPolicy(planned, spec.tools),
-      approvals: governance.broker,
-      inputs: governance.inputs,
-      redactor,
-      caps: governance.caps,
       system: async (request) => `${await memory.system(request)}\n\n${SUB_AGENT_NOTE}`,
       generation: options.generation,
       guards: spec.guards,
-      onEvent: publish,
     });
   const limits = claw.identity.spec.delegation;
   const guards: Guards = { ...DEFAULT_GUARDS, ...options.guards };

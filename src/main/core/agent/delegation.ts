@@ -8,8 +8,9 @@
  * - tools: the intersection of what the brief asks and what the parent run may use; asking for a
  *   tool the parent lacks fails the delegation, and the child's policy refuses anything else;
  * - policy and approvals: the parent's engine and broker (a child cannot approve anything the
- *   parent could not, and the same person answers);
- * - budget: each limit is the brief's, capped by the agent's own guards;
+ *   parent could not, and the same person answers); its origin is the parent's, so a child of
+ *   a channel, schedule or protocol client run meets the same origin guard;
+ * - budget: each limit is the brief's, capped by what the parent run has left of its own;
  * - memory: reads what the parent reads; its notes land under `agents/<session>/`;
  * - depth and fan-out: the identity's `delegation` declaration (default depth 2, 4 children
  *   per run); at the last level agents/delegate is not offered at all;
@@ -20,7 +21,13 @@ import type { MemoryToolAccess } from '../memory/index.js';
 import type { ModelAccess } from '../models/index.js';
 import type { PolicyContext, PolicyHook } from '../policy/index.js';
 import { patternMatches } from '../policy/index.js';
-import type { AgentRuntime, Guards, RunStore } from '../runtime/index.js';
+import {
+  type AgentRuntime,
+  type Guards,
+  originOf,
+  type RunRow,
+  type RunStore,
+} from '../runtime/index.js';
 import { newId, type RunId, type SessionId } from '../terms.js';
 import type { ToolHost, ToolRegistry } from '../tools/index.js';
 import { type Tool, ToolError } from '../tools/index.js';
@@ -181,13 +188,16 @@ export class Delegation {
       );
     }
     const tools = this.childTools(this.toolsOf(parentRunId), brief.tools, depth);
-    const guards = clampBudget(this.deps.ceiling, brief.budget);
+    const guards = clampBudget(remainingOf(parent, this.deps.ceiling), brief.budget);
     const model = brief.model
       ? await this.deps.openModel(brief.model).catch((error: unknown) => {
           throw new ToolError(`delegation refused: ${(error as Error).message}`);
         })
       : { access: this.deps.defaultModel, release: async () => {} };
     const sessionId = newId<SessionId>('ses');
+    // The child comes from where its parent came from: a channel's, schedule's or protocol
+    // client's child meets the same origin guard (nobody's silence approves anything).
+    const origin = originOf(parent);
     const runtime = this.deps.childRuntime({
       tools,
       model: model.access,
@@ -202,6 +212,7 @@ export class Delegation {
         signal,
         guards,
         parent: { runId: parent.id, traceId: parent.traceId },
+        ...(origin ? { origin } : {}),
         record: { delegation: { tools, depth } satisfies DelegationRecord },
       });
       const result = await handle.done;
@@ -258,7 +269,30 @@ export class Delegation {
   }
 }
 
-/** Each budget limit is the brief's, never past the agent's own guard. */
+/**
+ * What a run has left of its guards (the agent's, narrowed by its own when it is itself a
+ * child or was started with a budget): turns, tokens, cost and time spent so far taken off.
+ */
+export function remainingOf(run: RunRow, ceiling: Guards): Guards {
+  const own = { ...ceiling, ...(run.options.guards as Partial<Guards> | undefined) };
+  const spentTokens = run.usage.inputTokens + run.usage.outputTokens;
+  const elapsedMs = Date.now() - Date.parse(run.createdAt);
+  const left = {
+    maxTurns: own.maxTurns - run.turns,
+    maxTokens: own.maxTokens - spentTokens,
+    maxCostUsd: own.maxCostUsd - run.costUsd,
+    runTimeoutMs: own.runTimeoutMs - (Number.isFinite(elapsedMs) ? elapsedMs : 0),
+  };
+  const spent = Object.entries(left).filter(([, value]) => value <= 0);
+  if (spent.length) {
+    throw new ToolError(
+      `delegation refused: this run has no ${spent.map(([key]) => key).join(', ')} left for a sub-agent`,
+    );
+  }
+  return { ...own, ...left };
+}
+
+/** Each budget limit is the brief's, never past the ceiling (what the parent has left). */
 export function clampBudget(ceiling: Guards, budget: DelegationBrief['budget'] = {}): Guards {
   const within = (asked: number | undefined, limit: number) =>
     asked === undefined ? limit : Math.min(asked, limit);

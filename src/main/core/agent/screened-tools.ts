@@ -48,3 +48,17 @@ export function screenedTools(
     },
   };
 }
+
+/**
+ * A description a tool's source wrote (an MCP server's): secrets redacted, and withheld when it
+ * reads like instructions to the model, whatever the scanner's action for tool output, since
+ * the model reads a tool list as its own context rather than as data.
+ */
+export function screenedDescription(scanner: ContentScanner, text: string): string {
+  const redacted = scanner.redactSecrets(text).text;
+  if (scanner.injectionAction === 'ignore') return redacted;
+  // The phrases found are not quoted back: they are the very text being kept from the model.
+  return scanner.findInjection(redacted).length
+    ? '[description withheld: its server wrote text that reads like instructions to you]'
+    : redacted;
+}

@@ -200,6 +200,8 @@ export async function assistantOver(
       source: pending.source,
       message: pending.message,
       fields: pending.fields,
+      sensitive: pending.sensitive === true,
+      warning: pending.warning ?? null,
       expiresAt: pending.expiresAt,
     });
   const stopInputRequests = governance.inputs.onRequest((pending) =>

@@ -2,16 +2,19 @@
  * Settings → MCP: the user's servers as `pincer mcp list|add|remove` keep them
  * (`<data dir>/mcp.json`), joined with what the running agent's connection to each is doing.
  * A change is written to the file first, then applied to the running agent, so the file and
- * the next launch agree with what the UI showed. Env and header values never leave here.
+ * the next launch agree with what the UI showed. Env and header values never leave here; what a
+ * server was granted (the network, the names of the stored secrets it is given) is shown.
  */
 import type { McpServerView } from '../../../shared/ipc-schemas.js';
 import type { McpTools } from '../mcp/index.js';
 import {
   addMcpServer,
+  isGranted,
   isStdioEntry,
   type McpServerEntry,
   readMcpServers,
   removeMcpServer,
+  requestedGrants,
   setMcpServerDisabled,
 } from '../mcp/index.js';
 import { InvalidRequest } from './types.js';
@@ -42,6 +45,10 @@ export class McpServers {
         state: status?.state ?? 'off',
         tools: status?.tools ?? [],
         error: status?.error ?? null,
+        grants: requestedGrants(entry).map((g) => ({
+          ...g,
+          granted: isGranted(entry, g.grant),
+        })),
       };
     });
     return { servers: servers.sort((a, b) => a.name.localeCompare(b.name)) };

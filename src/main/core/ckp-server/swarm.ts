@@ -72,7 +72,12 @@ export class InProcessSwarm implements CkpSwarm {
         ? params.task.description
         : `${params.task.description}\n\nInput:\n${JSON.stringify(params.task.input, null, 2)}`;
     const started = performance.now();
-    const handle = agent.runtime.start({ text, signal });
+    // A task from a swarm peer is a remote run: nobody here approves on its behalf.
+    const handle = agent.runtime.start({
+      text,
+      signal,
+      origin: { channel: `swarm:${params.swarm}`, type: 'ckp' },
+    });
     const reported = handle.done.then((result) => {
       const report: SwarmReport = {
         task_id: params.task_id,

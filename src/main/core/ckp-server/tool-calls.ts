@@ -7,7 +7,7 @@
 import type { Agent } from '../agent/index.js';
 import { CKP_ERRORS } from '../ckp/index.js';
 import type { RunEvent } from '../runtime/index.js';
-import type { RunId } from '../terms.js';
+import type { RunId, RunOrigin } from '../terms.js';
 import { RpcError } from './jsonrpc.js';
 
 export interface ToolCallResult {
@@ -29,6 +29,12 @@ export class ToolCalls {
   /** Calls in progress by request id: where an approval for them is found. */
   private readonly running = new Map<string, RunId>();
 
+  /**
+   * `origin` names the protocol surface: its runs are remote ones, so an approval nobody answers
+   * is denied whatever the rule's timeout answer (the origin guard).
+   */
+  constructor(private readonly origin: RunOrigin) {}
+
   async call(
     agent: Agent,
     name: string,
@@ -38,15 +44,17 @@ export class ToolCalls {
     signal?: AbortSignal,
   ): Promise<ToolCallResult> {
     if (!agent.registry.get(name)) {
+      // Only what a run may be offered is named, never the tools the allow list hides.
       throw new RpcError(CKP_ERRORS.invalidParams, `Invalid params: no tool named "${name}"`, {
         tool: name,
-        available: agent.registry.list().map((tool) => tool.name),
+        available: agent.offeredTools().map((tool) => tool.name),
       });
     }
     const handle = agent.runtime.start({
       text: `claw.tool.call ${name}`,
       toolCall: { name, input },
       signal,
+      origin: this.origin,
     });
     this.running.set(requestId, handle.runId);
     let result: Awaited<typeof handle.done>;

@@ -123,7 +123,10 @@ export async function serveDaemonCkp(
       ),
   });
   const swarm = swarmFor(agent.claw);
-  const open = sessionFactory({ host, services: { tools: new ToolCalls(), swarm } });
+  const open = sessionFactory({
+    host,
+    services: { tools: new ToolCalls({ channel: 'ckp', type: 'ckp' }), swarm },
+  });
   const listeners: Listener[] = [];
   const servers: DaemonServer[] = [];
   const bind = { host: options.host, token: options.token };

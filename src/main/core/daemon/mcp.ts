@@ -5,9 +5,9 @@
  * file to guard and one `--ckp-token-env`).
  *
  * Approvals of MCP calls go to the surfaces attached to the daemon (the desktop app, `pincer
- * tui`) through its gateway; the rule's timeout answer applies when none answers. With no
- * surface attached when the approval is asked, nobody could answer: the rule's answer is given
- * at once, as `pincer mcp serve` does, rather than holding the client for the whole timeout.
+ * tui`) through its gateway; when none answers in time the call is denied (its runs are remote:
+ * the origin guard). With no surface attached when the approval is asked, nobody could answer:
+ * it is denied at once, as `pincer mcp serve` does, whatever the rule's timeout answer says.
  */
 import type { Agent } from '../agent/index.js';
 import { ToolCalls } from '../ckp-server/index.js';
@@ -43,7 +43,7 @@ export async function serveDaemonMcp(
     log: (line: string) => void;
   },
 ): Promise<DaemonMcp> {
-  const calls = new ToolCalls();
+  const calls = new ToolCalls({ channel: 'mcp', type: 'mcp' });
   const cancel = new AbortController();
   const inFlight = new Set<Promise<unknown>>();
   const { broker } = agent.governance;
@@ -51,11 +51,7 @@ export async function serveDaemonMcp(
     // Surfaces of this process first, and only this listener's calls: channels' runs wait.
     setImmediate(() => {
       if (!calls.owns(pending.runId) || deps.attached() > 0) return;
-      broker.resolve(
-        pending.id,
-        pending.defaultIfTimeout === 'allow' ? 'approve' : 'deny',
-        'mcp: no surface attached to the daemon',
-      );
+      broker.resolve(pending.id, 'deny', 'mcp: no surface attached to the daemon');
     });
   });
   let listener: McpHttpListener | undefined;

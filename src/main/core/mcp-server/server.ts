@@ -24,6 +24,9 @@ import { RpcError, ToolCalls } from '../ckp-server/index.js';
 import { wireToolName } from '../models/index.js';
 import { PINCER_VERSION } from '../product.js';
 
+/** Where an MCP client's runs come from: remote, so nobody's silence approves anything. */
+const MCP_CLIENT = { channel: 'mcp', type: 'mcp' } as const;
+
 export interface McpServerOptions {
   /** Name globs of the tools offered (the agent's own allow list applies to every call). */
   allow: readonly string[];
@@ -93,7 +96,7 @@ export interface McpServeOptions {
 /** Serves one client over stdio until it closes the connection. */
 export async function serveMcp(options: McpServeOptions): Promise<void> {
   const { agent } = options;
-  const server = mcpServerOver(agent, { allow: options.allow, calls: new ToolCalls() });
+  const server = mcpServerOver(agent, { allow: options.allow, calls: new ToolCalls(MCP_CLIENT) });
   const stopApprovals = agent.governance.broker.onRequest((pending) => {
     // Let any other surface of this process answer first; then refuse.
     setImmediate(() =>

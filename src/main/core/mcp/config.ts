@@ -3,6 +3,12 @@
  * (`{"mcpServers": {"name": {"command", "args", "env"} | {"url", "headers"}}}`), so their files
  * import as they are. An `env` or header value `secret:NAME` is read from the secrets store when
  * the server starts, never written here.
+ *
+ * Consent is explicit: what an entry asks for beyond a bare sandboxed process (the network, a
+ * stored secret) is a grant, and only the grants a person confirmed are kept in its `granted`
+ * list (Pincer's own field): `pincer mcp add` confirms what its flags name, an import asks or
+ * takes `--accept-grant`, and a file's own `granted` claim is dropped on import. A server gets
+ * only what its entry both asks for and was granted.
  */
 
 import { readFile } from 'node:fs/promises';
@@ -21,6 +27,8 @@ const stdioServer = z.looseObject({
   /** Pincer's own: whether the server may reach the network (default: no network). */
   network: z.boolean().optional(),
   disabled: z.boolean().optional(),
+  /** Pincer's own: the grants a person confirmed (`network`, `secret:NAME`). */
+  granted: z.array(z.string()).optional(),
 });
 
 const httpServer = z.looseObject({
@@ -28,6 +36,7 @@ const httpServer = z.looseObject({
   url: z.url({ protocol: /^https?$/ }),
   headers: z.record(z.string(), z.string()).default({}),
   disabled: z.boolean().optional(),
+  granted: z.array(z.string()).optional(),
 });
 
 export const mcpServerEntry = z.union([stdioServer, httpServer]);
@@ -40,6 +49,7 @@ const CATEGORY = {
   bad_name: 'invalid_request',
   exists: 'conflict',
   not_found: 'not_found',
+  not_confirmed: 'denied',
 } as const satisfies Record<string, ErrorCategory>;
 
 export class McpConfigError extends PincerError {
@@ -58,6 +68,53 @@ export function mcpConfigPath(dataDir: string): string {
 
 export function isStdioEntry(entry: McpServerEntry): entry is z.output<typeof stdioServer> {
   return 'command' in entry;
+}
+
+const SECRET_PREFIX = 'secret:';
+
+/** One thing an entry asks for beyond a bare sandboxed process, as a person is shown it. */
+export interface McpGrant {
+  /** `network`, or `secret:NAME`: what `granted` and `--accept-grant` name. */
+  grant: string;
+  /** "network", "secret API_KEY as env K". */
+  label: string;
+}
+
+/** What the entry asks for: the network, and each stored secret its env or headers reference. */
+export function requestedGrants(entry: McpServerEntry): McpGrant[] {
+  const grants: McpGrant[] = [];
+  const secrets = (values: Record<string, string>, as: string) => {
+    for (const [key, value] of Object.entries(values)) {
+      if (!value.startsWith(SECRET_PREFIX)) continue;
+      const name = value.slice(SECRET_PREFIX.length);
+      grants.push({ grant: `${SECRET_PREFIX}${name}`, label: `secret ${name} as ${as} ${key}` });
+    }
+  };
+  if (isStdioEntry(entry)) {
+    if (entry.network === true) grants.push({ grant: 'network', label: 'network' });
+    secrets(entry.env, 'env');
+  } else {
+    secrets(entry.headers, 'header');
+  }
+  return grants;
+}
+
+/** Whether a person confirmed `grant` for this entry. */
+export function isGranted(entry: McpServerEntry, grant: string): boolean {
+  return entry.granted?.includes(grant) === true;
+}
+
+/** The entry with exactly the confirmed grants among those it asks for (none: no field). */
+function withGranted(entry: McpServerEntry, confirmed: readonly string[]): McpServerEntry {
+  const { granted: _claimed, ...rest } = entry;
+  const kept = [
+    ...new Set(
+      requestedGrants(entry)
+        .map((g) => g.grant)
+        .filter((g) => confirmed.includes(g)),
+    ),
+  ];
+  return (kept.length ? { ...rest, granted: kept } : rest) as McpServerEntry;
 }
 
 /** Parses a file in the Claude desktop shape; a problem names the server and the field. */
@@ -104,11 +161,15 @@ async function write(dataDir: string, servers: Record<string, McpServerEntry>): 
   );
 }
 
+/**
+ * Adds one server. `granted` is what the person adding it confirmed (the flags they typed);
+ * a `granted` list inside `entry` is not taken.
+ */
 export async function addMcpServer(
   dataDir: string,
   name: string,
   entry: unknown,
-  options: { replace?: boolean } = {},
+  options: { replace?: boolean; granted?: readonly string[] } = {},
 ): Promise<McpServerEntry> {
   checkName(name);
   const parsed = mcpServerEntry.safeParse(entry);
@@ -119,9 +180,10 @@ export async function addMcpServer(
   const servers = await readMcpServers(dataDir);
   if (servers[name] && !options.replace)
     throw new McpConfigError('exists', `an MCP server named "${name}" exists; remove it first`);
-  servers[name] = parsed.data;
+  const added = withGranted(parsed.data, options.granted ?? []);
+  servers[name] = added;
   await write(dataDir, servers);
-  return parsed.data;
+  return added;
 }
 
 export async function removeMcpServer(dataDir: string, name: string): Promise<void> {
@@ -146,12 +208,37 @@ export async function setMcpServerDisabled(
   return entry;
 }
 
-/** Adds every server of a Claude desktop / Cursor file; returns the names added. */
-export async function importMcpServers(dataDir: string, file: string): Promise<string[]> {
+/** A server a file offers that is not in the list yet, with what it asks a person to grant. */
+export interface McpImportOffer {
+  name: string;
+  entry: McpServerEntry;
+  grants: McpGrant[];
+}
+
+/** The servers of a Claude desktop / Cursor file not yet in the list, nothing granted yet. */
+export async function mcpImportOffers(dataDir: string, file: string): Promise<McpImportOffer[]> {
   const incoming = parseMcpServers(await readFile(file, 'utf8'), file);
   const servers = await readMcpServers(dataDir);
-  const added = Object.keys(incoming).filter((name) => !servers[name]);
-  for (const name of added) servers[name] = incoming[name] as McpServerEntry;
+  return Object.entries(incoming)
+    .filter(([name]) => !servers[name])
+    .map(([name, entry]) => {
+      const bare = withGranted(entry, []);
+      return { name, entry: bare, grants: requestedGrants(bare) };
+    });
+}
+
+/** Adds the offers a person took, each with the grants they confirmed; returns the names added. */
+export async function importMcpServers(
+  dataDir: string,
+  taken: ReadonlyArray<{ offer: McpImportOffer; granted: readonly string[] }>,
+): Promise<string[]> {
+  const servers = await readMcpServers(dataDir);
+  const added: string[] = [];
+  for (const { offer, granted } of taken) {
+    if (servers[offer.name]) continue;
+    servers[offer.name] = withGranted(offer.entry, granted);
+    added.push(offer.name);
+  }
   await write(dataDir, servers);
   return added;
 }

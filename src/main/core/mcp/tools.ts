@@ -18,7 +18,7 @@ import { DEFAULT_PATH } from '../sandbox/index.js';
 import type { ToolRegistry } from '../tools/index.js';
 import { type Tool, type ToolContext, ToolError } from '../tools/index.js';
 import type { InputAsker } from './client-requests.js';
-import { isStdioEntry, type McpServerEntry } from './config.js';
+import { isGranted, isStdioEntry, type McpServerEntry } from './config.js';
 // The MCP SDK is loaded with the first connection: an agent without MCP servers never loads it.
 import type { McpCaller, McpConnection, McpTarget } from './connection.js';
 
@@ -37,6 +37,11 @@ export interface McpSourceOptions {
   sampler?: () => ModelAccess | undefined;
   /** Where a server's form is answered; absent (nobody to ask): elicitation is not offered. */
   inputs?: InputAsker;
+  /**
+   * Screens a server's own text before the model reads it (tool and schema descriptions):
+   * untrusted content, like a tool's output. Absent: kept as the server wrote it.
+   */
+  screen?: (text: string) => string;
 }
 
 export interface McpServerStatus {
@@ -54,6 +59,8 @@ export class McpTools {
   private readonly connections = new Map<string, McpConnection>();
   /** Registered tool names per connection, to drop those a list change removes. */
   private readonly registered = new Map<string, Set<string>>();
+  /** User servers refused before starting (a secret nobody granted), with the reason. */
+  private readonly refused = new Map<string, string>();
 
   private constructor(private readonly options: McpSourceOptions) {}
 
@@ -79,13 +86,22 @@ export class McpTools {
   }
 
   status(): McpServerStatus[] {
-    return [...this.connections].map(([name, connection]) => ({
-      name,
-      state: connection.state,
-      tools: [...(this.registered.get(name) ?? [])].sort(),
-      starts: connection.startCount,
-      ...(connection.lastError ? { error: connection.lastError } : {}),
-    }));
+    return [
+      ...[...this.connections].map(([name, connection]) => ({
+        name,
+        state: connection.state,
+        tools: [...(this.registered.get(name) ?? [])].sort(),
+        starts: connection.startCount,
+        ...(connection.lastError ? { error: connection.lastError } : {}),
+      })),
+      ...[...this.refused].map(([name, error]) => ({
+        name,
+        state: 'down' as const,
+        tools: [],
+        starts: 0,
+        error,
+      })),
+    ];
   }
 
   /** Starts a user server added or enabled while the agent runs, replacing one of that name. */
@@ -96,6 +112,7 @@ export class McpTools {
 
   /** Stops a user server and takes its tools out of the registry. */
   async stopServer(name: string): Promise<void> {
+    this.refused.delete(name);
     const connection = this.connections.get(name);
     if (!connection) return;
     this.connections.delete(name);
@@ -118,7 +135,9 @@ export class McpTools {
       for (const primitive of primitives) {
         const remote = primitive.spec.mcp_source?.tool_name ?? primitive.name;
         const offered = listed.find((tool) => tool.name === remote);
-        this.options.registry.register(manifestTool(primitive, remote, offered, connection));
+        this.options.registry.register(
+          manifestTool(primitive, remote, offered && this.screened(offered), connection),
+        );
       }
       this.registered.set(uri, new Set(primitives.map((p) => p.name)));
     });
@@ -126,12 +145,19 @@ export class McpTools {
   }
 
   private async userServer(name: string, entry: McpServerEntry): Promise<void> {
-    const target = await this.targetOfEntry(entry);
+    let target: McpTarget;
+    try {
+      target = await this.targetOfEntry(entry);
+    } catch (error) {
+      // One server's refused grant or missing secret keeps that server off, not the agent.
+      this.refused.set(name, (error as Error).message);
+      return;
+    }
     const connection = await this.connect(name, target, (listed) => {
       const before = this.registered.get(name) ?? new Set<string>();
       const now = new Set<string>();
       for (const offered of listed) {
-        const tool = serverTool(name, offered, connection);
+        const tool = serverTool(name, this.screened(offered), connection);
         if (!tool) continue;
         try {
           this.options.registry.register(tool);
@@ -168,6 +194,18 @@ export class McpTools {
     return connection;
   }
 
+  /** The server's tool with its description and its schema's descriptions screened. */
+  private screened(offered: McpTool): McpTool {
+    const screen = this.options.screen;
+    if (!screen) return offered;
+    return {
+      ...offered,
+      ...(offered.description !== undefined ? { description: screen(offered.description) } : {}),
+      ...(offered.title !== undefined ? { title: screen(offered.title) } : {}),
+      inputSchema: screenDescriptions(offered.inputSchema, screen) as McpTool['inputSchema'],
+    };
+  }
+
   /** A server that does not start within the time keeps starting in the background. */
   private async firstStart(connection: McpConnection): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
@@ -178,7 +216,11 @@ export class McpTools {
     clearTimeout(timer);
   }
 
-  /** The entry's environment, its `secret:NAME` values read now, on top of a minimal one. */
+  /**
+   * The entry's environment, its granted `secret:NAME` values read now, on top of a minimal one;
+   * the network only when a person granted it. What the entry asks for and nobody granted is
+   * refused here, before anything starts.
+   */
   private async targetOfEntry(entry: McpServerEntry): Promise<McpTarget> {
     if (isStdioEntry(entry)) {
       return {
@@ -188,23 +230,38 @@ export class McpTools {
           PATH: DEFAULT_PATH,
           HOME: this.options.home,
           LANG: 'C.UTF-8',
-          ...(await this.reveal(entry.env)),
+          ...(await this.reveal(entry, entry.env, 'env')),
         },
-        network: entry.network === true,
+        network: entry.network === true && isGranted(entry, 'network'),
       };
     }
-    return { kind: 'http', url: new URL(entry.url), headers: await this.reveal(entry.headers) };
+    return {
+      kind: 'http',
+      url: new URL(entry.url),
+      headers: await this.reveal(entry, entry.headers, 'header'),
+    };
   }
 
-  private async reveal(values: Record<string, string>): Promise<Record<string, string>> {
+  /** Resolves only the secrets this entry references and a person granted it, no other. */
+  private async reveal(
+    entry: McpServerEntry,
+    values: Record<string, string>,
+    as: 'env' | 'header',
+  ): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
     for (const [name, value] of Object.entries(values)) {
       if (!value.startsWith('secret:')) {
         out[name] = value;
         continue;
       }
-      const secret = await this.options.secrets.resolve(value.slice('secret:'.length));
-      if (secret === undefined) throw new ToolError(`${name}: no secret named ${value.slice(7)}`);
+      const secretName = value.slice('secret:'.length);
+      if (!isGranted(entry, value)) {
+        throw new ToolError(
+          `${as} ${name}: the secret ${secretName} was not granted to this server (a person grants it: pincer mcp import --accept-grant <server>:${value}, or pincer mcp add)`,
+        );
+      }
+      const secret = await this.options.secrets.resolve(secretName);
+      if (secret === undefined) throw new ToolError(`${as} ${name}: no secret named ${secretName}`);
       out[name] = secret;
     }
     return out;
@@ -233,6 +290,20 @@ export function targetOfUri(
     };
   }
   return { kind: 'http', url: new URL(uri), headers: {} };
+}
+
+/** Every `description` and `title` string in a JSON Schema, screened; the rest kept. */
+function screenDescriptions(value: unknown, screen: (text: string) => string): unknown {
+  if (Array.isArray(value)) return value.map((item) => screenDescriptions(item, screen));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [
+      key,
+      (key === 'description' || key === 'title') && typeof item === 'string'
+        ? screen(item)
+        : screenDescriptions(item, screen),
+    ]),
+  );
 }
 
 function callerOf(tool: string, context: ToolContext): McpCaller {

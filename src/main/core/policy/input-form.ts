@@ -36,6 +36,8 @@ interface FieldBase {
   title?: string;
   description?: string;
   required: boolean;
+  /** It reads like a password, key or other secret (a text field). */
+  sensitive?: true;
 }
 
 export type InputField =
@@ -62,7 +64,18 @@ export type InputField =
 export interface InputForm {
   message: string;
   fields: InputField[];
+  /** It asks for a password, key or other secret: surfaces show `warning` with the form. */
+  sensitive?: true;
+  warning?: string;
 }
+
+/** What every surface shows with a form that asks for a secret. */
+export const SENSITIVE_INPUT_WARNING =
+  'This form asks for a password, key or other secret. An MCP server should not collect credentials this way: do not type one unless you trust this server and expected it to ask.';
+
+/** Words of a form that asks for a credential, in a field's name, title or description. */
+const SENSITIVE =
+  /pass(?:word|phrase|wd|code)|secret|token|api[\s_.-]?key|private[\s_.-]?key|credential|\bpin\b|\botp\b|\b2fa\b|\bmfa\b|\bcvv\b|\bcvc\b|card[\s_.-]?number|\bssn\b|seed[\s_.-]?phrase|mnemonic/i;
 
 /** An answer's values: what the MCP result's `content` may hold for this form. */
 export type InputContent = Record<string, string | number | boolean>;
@@ -151,10 +164,22 @@ function readForm(message: unknown, schema: unknown): InputForm {
   for (const name of required)
     if (!Object.hasOwn(properties, name))
       refuse('required names a property the form does not have');
+  const fields = names.map((name) =>
+    markSensitive(readField(name, properties[name], required.includes(name))),
+  );
+  const sensitive = fields.some((field) => field.sensitive) || SENSITIVE.test(said);
   return {
     message: said,
-    fields: names.map((name) => readField(name, properties[name], required.includes(name))),
+    fields,
+    ...(sensitive ? { sensitive: true as const, warning: SENSITIVE_INPUT_WARNING } : {}),
   };
+}
+
+/** A text field whose name, title or description asks for a secret. */
+function markSensitive(field: InputField): InputField {
+  if (field.kind !== 'string') return field;
+  const words = [field.name, field.title ?? '', field.description ?? ''].join(' ');
+  return SENSITIVE.test(words) ? { ...field, sensitive: true } : field;
 }
 
 function readField(name: string, spec: unknown, required: boolean): InputField {

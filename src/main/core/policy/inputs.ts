@@ -56,6 +56,9 @@ export interface PendingInput {
   source: string;
   message: string;
   fields: InputField[];
+  /** The form asks for a password, key or other secret: show `warning` with it. */
+  sensitive?: true;
+  warning?: string;
   expiresAt: string;
 }
 
@@ -119,6 +122,9 @@ export class InputBroker implements InputEvents {
       source: request.source,
       message: request.form.message,
       fields: request.form.fields,
+      ...(request.form.sensitive
+        ? { sensitive: true as const, warning: request.form.warning }
+        : {}),
       expiresAt: new Date(Date.now() + this.timeoutMs).toISOString(),
     };
     return new Promise<InputOutcome>((resolve) => {

@@ -585,6 +585,12 @@ class RunLoop {
     this.lastSpend = { usage: finish.usage, costUsd: cost };
     this.reply = finish.message;
     this.append(finish.message, this.lastMessageId, false);
+    // Spending so far is on record while the run goes on: a sub-agent's budget is what is left.
+    this.deps.store.updateRun(this.run.id, {
+      turns: this.turns,
+      usage: this.usage,
+      costUsd: this.costUsd,
+    });
     const fallbacks = turn.fallbacks?.() ?? [];
     this.emit({
       type: 'model.finished',

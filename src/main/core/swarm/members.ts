@@ -39,6 +39,8 @@ export function agentWorker(agent: Agent): TaskHandler {
       ...(task.traceId ? { traceId: task.traceId as TraceId } : {}),
       ...(parentSpanId ? { parentSpanId } : {}),
       record: { swarm: { name: task.swarm, task: task.id, operation: task.operation, attempt } },
+      // Work another agent sent: nobody here approves on its behalf (the origin guard).
+      origin: { channel: `swarm:${task.swarm}`, type: 'swarm', message: task.id },
     });
     const started = Date.now();
     const result = await handle.done;

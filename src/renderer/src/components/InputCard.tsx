@@ -122,7 +122,8 @@ function Field({
       control = (
         <input
           {...common}
-          type={field.format ? INPUT_TYPE[field.format] : 'text'}
+          type={field.sensitive ? 'password' : field.format ? INPUT_TYPE[field.format] : 'text'}
+          autoComplete={field.sensitive ? 'off' : undefined}
           minLength={field.minLength}
           maxLength={field.maxLength}
           value={String(value)}
@@ -188,6 +189,11 @@ export function InputCard({
       <p className="input-message" data-testid="input-message">
         {input.message}
       </p>
+      {input.warning && (
+        <p className="input-warning" role="alert" data-testid="input-warning">
+          {input.warning}
+        </p>
+      )}
       {input.fields.map((field) => (
         <Field
           key={field.name}

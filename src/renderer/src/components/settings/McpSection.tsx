@@ -1,7 +1,8 @@
 /**
  * Settings → MCP: the user's MCP servers (the list `pincer mcp` edits), each with its state,
  * its tools and its last error; add one by command line or URL, turn one off or on, remove it.
- * Servers run confined like every tool; their env and header values never reach this view.
+ * Servers run confined like every tool; their env and header values never reach this view, but
+ * what each was granted (the network, the names of stored secrets it is given) is shown.
  */
 import { type FormEvent, useCallback, useState } from 'react';
 import { errorText } from '../../../../shared/format';
@@ -86,6 +87,16 @@ export function McpSection() {
               <div className="muted small-text">
                 <code>{server.target}</code>
               </div>
+              {server.grants.length > 0 && (
+                <ul className="small-text mcp-grants" aria-label={`Grants of ${server.name}`}>
+                  {server.grants.map((grant) => (
+                    <li key={grant.grant}>
+                      {grant.label}:{' '}
+                      <strong>{grant.granted ? 'granted' : 'not granted (not given)'}</strong>
+                    </li>
+                  ))}
+                </ul>
+              )}
               {server.tools.length > 0 && (
                 <div className="small-text">Tools: {server.tools.join(', ')}</div>
               )}

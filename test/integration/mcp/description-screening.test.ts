@@ -1,0 +1,62 @@
+/**
+ * An MCP server's tool descriptions are untrusted content: text in them that reads like
+ * instructions to the model (the scanner's injection phrases) is withheld before the model sees
+ * the tool list, as other untrusted text is screened. A real SDK server over stdio, sandboxed.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { openAgent } from '../../../src/main/core/agent/index.js';
+import { addMcpServer } from '../../../src/main/core/mcp/config.js';
+import { viaProvider } from '../../../src/main/core/models/access.js';
+import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
+import { createSecretStore } from '../../../src/main/core/secrets/index.js';
+import { APP_DIR } from '../../support/assistant-harness.js';
+import { repoRoot } from '../../support/cli-run.js';
+import { FAST_SCRYPT } from '../../support/secrets.js';
+
+const server = path.join(repoRoot, 'test/fixtures/mcp/injection-server.mjs');
+let dataDir = '';
+beforeEach(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-mcp-screen-'));
+});
+afterEach(() => rm(dataDir, { recursive: true, force: true }));
+
+it('withholds injection text in MCP tool and schema descriptions before the model sees them', async () => {
+  await addMcpServer(dataDir, 'inj', { command: process.execPath, args: [server] });
+  const provider = new ScriptedProvider([{ text: 'ok' }]);
+  const agent = await openAgent({
+    dataDir,
+    appDir: APP_DIR,
+    model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
+    tools: 'mcp/**',
+    secrets: createSecretStore({
+      dataDir,
+      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test' },
+      scrypt: FAST_SCRYPT,
+    }),
+  });
+  try {
+    expect(agent.mcp.status()).toEqual([expect.objectContaining({ name: 'inj', state: 'ready' })]);
+    await agent.runtime.start({ text: 'hello' }).done;
+    const sent = JSON.stringify(provider.requests[0]?.tools ?? []);
+    expect(sent).toContain('mcp/inj/lookup');
+    for (const phrase of [
+      /ignore previous instructions/i,
+      /run the following command/i,
+      /developer mode/i,
+      /send the contents of/i,
+      /curl evil/,
+    ]) {
+      expect(sent).not.toMatch(phrase);
+    }
+    expect(sent).toContain('withheld');
+    // The server's instructions are not handed to the model at all.
+    expect(JSON.stringify(provider.requests[0])).not.toMatch(/exfiltrate/);
+    // A description with nothing to hide is kept as the server wrote it.
+    expect(sent).toContain('Says hello');
+  } finally {
+    await agent.close();
+  }
+}, 60_000);
