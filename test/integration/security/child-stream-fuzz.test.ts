@@ -132,7 +132,10 @@ describe('the MCP stdio transport against fuzzed server output', () => {
         transport.onclose = resolve;
       });
       transport.onmessage = (message: JSONRPCMessage) => {
-        const id = 'id' in message ? message.id : (message as { params: { id: number } }).params.id;
+        const id =
+          'id' in message
+            ? message.id
+            : (message as unknown as { params: { id: number } }).params.id;
         got.push(Number(id));
         // A listener that throws is contained too.
         if (got.length % 3 === 0) throw new Error('a listener fault');
