@@ -42,7 +42,7 @@ spec:
         auth: { type: "none" }
         limits: { tokens_per_request: 1500 }
   tools:
-${['ask', 'roots', 'form', 'caps']
+${['ask', 'ask-many', 'roots', 'form', 'caps']
   .map(
     (name) => `    - inline:
         name: "${name}"
@@ -111,6 +111,17 @@ describe('MCP sampling', () => {
     expect(said).toMatch(/tokens_per_request limit 1500/);
     expect(vendor.requests.length).toBe(before);
   });
+
+  it(`a call that asks for 110 completions is refused past ${SAMPLING_LIMITS.perCall}`, async () => {
+    const before = vendor.requests.length;
+    for (let i = 0; i < 110; i++)
+      vendor.reply({ kind: 'sse', frames: openaiFrames({ text: [`answer ${i}`] }) });
+    const said = await text('ask-many', { times: 110 }, 'many-1');
+    expect(said).toBe(
+      `answered ${SAMPLING_LIMITS.perCall}, then refused: MCP error -32600: sampling allows at most ${SAMPLING_LIMITS.perCall} completions per tool call`,
+    );
+    expect(vendor.requests.length - before).toBe(SAMPLING_LIMITS.perCall);
+  }, 120_000);
 
   it('refuses a prompt larger than the sampling bound before any model call', async () => {
     const before = vendor.requests.length;

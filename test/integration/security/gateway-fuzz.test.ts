@@ -323,6 +323,14 @@ describe('gateway under garbage from a local process (built dist/cli.js)', () =>
           `GET /other HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
         ),
       ],
+      // Targets that are no URL path: `new URL` throws on them (once inside the upgrade listener).
+      ...['//', '///', '//%zz', '/\\'].map((target): [string, Buffer] => [
+        `an upgrade to ${target}`,
+        Buffer.from(
+          `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+        ),
+      ]),
+      ['a plain request for //', Buffer.from(`GET // HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`)],
     ];
     for (const [what, bytes] of attacks) {
       for (const ending of ['wait', 'half-close', 'reset'] as const) {

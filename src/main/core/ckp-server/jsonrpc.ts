@@ -45,6 +45,15 @@ export interface RpcHandler {
   response(id: JsonRpcId, outcome: { result: unknown } | { error: JsonRpcErrorBody }): void;
 }
 
+/**
+ * Most members a batch may have: the whole batch is refused before any member is handled, so
+ * one frame cannot fan out into millions of answers (the frame itself is bounded by transports).
+ */
+export const MAX_BATCH = 64;
+
+/** Largest answer frame sent: members past it get an error for their id instead. */
+export const MAX_REPLY_BYTES = 8 * 1024 * 1024;
+
 export function errorResponse(id: JsonRpcId, error: JsonRpcErrorBody): JsonRpcResponse {
   return { jsonrpc: '2.0', id, error };
 }
@@ -65,13 +74,42 @@ export async function answerFrame(text: string, handler: RpcHandler): Promise<st
   }
   if (Array.isArray(message)) {
     if (message.length === 0) return JSON.stringify(invalid(null, 'an empty batch'));
+    if (message.length > MAX_BATCH)
+      return JSON.stringify(invalid(null, `a batch is limited to ${MAX_BATCH} messages`));
     // Members run concurrently; JSON-RPC lets the answers come in any order.
     const answers = await Promise.all(message.map((member) => answerMessage(member, handler)));
     const sent = answers.filter((answer): answer is JsonRpcResponse => answer !== undefined);
-    return sent.length ? JSON.stringify(sent) : undefined;
+    return sent.length ? boundedBatch(sent) : undefined;
   }
   const answer = await answerMessage(message, handler);
-  return answer ? JSON.stringify(answer) : undefined;
+  if (!answer) return undefined;
+  const reply = JSON.stringify(answer);
+  return Buffer.byteLength(reply) > MAX_REPLY_BYTES
+    ? JSON.stringify(tooLargeReply(answer.id, 'this answer'))
+    : reply;
+}
+
+/** The batch's answers in order while they fit the reply bound; past it, an error each. */
+function boundedBatch(answers: JsonRpcResponse[]): string {
+  // Room for the errors that may follow, so the frame as a whole stays under the bound.
+  let room = MAX_REPLY_BYTES - answers.length * 256;
+  const parts = answers.map((answer) => {
+    const text = JSON.stringify(answer);
+    const size = Buffer.byteLength(text) + 1;
+    if (size <= room) {
+      room -= size;
+      return text;
+    }
+    return JSON.stringify(tooLargeReply(answer.id, "the batch's answers"));
+  });
+  return `[${parts.join(',')}]`;
+}
+
+function tooLargeReply(id: JsonRpcId, what: string): JsonRpcResponse {
+  return errorResponse(id, {
+    code: CKP_ERRORS.internalError,
+    message: `Internal error: ${what} would pass ${MAX_REPLY_BYTES} bytes, the largest reply sent; ask for less or send this request alone`,
+  });
 }
 
 function invalid(id: JsonRpcId, why: string): JsonRpcResponse {

@@ -7,7 +7,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { type RawData, WebSocketServer } from 'ws';
 import { CKP_ERRORS } from '../ckp/index.js';
@@ -40,12 +39,11 @@ export async function serveStdio(
     if (output.writable) output.write(`${frame}\n`);
   };
   const session = open(write, 'ckp:stdio');
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   const answering = new Set<Promise<void>>();
   try {
-    for await (const line of lines) {
-      if (line.trim() === '') continue;
-      const frame = Buffer.byteLength(line) > MAX_FRAME_BYTES ? tooLarge() : session.receive(line);
+    for await (const line of boundedLines(input, MAX_FRAME_BYTES)) {
+      if (line !== TOO_LONG && line.trim() === '') continue;
+      const frame = line === TOO_LONG ? tooLarge() : session.receive(line);
       const answered = Promise.resolve(frame).then((answer) => {
         if (answer) write(answer);
       });
@@ -56,6 +54,44 @@ export async function serveStdio(
   } finally {
     session.close();
   }
+}
+
+const TOO_LONG = Symbol('a line past the bound');
+
+/**
+ * The stream's lines (a trailing CR dropped), holding at most `max` bytes of one: a longer line
+ * is dropped as it arrives and stands as TOO_LONG once it ends (readline would hold it whole).
+ */
+async function* boundedLines(
+  input: Readable,
+  max: number,
+): AsyncGenerator<string | typeof TOO_LONG> {
+  let parts: Buffer[] = [];
+  let size = 0;
+  let over = false;
+  const take = (piece: Buffer) => {
+    if (over) return;
+    size += piece.length;
+    if (size > max) {
+      over = true;
+      parts = [];
+    } else parts.push(piece);
+  };
+  for await (const data of input as AsyncIterable<Buffer | string>) {
+    const chunk = typeof data === 'string' ? Buffer.from(data) : data;
+    let start = 0;
+    for (let end = chunk.indexOf(0x0a); end >= 0; end = chunk.indexOf(0x0a, start)) {
+      take(chunk.subarray(start, end));
+      yield over ? TOO_LONG : Buffer.concat(parts).toString('utf8').replace(/\r$/, '');
+      parts = [];
+      size = 0;
+      over = false;
+      start = end + 1;
+    }
+    if (start < chunk.length) take(chunk.subarray(start));
+  }
+  if (over) yield TOO_LONG;
+  else if (size > 0) yield Buffer.concat(parts).toString('utf8').replace(/\r$/, '');
 }
 
 function tooLarge(): string {

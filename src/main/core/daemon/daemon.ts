@@ -168,8 +168,13 @@ export async function startDaemon(options: {
       log.write(`status file: ${(error as Error).message}`);
     }
   };
+  const watchMcp = mcpWatcher(agent, say);
   writeStatus();
-  const timer = setInterval(writeStatus, 2_000);
+  watchMcp();
+  const timer = setInterval(() => {
+    writeStatus();
+    watchMcp();
+  }, 2_000);
   timer.unref();
   say(
     `daemon ${process.pid} serving ${channels.channels.length} channel(s) with ${agent.models.label()}`,
@@ -220,5 +225,24 @@ export async function startDaemon(options: {
       })();
       return stopping;
     },
+  };
+}
+
+/**
+ * Logs each MCP server that failed or came back since the last look: a server the agent cut off
+ * (or that crashes) shows in the log with its reason, while the daemon serves on.
+ */
+function mcpWatcher(agent: Agent, say: (line: string) => void): () => void {
+  const seen = new Map<string, string>();
+  return () => {
+    for (const server of agent.mcp.status()) {
+      // A restart in progress is neither: the last failure stands until it succeeds.
+      if (server.state === 'connecting') continue;
+      const now = server.state === 'down' ? `down: ${server.error ?? 'stopped'}` : server.state;
+      const before = seen.get(server.name);
+      seen.set(server.name, now);
+      if (now === before || (before === undefined && now === 'ready')) continue;
+      say(`MCP server ${server.name}: ${server.state === 'down' ? server.error : now}`);
+    }
   };
 }

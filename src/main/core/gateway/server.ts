@@ -23,6 +23,7 @@ import {
 import type { Assistant } from '../assistant/index.js';
 import { PincerError } from '../errors.js';
 import { createCoreHandlers, dispatch, type IpcHandlers } from '../ipc/index.js';
+import { requestPathname } from '../network/index.js';
 import { serveStatic } from './static-files.js';
 
 /** What a client may send before its hello is accepted (the hello is a few hundred bytes). */
@@ -112,7 +113,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   server.on('upgrade', (request, socket, head) => {
     // Node hands the raw socket over without its own error listener.
     socket.on('error', () => socket.destroy());
-    const pathname = new URL(request.url ?? '/', 'http://gateway').pathname;
+    const pathname = requestPathname(request.url);
     if (pathname !== '/ipc' || !hostAllowed(request) || !originAllowed(request)) {
       socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
       return;

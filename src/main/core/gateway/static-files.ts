@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import { RENDERER_CSP } from '../../../shared/csp.js';
 import { mimeTypeOf, resolveRendererPath } from '../desktop/index.js';
+import { requestPathname } from '../network/index.js';
 
 const securityHeaders = {
   'content-security-policy': RENDERER_CSP,
@@ -23,10 +24,8 @@ export async function serveStatic(
     response.writeHead(405, { allow: 'GET, HEAD', ...securityHeaders }).end();
     return;
   }
-  let pathname: string;
-  try {
-    pathname = new URL(request.url ?? '/', 'http://gateway').pathname;
-  } catch {
+  const pathname = requestPathname(request.url);
+  if (pathname === undefined) {
     response.writeHead(400, securityHeaders).end();
     return;
   }

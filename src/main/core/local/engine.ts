@@ -18,6 +18,7 @@ import { errorMessage, LocalEngineError } from './errors.js';
 import { inspectModelFile, type ModelFileFacts } from './gguf-check.js';
 import { toChatHistory } from './history.js';
 import { type LocalRuntime, loadRuntime, type RuntimeOptions } from './runtime.js';
+import { SCHEMA_BOUNDS, schemaBoundsProblem } from './schema-bounds.js';
 import type {
   CompleteRequest,
   GenerateRequest,
@@ -70,6 +71,9 @@ const MIN_CONTEXT = 512;
  * with a sequence per live conversation (so turn N evaluates only its new tokens), unloaded
  * after an idle timeout and reloaded on the next request.
  */
+/** Compiled grammars kept per engine: each distinct schema a client sends would add one. */
+export const GRAMMAR_CACHE_SIZE = 32;
+
 /** Generations tried when node-llama-cpp's own re-check refuses a grammar-made call. */
 const ARGUMENT_RECHECK_ATTEMPTS = 5;
 
@@ -135,6 +139,22 @@ export class LocalEngine {
         'A JSON schema reply and tool calls cannot be combined in one request',
       );
     }
+    // Every grammar source is bounded before anything is queued or compiled.
+    const sources: Array<[string, unknown]> = [
+      ['The JSON schema', request.jsonSchema],
+      ...(request.toolChoice === 'none' ? [] : (request.tools ?? [])).map(
+        (tool): [string, unknown] => [`Tool ${tool.name}'s parameters`, tool.parameters],
+      ),
+    ];
+    for (const [what, schema] of sources) {
+      const problem = schema === undefined ? undefined : schemaBoundsProblem(schema);
+      if (problem) throw new LocalEngineError('invalid_request', `${what}: ${problem}`);
+    }
+    if (request.gbnf && request.gbnf.length > SCHEMA_BOUNDS.bytes)
+      throw new LocalEngineError(
+        'invalid_request',
+        `A grammar is limited to ${SCHEMA_BOUNDS.bytes} characters`,
+      );
     return this.inConversation(conversationId, (conversation, loaded) =>
       this.runTurn(conversation, loaded, request),
     );
@@ -355,10 +375,14 @@ export class LocalEngine {
     let response: LlamaChatResponse<ChatModelFunctions>;
     try {
       if (request.jsonSchema || request.gbnf) {
+        // Building a grammar is the expensive step: a request cancelled while it waited, or
+        // while its grammar was built, goes no further.
+        if (request.signal?.aborted) return cancelledResult(conversation, meterBefore);
         const grammar = await this.grammarFor(
           loaded,
           request.gbnf ?? (request.jsonSchema as Record<string, unknown>),
         );
+        if (request.signal?.aborted) return cancelledResult(conversation, meterBefore);
         response = await chat.generateResponse(history, {
           ...common,
           grammar,
@@ -504,14 +528,27 @@ export class LocalEngine {
     }
   }
 
-  /** A JSON schema's grammar, or a GBNF text's; compiled once per engine. */
+  /** How many compiled grammars the engine keeps (at most GRAMMAR_CACHE_SIZE). */
+  get cachedGrammars(): number {
+    return this.grammars.size;
+  }
+
+  /** A JSON schema's grammar, or a GBNF text's; the most recently used ones are kept. */
   private grammarFor(
     loaded: Loaded,
     source: Record<string, unknown> | string,
   ): Promise<LlamaGrammar> {
     const key = typeof source === 'string' ? source : JSON.stringify(source);
     let grammar = this.grammars.get(key);
-    if (!grammar) {
+    if (grammar) {
+      // Most recently used goes last: the Map's order is the eviction order.
+      this.grammars.delete(key);
+      this.grammars.set(key, grammar);
+    } else {
+      for (const oldest of this.grammars.keys()) {
+        if (this.grammars.size < GRAMMAR_CACHE_SIZE) break;
+        this.grammars.delete(oldest);
+      }
       const llama = loaded.model.llama;
       const create = llama.createGrammarForJsonSchema as (
         schema: GbnfJsonSchema,

@@ -22,6 +22,7 @@ export {
 } from './model-manager.js';
 export { LocalModelProvider } from './provider.js';
 export { loadRuntime } from './runtime.js';
+export { SCHEMA_BOUNDS, schemaBoundsProblem } from './schema-bounds.js';
 export { localSetup } from './setup.js';
 export type {
   CompleteRequest,

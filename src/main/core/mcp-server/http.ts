@@ -14,6 +14,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { bearerAuthorized, type Listener, MAX_FRAME_BYTES } from '../ckp-server/index.js';
+import { requestPathname } from '../network/index.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -94,7 +95,7 @@ export async function listenMcpHttp(options: McpHttpOptions): Promise<McpHttpLis
   };
 
   const answer = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    if (new URL(request.url ?? '/', 'http://mcp').pathname !== MCP_PATH) {
+    if (requestPathname(request.url) !== MCP_PATH) {
       request.resume();
       return plain(response, 404);
     }

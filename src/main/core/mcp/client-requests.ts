@@ -74,7 +74,26 @@ export const SAMPLING_LIMITS = {
   messages: 64,
   /** Characters of all message text, the system prompt and the stop sequences. */
   chars: 64 * 1024,
+  /** Completions one tool call may ask for. */
+  perCall: 100,
 } as const;
+
+/** Completions counted per tool call; the oldest calls are forgotten past a bound. */
+class SampleCounts {
+  private readonly counts = new Map<string, number>();
+
+  take(call: string): boolean {
+    const used = this.counts.get(call) ?? 0;
+    if (used >= SAMPLING_LIMITS.perCall) return false;
+    this.counts.delete(call);
+    this.counts.set(call, used + 1);
+    for (const oldest of this.counts.keys()) {
+      if (this.counts.size <= 1024) break;
+      this.counts.delete(oldest);
+    }
+    return true;
+  }
+}
 
 export function clientCapabilities(options: ClientRequestOptions): ClientCapabilities {
   return {
@@ -95,9 +114,24 @@ export function answerServerRequests(
 ): void {
   const capabilities = clientCapabilities(options);
   if (capabilities.sampling) {
-    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
-      sample(options.sampler?.(), request.params, extra.signal, label),
-    );
+    const counted = new SampleCounts();
+    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => {
+      const caller = callerOf();
+      // Like a form, a completion is spent on behalf of one tool call, and counted against it.
+      if (caller.kind !== 'call')
+        throw new Refusal(
+          ErrorCode.InvalidRequest,
+          caller.kind === 'none'
+            ? 'Pincer answers sampling only while one of its tool calls to this server is in flight'
+            : 'calls of several runs are in flight on this server: Pincer cannot tell which one asks',
+        );
+      if (!counted.take(`${caller.runId}/${caller.callId ?? ''}`))
+        throw new Refusal(
+          ErrorCode.InvalidRequest,
+          `sampling allows at most ${SAMPLING_LIMITS.perCall} completions per tool call`,
+        );
+      return sample(options.sampler?.(), request.params, extra.signal, label);
+    });
   }
   const root = options.root;
   if (root) {

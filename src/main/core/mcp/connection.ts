@@ -50,6 +50,8 @@ export interface McpConnectionOptions {
 }
 
 const CONNECT_TIMEOUT_MS = 15_000;
+const MAX_TOOLS = 1000;
+const MAX_TOOL_PAGES = 100;
 
 /** Who made a call: the run and its tool call (what a server's form is tied to). */
 export interface McpCaller {
@@ -124,7 +126,7 @@ export class McpConnection {
     client.onclose = () => {
       if (this.client !== client || this.current === 'closed') return;
       this.client = undefined;
-      this.down(`it stopped${this.stderrTail()}`);
+      this.down(this.faultOr(`it stopped${this.stderrTail()}`));
     };
     try {
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
@@ -136,7 +138,7 @@ export class McpConnection {
     } catch (error) {
       this.client = undefined;
       await client.close().catch(() => undefined);
-      this.down(`it did not start: ${(error as Error).message}${this.stderrTail()}`);
+      this.down(this.faultOr(`it did not start: ${(error as Error).message}${this.stderrTail()}`));
       throw error;
     }
   }
@@ -164,8 +166,9 @@ export class McpConnection {
       })) as CallToolResult;
     } catch (error) {
       if (signal.aborted) throw error;
-      const why =
-        this.current === 'ready' ? (error as Error).message : (this.failure ?? 'it stopped');
+      const why = this.faultOr(
+        this.current === 'ready' ? (error as Error).message : (this.failure ?? 'it stopped'),
+      );
       throw new ToolError(`MCP server ${this.options.label} failed this call: ${why}`);
     } finally {
       this.inFlight.delete(flight);
@@ -205,10 +208,16 @@ export class McpConnection {
   private async refresh(client: Client): Promise<void> {
     const tools: McpTool[] = [];
     let cursor: string | undefined;
+    let pages = 0;
     do {
       const page = await client.listTools(cursor ? { cursor } : undefined);
       tools.push(...page.tools);
       cursor = page.nextCursor;
+      // A server that pages without end, or lists more tools than any model can be shown.
+      if (++pages > MAX_TOOL_PAGES || tools.length > MAX_TOOLS)
+        throw new ToolError(
+          `it lists more than ${MAX_TOOLS} tools (or ${MAX_TOOL_PAGES} pages), the most Pincer reads`,
+        );
     } while (cursor);
     this.listed = tools;
     this.options.onTools?.(tools);
@@ -224,6 +233,12 @@ export class McpConnection {
     }, this.delay);
     this.retry.unref();
     this.delay = Math.min(this.delay * 2, this.options.maxBackoffMs ?? 10_000);
+  }
+
+  /** The transport's own reason when Pincer cut the server off, else `why`. */
+  private faultOr(why: string): string {
+    const fault = this.transport?.fault;
+    return fault ? `disconnected: ${fault}` : why;
   }
 
   private stderrTail(): string {

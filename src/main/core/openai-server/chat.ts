@@ -50,6 +50,7 @@ function toGeneration(body: ChatCompletionRequest): ChatGeneration {
   const { tools, toolChoice } = chooseTools(
     declared,
     typeof choice === 'object' ? { name: choice.function.name } : choice,
+    (index) => `tools.${index}.function.parameters`,
   );
   return {
     system: system.length ? system.join('\n\n') : undefined,

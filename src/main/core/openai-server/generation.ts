@@ -1,13 +1,28 @@
 /** Mapping shared by the chat and Responses routes: tools, JSON formats, stop reasons, usage. */
 import { randomBytes } from 'node:crypto';
 import type { LocalStopReason, LocalToolDef, LocalUsage } from '../local/index.js';
+import { schemaBoundsProblem } from '../local/index.js';
 import { invalidParam } from './errors.js';
 
-/** The tools the model may call and how, with a named choice narrowed to that one tool. */
+/** Tools one request may declare (OpenAI's own limit): each one's schema is a grammar. */
+export const MAX_TOOLS = 128;
+
+/**
+ * The tools the model may call and how, with a named choice narrowed to that one tool. Each
+ * tool's parameters are bounded here, before the request waits for the model.
+ */
 export function chooseTools(
   tools: LocalToolDef[],
   choice: 'auto' | 'none' | 'required' | { name: string } | undefined,
+  param: (index: number) => string,
 ): { tools: LocalToolDef[]; toolChoice: 'auto' | 'none' | 'required' } {
+  if (tools.length > MAX_TOOLS)
+    throw invalidParam(`a request may declare at most ${MAX_TOOLS} tools`, 'tools');
+  for (const [index, tool] of tools.entries()) {
+    const problem =
+      tool.parameters === undefined ? undefined : schemaBoundsProblem(tool.parameters);
+    if (problem) throw invalidParam(`${tool.name}: ${problem}`, param(index));
+  }
   if (choice === undefined) return { tools, toolChoice: 'auto' };
   if (typeof choice === 'string') {
     if (choice === 'required' && tools.length === 0)
@@ -28,6 +43,8 @@ export function jsonSchemaFor(
   if (format.type === 'text') return undefined;
   if (format.type === 'json_object') return { type: 'object', additionalProperties: true };
   if (!format.schema) throw invalidParam('json_schema needs a schema', param);
+  const problem = schemaBoundsProblem(format.schema);
+  if (problem) throw invalidParam(problem, param);
   return format.schema as Record<string, unknown>;
 }
 

@@ -74,6 +74,7 @@ function toGeneration(body: ResponsesRequest): ChatGeneration {
   const { tools, toolChoice } = chooseTools(
     declared,
     typeof choice === 'object' ? { name: choice.name } : choice,
+    (index) => `tools.${index}.parameters`,
   );
   return {
     system: system.length ? system.join('\n\n') : undefined,

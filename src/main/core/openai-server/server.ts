@@ -7,12 +7,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PincerError } from '../errors.js';
+import { decodePathSegment, requestPathname } from '../network/index.js';
 import { bearerMatches, isLoopbackHost } from './auth.js';
 import type { ModelBackend } from './backend.js';
 import { chatRoute } from './chat.js';
 import { completionsRoute } from './completions.js';
 import { embeddingsRoute } from './embeddings.js';
-import { ApiError, modelNotFound, toApiError } from './errors.js';
+import { ApiError, invalidParam, modelNotFound, toApiError } from './errors.js';
 import { unixNow } from './generation.js';
 import { parseJson, readBody, sendJson } from './http.js';
 import { RequestQueues } from './queue.js';
@@ -141,7 +142,8 @@ class Handler {
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/\/+$/, '');
+    // An unparseable target matches no route: 404.
+    const path = (requestPathname(req.url) ?? '/?').replace(/\/+$/, '');
     const entry: Omit<RequestLogEntry, 'durationMs'> = {
       method: req.method ?? 'GET',
       path,
@@ -204,9 +206,10 @@ class Handler {
         ...(model.contextLength ? { context_length: model.contextLength } : {}),
         ...(model.dimensions ? { dimensions: model.dimensions } : {}),
       }));
-      const wanted = path.startsWith('/v1/models/')
-        ? decodeURIComponent(path.slice('/v1/models/'.length))
-        : undefined;
+      const id = path.startsWith('/v1/models/') ? path.slice('/v1/models/'.length) : undefined;
+      const wanted = id === undefined ? undefined : decodePathSegment(id);
+      if (id !== undefined && wanted === undefined)
+        throw invalidParam('the model id in the path is not valid percent-encoding', 'model');
       if (wanted === undefined) sendJson(res, 200, { object: 'list', data: models });
       else {
         const found = models.find((model) => model.id === wanted);
