@@ -59,7 +59,10 @@ beforeAll(async () => {
   });
   open = sessionFactory({
     host,
-    services: { tools: new ToolCalls(), swarm: new InProcessSwarm() },
+    services: {
+      tools: new ToolCalls({ channel: 'ckp', type: 'ckp' }),
+      swarm: new InProcessSwarm(),
+    },
   });
   http = await listenHttp(open, { port: 0, token: TOKEN });
 });

@@ -37,7 +37,6 @@ describe('the MCP connection over a real server process', () => {
         argv: [process.execPath, SERVER, mode],
         env: { PATH: process.env.PATH ?? '' },
         network: false,
-        readOnly: [repoRoot],
       },
       spawn: sandbox.spawnServer,
       backoffMs: 50,
