@@ -5,6 +5,7 @@
  * with certainty counts as running something: a person is asked rather than a guess allowed.
  */
 import { abridge } from '../../../shared/abridge.js';
+import { PincerError } from '../errors.js';
 
 /** Model text quoted in a sentence for a person: printable, short. */
 export function shown(word: string): string {
@@ -98,7 +99,12 @@ function sedFindings(script: string): string[] {
   ];
 }
 
-class Unreadable extends Error {}
+/** A script read stops here: what follows cannot be read with certainty. */
+class Unreadable extends PincerError {
+  constructor(why: string) {
+    super('invalid_request', why);
+  }
+}
 
 /**
  * The commands of a GNU sed script, read the way sed compiles one: addresses, then a command
