@@ -112,6 +112,19 @@ describe('MCP sampling', () => {
     expect(vendor.requests.length).toBe(before);
   });
 
+  it("a completion's tokens are the asking run's: in its usage, against its budget", async () => {
+    vendor.reply({
+      kind: 'sse',
+      frames: openaiFrames({ text: ['seven'], usage: { input: 321, output: 7 } }),
+    });
+    expect(await text('ask', { prompt: 'How many days?', maxTokens: 10 }, 'spent-1')).toBe(
+      'model metered/m said: seven',
+    );
+    const [run] = agent.store.listRuns({ limit: 1 });
+    // The run made no model call of its own: all it used is the server's sampling.
+    expect(run?.usage).toEqual({ inputTokens: 321, outputTokens: 7 });
+  });
+
   it(`a call that asks for 110 completions is refused past ${SAMPLING_LIMITS.perCall}`, async () => {
     const before = vendor.requests.length;
     for (let i = 0; i < 110; i++)

@@ -29,6 +29,7 @@ import {
   type SessionMemory,
   withMemory,
 } from '../memory/index.js';
+import { OutsideSpend } from '../models/index.js';
 import { worldModelGuarded } from '../planning/index.js';
 import type { ToolFacts } from '../policy/index.js';
 import {
@@ -326,6 +327,7 @@ async function assemble(
 
   // MCP servers are a tool source: the manifest's mcp_source tools and the user's list, started
   // through the sandbox; their calls take the same path as every other tool's.
+  const outsideSpend = new OutsideSpend();
   const mcp = await McpTools.open(
     {
       registry,
@@ -335,6 +337,8 @@ async function assemble(
       manifestNetwork: sandbox.settings.network.mode === 'allow-all',
       // A server's sampling request is answered by the agent's model, under its providers' limits.
       sampler: () => (models.available ? models.access : undefined),
+      // ...and charged to the run whose tool call asked for it, against that run's budget.
+      spend: outsideSpend,
       // A server's form goes to the surface that can show it; with none, it is not offered.
       ...(options.askForInput ? { inputs: governance.inputs } : {}),
       // Its descriptions are untrusted text the model reads: screened like a tool's output.
@@ -436,6 +440,7 @@ async function assemble(
     new AgentRuntime({
       store,
       model: part.model,
+      outsideSpend,
       tools: narrowedTools(
         screenedTools(
           registry.host({

@@ -30,9 +30,9 @@ import {
   ListRootsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { Message } from '../../../shared/messages.js';
+import type { Message, Usage } from '../../../shared/messages.js';
 import { categoryOfCkpCode, ckpCodeOf, PincerError } from '../errors.js';
-import type { ModelAccess } from '../models/index.js';
+import type { ModelAccess, OutsideSpend } from '../models/index.js';
 import { ModelError } from '../models/index.js';
 import type { InputOutcome, InputRequest } from '../policy/index.js';
 import { readInputForm } from '../policy/index.js';
@@ -52,6 +52,8 @@ export type CallerOf =
 export interface ClientRequestOptions {
   /** The model that answers sampling; undefined (no model available): sampling is not offered. */
   sampler?: () => ModelAccess | undefined;
+  /** Where a completion's usage is charged to the run whose tool call asked for it. */
+  spend?: OutsideSpend;
   /** The folder offered as the one root (the workspace). */
   root?: string;
   /** Where forms are answered; undefined (nobody to ask): elicitation is not offered. */
@@ -130,7 +132,9 @@ export function answerServerRequests(
           ErrorCode.InvalidRequest,
           `sampling allows at most ${SAMPLING_LIMITS.perCall} completions per tool call`,
         );
-      return sample(options.sampler?.(), request.params, extra.signal, label);
+      return sample(options.sampler?.(), request.params, extra.signal, label, (usage, cost) =>
+        options.spend?.add(caller.runId, usage, cost),
+      );
     });
   }
   const root = options.root;
@@ -187,6 +191,7 @@ async function sample(
   params: CreateMessageRequest['params'],
   signal: AbortSignal,
   label: string,
+  charge: (usage: Usage, costUsd: number) => void,
 ): Promise<CreateMessageResult> {
   if (!access) throw new Refusal(ErrorCode.InvalidRequest, 'no model is available for sampling');
   if (params.messages.length > SAMPLING_LIMITS.messages) {
@@ -227,8 +232,10 @@ async function sample(
   try {
     for await (const event of turn.events) {
       if (event.type === 'text_delta') text += event.text;
-      else if (event.type === 'finish') stopReason = stopReasonOf(event.stopReason);
-      else if (event.type === 'connection_lost') throw event.error;
+      else if (event.type === 'finish') {
+        stopReason = stopReasonOf(event.stopReason);
+        charge(event.usage, turn.cost(event.usage));
+      } else if (event.type === 'connection_lost') throw event.error;
     }
   } catch (error) {
     if (error instanceof ModelError) {

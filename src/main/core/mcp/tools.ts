@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Primitive, ResolvedClaw } from '../ckp/index.js';
 import { toolCategory } from '../ckp/index.js';
-import type { ModelAccess, SecretLookup } from '../models/index.js';
+import type { ModelAccess, OutsideSpend, SecretLookup } from '../models/index.js';
 import type { ConfinedProcess, ServerSpec } from '../sandbox/index.js';
 import { DEFAULT_PATH } from '../sandbox/index.js';
 import type { ToolRegistry } from '../tools/index.js';
@@ -35,6 +35,8 @@ export interface McpSourceOptions {
   backoffMs?: number;
   /** The model a server's sampling request is answered by, when one is available. */
   sampler?: () => ModelAccess | undefined;
+  /** Where a server's sampling is charged: the run whose tool call asked for it. */
+  spend?: OutsideSpend;
   /** Where a server's form is answered; absent (nobody to ask): elicitation is not offered. */
   inputs?: InputAsker;
   /**
@@ -186,6 +188,7 @@ export class McpTools {
       backoffMs: this.options.backoffMs,
       requests: {
         sampler: this.options.sampler,
+        ...(this.options.spend ? { spend: this.options.spend } : {}),
         root: this.options.home,
         ...(this.options.inputs ? { inputs: this.options.inputs } : {}),
       },

@@ -17,7 +17,7 @@ import {
   userTurn,
 } from '../../../shared/messages.js';
 import { categoryOfCkpCode, PincerError } from '../errors.js';
-import type { ModelAccess, ModelEvent } from '../models/index.js';
+import type { ModelAccess, ModelEvent, OutsideSpend } from '../models/index.js';
 import { isModelError } from '../models/index.js';
 import type { ApprovalHook, InputEvents, PolicyHook } from '../policy/index.js';
 import type { RedactingStream, Redactor } from '../redaction/index.js';
@@ -63,6 +63,8 @@ export interface GenerationOptions {
 export interface RuntimeDeps {
   store: RunStore;
   model: ModelAccess;
+  /** Spending a run did outside its model calls (an MCP server's sampling), counted as its own. */
+  outsideSpend?: OutsideSpend;
   tools: ToolHost;
   /** Decides every tool call; no call runs without a decision. */
   policy: PolicyHook;
@@ -417,6 +419,7 @@ class RunLoop {
     // built once per run.
     const system = await this.deps.system?.({ sessionId: this.run.sessionId, text: this.run.goal });
     for (let first = true; ; first = false) {
+      this.absorbOutsideSpend();
       this.checkBudget();
       const request = {
         system,
@@ -856,6 +859,17 @@ class RunLoop {
     }
   }
 
+  /** Adds what the run's tool calls spent on its behalf (sampling) since the last look. */
+  private absorbOutsideSpend(): void {
+    const spend = this.deps.outsideSpend?.take(this.run.id);
+    if (!spend) return;
+    this.usage = {
+      inputTokens: this.usage.inputTokens + spend.usage.inputTokens,
+      outputTokens: this.usage.outputTokens + spend.usage.outputTokens,
+    };
+    this.costUsd += spend.costUsd;
+  }
+
   private checkBudget(): void {
     const { maxTurns, maxTokens, maxCostUsd } = this.guards;
     if (this.turns >= maxTurns)
@@ -942,6 +956,7 @@ class RunLoop {
   }
 
   private end(outcome: RunOutcome, given: string, code?: number): RunResult {
+    this.absorbOutsideSpend();
     // The reason may quote a model's or a tool's error: stored and returned redacted.
     const reason = this.deps.redactor ? this.deps.redactor.redact(given).text : given;
     this.deps.store.updateRun(this.run.id, {
