@@ -14,7 +14,15 @@ import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { otlpMetricsUrl } from '../../../src/main/core/telemetry/index.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
-import { otlpReceiver, type ReceivedBody, type Receiver } from '../../support/otlp-receiver.js';
+import {
+  type OtlpAttribute,
+  otlpReceiver,
+  otlpSpans,
+  type ReceivedBody,
+  type ReceivedSpan,
+  type Receiver,
+  resourceAttr,
+} from '../../support/otlp-receiver.js';
 import { FAST_SCRYPT } from '../../support/secrets.js';
 
 const PROMPT = 'PROMPT-TEXT-never-in-metrics-77aa';
@@ -227,4 +235,31 @@ it('an OTLP endpoint names where metrics go', () => {
   expect(otlpMetricsUrl('http://127.0.0.1:4318/otel/')).toBe(
     'http://127.0.0.1:4318/otel/v1/metrics',
   );
+});
+
+it('metrics and traces carry one resource: service.name pincer and the same instance id', async () => {
+  const otlp = await otlpReceiver();
+  receivers.push(otlp);
+  const agent = await agentWith(`        - { type: "otlp", endpoint: "${otlp.url}" }`);
+  await runOnce(agent);
+  await agent.close();
+
+  const spans = otlpSpans(otlp.bodies);
+  expect(spans.length).toBeGreaterThan(0);
+  const posted = metricPosts(otlp.bodies);
+  expect(posted).toHaveLength(1);
+  const payload = JSON.parse(posted[0]?.text ?? '{}') as {
+    resourceMetrics: { resource?: { attributes?: OtlpAttribute[] } }[];
+  };
+  const resources = payload.resourceMetrics.map((r) =>
+    Object.fromEntries((r.resource?.attributes ?? []).map((a) => [a.key, a.value.stringValue])),
+  );
+  const instance = resourceAttr(spans[0] as ReceivedSpan, 'service.instance.id');
+  expect(resourceAttr(spans[0] as ReceivedSpan, 'service.name')).toBe('pincer');
+  expect(typeof instance).toBe('string');
+  expect(resources.length).toBeGreaterThan(0);
+  for (const resource of resources) {
+    expect(resource['service.name']).toBe('pincer');
+    expect(resource['service.instance.id']).toBe(instance);
+  }
 });

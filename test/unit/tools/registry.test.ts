@@ -51,6 +51,32 @@ describe('tool registry', () => {
     });
   });
 
+  it('refuses arguments whose numbers are not finite (a model wrote 8E4668883820750250)', async () => {
+    const registry = new ToolRegistry();
+    registry.register(
+      tool('test/pick', {
+        source: 'mcp',
+        inputSchema: {
+          type: 'object',
+          properties: { n: { type: 'integer' }, x: { type: 'number' } },
+        },
+      }),
+    );
+    const check = (input: Record<string, unknown>) =>
+      registry.check({ id: 'c1', name: 'test/pick', input }, ['test/pick']);
+    expect('error' in (await check({ n: 3, x: 0.5 }))).toBe(false);
+    for (const input of [
+      { n: Number.POSITIVE_INFINITY },
+      { x: JSON.parse('-1e999') },
+      { x: Number.NaN },
+    ]) {
+      const checked = await check(input);
+      expect('error' in checked && checked.error.content, JSON.stringify(input)).toContain(
+        'invalid_arguments',
+      );
+    }
+  });
+
   it('caps output and says how big it was', () => {
     expect(capOutput('short', 10)).toBe('short');
     expect(capOutput('é'.repeat(10), 5)).toBe(

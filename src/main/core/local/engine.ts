@@ -401,7 +401,9 @@ export class LocalEngine {
             // A seeded request would sample the same call again: move the seed along.
             const seed = sampling.seed === undefined ? undefined : sampling.seed + attempt - 1;
             response = await chat.generateResponse(history, { ...options, seed });
-            break;
+            // Bytes that are not UTF-8 (the function grammar admits them) decode to U+FFFD:
+            // such a call is sampled again while attempts are left, then judged as made.
+            if (!brokenText(response.functionCalls) || attempt >= ARGUMENT_RECHECK_ATTEMPTS) break;
           } catch (error) {
             const call = grammarMadeCall(functions, error);
             // A caller that checks every call against the tool's real schema takes it as made.
@@ -611,7 +613,11 @@ function loadError(error: unknown, file: string): LocalEngineError {
   });
 }
 
-/** Tokens of the system text and tool definitions as the model's chat format writes them. */
+/** Whether generated calls hold U+FFFD, which is what broken UTF-8 decodes to. */
+function brokenText(calls: LlamaChatResponse<ChatModelFunctions>['functionCalls']): boolean {
+  return (calls ?? []).some((call) => JSON.stringify(call.params ?? null).includes('\uFFFD'));
+}
+
 /** The call node-llama-cpp's re-check refused, by the function whose parameters it checked. */
 function grammarMadeCall(
   functions: ChatModelFunctions,
@@ -625,6 +631,7 @@ function grammarMadeCall(
   return { name, arguments: params as Record<string, unknown> };
 }
 
+/** Tokens of the system text and tool definitions as the model's chat format writes them. */
 function promptFloor(
   chat: LlamaChat,
   system: string | undefined,

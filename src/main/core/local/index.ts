@@ -10,6 +10,7 @@ export type { TurnSource } from './fair-gate.js';
 export { FairGate } from './fair-gate.js';
 export { inspectModelFile, type ModelFileFacts } from './gguf-check.js';
 export { type GpuMemory, probeGpuMemory } from './gpu-memory.js';
+export { type JsonGrammar, jsonSchemaGrammar } from './json-grammar.js';
 export type { ModelLocations, PullProgress, SkippedModel } from './model-manager.js';
 export {
   chatModelFiles,

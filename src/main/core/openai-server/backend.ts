@@ -22,8 +22,8 @@ export interface ServedModel {
   dimensions?: number;
 }
 
-/** A chat turn: tool calls and `jsonSchema` replies are decoded under a grammar. */
-export type ChatGeneration = Omit<GenerateRequest, 'gbnf'>;
+/** A chat turn: tool calls and `jsonSchema` / `gbnf` replies are decoded under a grammar. */
+export type ChatGeneration = GenerateRequest;
 
 export type CompletionGeneration = CompleteRequest;
 

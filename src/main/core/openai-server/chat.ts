@@ -13,12 +13,13 @@ import {
 } from './generation.js';
 import { EventStream, sendJson } from './http.js';
 import type { Outcome, PostRoute, RunContext } from './route.js';
+import { type ConstrainedGeneration, constrain, generateChecked } from './structured.js';
 import { type ChatCompletionRequest, type ChatMessage, chatCompletionRequest } from './wire.js';
 
 export const chatRoute: PostRoute<ChatCompletionRequest> = {
   schema: chatCompletionRequest,
   prepare(body) {
-    const generation = toGeneration(body);
+    const generation = constrain(toGeneration(body));
     return {
       model: body.model,
       stream: body.stream === true,
@@ -133,9 +134,9 @@ const wireToolCall = (call: LocalToolCall) => ({
 async function answerChat(
   ctx: RunContext,
   model: string,
-  generation: ChatGeneration,
+  generation: ConstrainedGeneration,
 ): Promise<Outcome> {
-  const result = await ctx.backend.chat(model, { ...generation, signal: ctx.signal });
+  const result = await generateChecked(ctx.backend, model, generation, { signal: ctx.signal });
   sendJson(ctx.res, 200, {
     id: newId('chatcmpl-'),
     object: 'chat.completion',
@@ -162,7 +163,7 @@ async function answerChat(
 async function streamChat(
   ctx: RunContext,
   body: ChatCompletionRequest,
-  generation: ChatGeneration,
+  generation: ConstrainedGeneration,
 ): Promise<Outcome> {
   const stream = new EventStream(ctx.res);
   const includeUsage = body.stream_options?.include_usage === true;
@@ -180,8 +181,7 @@ async function streamChat(
     if (!opened) chunk({ role: 'assistant', content: '' });
     opened = true;
   };
-  const result = await ctx.backend.chat(body.model, {
-    ...generation,
+  const result = await generateChecked(ctx.backend, body.model, generation, {
     signal: ctx.signal,
     onText: (text) => {
       open();

@@ -16,12 +16,13 @@ import {
 } from './generation.js';
 import { EventStream, sendJson } from './http.js';
 import type { PostRoute, RunContext } from './route.js';
+import { type ConstrainedGeneration, constrain, generateChecked } from './structured.js';
 import { type ResponseInputItem, type ResponsesRequest, responsesRequest } from './wire.js';
 
 export const responsesRoute: PostRoute<ResponsesRequest> = {
   schema: responsesRequest,
   prepare(body) {
-    const generation = toGeneration(body);
+    const generation = constrain(toGeneration(body));
     return {
       model: body.model,
       stream: body.stream === true,
@@ -156,13 +157,19 @@ const newIds = (): Ids => ({
   created: unixNow(),
 });
 
-async function answer(ctx: RunContext, body: ResponsesRequest, generation: ChatGeneration) {
-  const result = await ctx.backend.chat(body.model, { ...generation, signal: ctx.signal });
+async function answer(ctx: RunContext, body: ResponsesRequest, generation: ConstrainedGeneration) {
+  const result = await generateChecked(ctx.backend, body.model, generation, {
+    signal: ctx.signal,
+  });
   sendJson(ctx.res, 200, envelope(body, newIds(), result));
   return outcomeOf(result);
 }
 
-async function streamResponse(ctx: RunContext, body: ResponsesRequest, generation: ChatGeneration) {
+async function streamResponse(
+  ctx: RunContext,
+  body: ResponsesRequest,
+  generation: ConstrainedGeneration,
+) {
   const stream = new EventStream(ctx.res);
   const ids = newIds();
   let sequence = 0;
@@ -184,8 +191,7 @@ async function streamResponse(ctx: RunContext, body: ResponsesRequest, generatio
   };
   let result: GenerateResult;
   try {
-    result = await ctx.backend.chat(body.model, {
-      ...generation,
+    result = await generateChecked(ctx.backend, body.model, generation, {
       signal: ctx.signal,
       onText: (delta) => {
         openMessage();

@@ -91,7 +91,13 @@ export async function openTelemetry(spec: TelemetrySpec, deps: TelemetryDeps): P
   );
   // The counters are recorded on OpenTelemetry instruments when an otlp exporter will send them.
   let countFailure = () => {};
-  const metricsExport = openMetricsExport(spec.exporters, tokens, () => countFailure());
+  // One resource for traces and metrics: a collector joins them by service.instance.id, which
+  // also tells apart the processes whose spans one trace gathers (a swarm's).
+  const resource = resourceFromAttributes({
+    'service.name': 'pincer',
+    'service.instance.id': randomUUID(),
+  });
+  const metricsExport = openMetricsExport(spec.exporters, tokens, () => countFailure(), resource);
   const metrics = new TelemetryMetrics(metricsExport?.meter, {
     tokens: spec.metrics.token_usage,
     cost: spec.metrics.cost_usd,
@@ -109,11 +115,6 @@ export async function openTelemetry(spec: TelemetrySpec, deps: TelemetryDeps): P
   );
   const ids = new DerivedIds();
   // Sampling is decided per trace id in RunSpans; the SDK records every span it is given.
-  // service.instance.id tells apart the processes whose spans one trace gathers (a swarm's).
-  const resource = resourceFromAttributes({
-    'service.name': 'pincer',
-    'service.instance.id': randomUUID(),
-  });
   const provider = new BasicTracerProvider({
     idGenerator: ids,
     spanProcessors: processors,

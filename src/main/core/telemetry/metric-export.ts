@@ -5,6 +5,7 @@
  */
 import type { Meter } from '@opentelemetry/api';
 import { JsonMetricsSerializer } from '@opentelemetry/otlp-transformer';
+import type { Resource } from '@opentelemetry/resources';
 import {
   MeterProvider,
   PeriodicExportingMetricReader,
@@ -102,6 +103,7 @@ export function openMetricsExport(
   exporters: readonly ExporterSpec[],
   tokens: readonly (string | undefined)[],
   failed: () => void,
+  resource?: Resource,
 ): MetricsExport | undefined {
   const readers = exporters.flatMap((spec, index) => {
     if (spec.type !== 'otlp' || !spec.endpoint) return [];
@@ -121,7 +123,8 @@ export function openMetricsExport(
     ];
   });
   if (readers.length === 0) return undefined;
-  const provider = new MeterProvider({ readers });
+  // Without a resource the SDK names the service `unknown_service:node`.
+  const provider = new MeterProvider({ readers, ...(resource ? { resource } : {}) });
   return {
     meter: provider.getMeter('pincer'),
     flush: () => provider.forceFlush().catch(() => undefined),

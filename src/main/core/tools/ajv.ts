@@ -9,7 +9,15 @@ const addFormats =
 
 /** `validateSchema` off only for schemas already known to be valid. */
 export function makeAjv(validateSchema: boolean): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: false, validateSchema });
+  // strictNumbers: `strict: false` would otherwise let Infinity and NaN pass as numbers (a model
+  // writing 8E4668883820750250 means Infinity, which JSON.stringify sends on as null).
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: false,
+    strictNumbers: true,
+    useDefaults: false,
+    validateSchema,
+  });
   addFormats(ajv);
   return ajv;
 }

@@ -6,6 +6,7 @@ export { checkHop, pinnedLookup } from './builtins/net.js';
 export { runTool } from './execute.js';
 export type { ToolHost, ToolOutcome, ToolScope } from './host.js';
 export type { GrammarBounds } from './local-grammar.js';
+export { grammarSchema } from './local-grammar.js';
 export { ToolRegistry } from './registry.js';
 export type {
   CommandRequest,
