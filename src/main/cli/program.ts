@@ -23,7 +23,8 @@ export const COMMANDS: ReadonlyArray<{
       {
         name: 'doctor',
         term: 'doctor [options]',
-        summary: 'check this machine: Node, data dir, Electron, keychain, sandbox, models, GPU',
+        summary:
+          'check this machine: Node, data dir, Electron, native modules, keychain, sandbox, models, GPU',
       },
     ],
   },

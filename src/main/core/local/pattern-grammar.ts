@@ -6,6 +6,7 @@
  * (look-arounds, back-references, \b, anchors inside) gives undefined: the reply is then
  * validated after generation instead.
  */
+import { PincerError } from '../errors.js';
 import { gbnfLiteral } from './number-grammar.js';
 
 /** Code points a JSON string may hold unescaped and that are whole UTF-8 scalar values. */
@@ -33,7 +34,12 @@ function classRange([from, to]: [number, number]): string {
   return from === to ? hex(from) : `${hex(from)}-${hex(to)}`;
 }
 
-class Unsupported extends Error {}
+/** A pattern (or part of one) the grammar cannot express: checked after generation instead. */
+class Unsupported extends PincerError {
+  constructor(what: string) {
+    super('invalid_request', what);
+  }
+}
 
 type Ranges = [number, number][];
 
