@@ -94,6 +94,33 @@ describe('agent loop', () => {
     ]);
   });
 
+  it('never runs a call from a reply cut off at max_tokens; the model is told why', async () => {
+    const { host, log } = toolHost({
+      'notes/add': { run: (input) => ({ content: `saved ${String(input.text)}` }) },
+    });
+    const cut: ScriptedReply = {
+      toolCalls: [{ id: 'c1', name: 'notes/add', input: { text: 'mi' } }],
+      stopReason: 'max_tokens',
+    };
+    const { rt, provider } = runtime(
+      [cut, call('notes/add', { text: 'milk' }, 'c2'), { text: 'Done.' }],
+      {
+        tools: host,
+      },
+    );
+    const result = await rt.start({ text: 'remember milk' }).done;
+    expect(result.outcome).toBe('completed');
+    const told = provider.requests[1]?.messages.at(-1)?.content[0];
+    expect(told).toMatchObject({ type: 'tool_result', toolUseId: 'c1', isError: true });
+    expect(JSON.stringify(told)).toContain('cut off at the output token limit');
+    // Only the call written again, whole, ran.
+    expect(log).toEqual(['start notes/add', 'end notes/add']);
+    expect(store.toolCalls(result.runId)).toMatchObject([
+      { callId: 'c1', name: 'notes/add', status: 'completed' },
+      { callId: 'c2', name: 'notes/add', status: 'completed', result: 'saved milk' },
+    ]);
+  });
+
   it('runs read-only calls in parallel and side effects alone, in order', async () => {
     let releaseA: () => void = () => {};
     const aWaiting = new Promise<void>((resolve) => {

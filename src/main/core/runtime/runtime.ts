@@ -9,6 +9,7 @@
 import {
   type ImageBlock,
   type Message,
+  type StopReason,
   type ToolCall,
   type ToolResultBlock,
   toolCallsOf,
@@ -16,7 +17,7 @@ import {
   userText,
   userTurn,
 } from '../../../shared/messages.js';
-import { categoryOfCkpCode, PincerError } from '../errors.js';
+import { CKP_ERRORS, categoryOfCkpCode, PincerError } from '../errors.js';
 import type { ModelAccess, ModelEvent, OutsideSpend } from '../models/index.js';
 import { isModelError } from '../models/index.js';
 import type { ApprovalHook, InputEvents, PolicyHook } from '../policy/index.js';
@@ -304,6 +305,7 @@ class RunLoop {
   private lastMessageId: MessageId | null;
   private reply: Message | undefined;
   private lastSpend: { usage: Usage; costUsd: number } | undefined;
+  private lastStop: StopReason | undefined;
   private readonly seen = new Map<string, number>();
   private readonly tools: ToolHost;
   private readonly policy: PolicyHook;
@@ -445,13 +447,15 @@ class RunLoop {
         return;
       }
       this.go('tool_needed');
-      await this.toolStep(calls);
+      // A reply cut off at max_tokens may hold a call whose arguments stop half-way, yet parse:
+      // none of its calls runs, and the model is told why so it can write them again.
+      await this.toolStep(calls, this.lastStop === 'max_tokens');
       this.go('continue');
     }
   }
 
   /** One step's calls: recorded, authorized, run, and their results appended. */
-  private async toolStep(calls: ToolCall[]): Promise<ToolResultBlock[]> {
+  private async toolStep(calls: ToolCall[], truncated = false): Promise<ToolResultBlock[]> {
     for (const call of calls) this.remember(call);
     this.stepId = this.deps.store.startStep(this.run.id, 'tools');
     this.deps.store.requestToolCalls(
@@ -459,7 +463,19 @@ class RunLoop {
       this.stepId,
       calls.map((call) => ({ ...call, readOnly: this.tools.isReadOnly(call.name) })),
     );
-    const results = await this.runTools(calls, new Map());
+    const cut = new Map<string, ToolOutcome>();
+    if (truncated) {
+      for (const call of calls) {
+        this.emit({ type: 'tool.requested', call, read_only: this.tools.isReadOnly(call.name) });
+        const refused = refusal(
+          'truncated_reply',
+          CKP_ERRORS.invalidParams,
+          'not run: your reply was cut off at the output token limit, so this call may be incomplete; write it again, shorter',
+        );
+        cut.set(call.id, this.settle(call, refused, 0, false, 'denied'));
+      }
+    }
+    const results = await this.runTools(calls, cut);
     this.append({ role: 'user', content: results }, this.lastMessageId, false);
     this.deps.store.endStep(this.stepId);
     this.go('tools_done');
@@ -605,6 +621,7 @@ class RunLoop {
     });
     if (finish.stopReason === 'cancelled' || signal.aborted)
       throw this.abortStop(signal, turnController.signal);
+    this.lastStop = finish.stopReason;
     return finish.message;
   }
 
