@@ -7,10 +7,10 @@ import {
   checkGpu,
   checkKeychain,
   checkModels,
-  checkNode,
   type DoctorCheck,
 } from './checks.js';
 import { checkNativeModules } from './native-check.js';
+import { checkNode } from './node-check.js';
 import { checkSandbox } from './sandbox-check.js';
 import { checkSecrets } from './secrets-check.js';
 
