@@ -3,16 +3,24 @@
  * Prepares the Node.js releases the CLI is tested on, beside the one running this script:
  * `node scripts/node-runtimes.mjs [MAJOR...]` (default: the lines the doctor calls tested).
  *
- * Each major gets `.cache/node-runtimes/vMAJOR/`: `node/` (the newest release of that major,
- * from the registry's `node-<platform>-<arch>` package, the same binary the `node` package
- * installs) and `app/node_modules/better-sqlite3` rebuilt against that release's headers (it is
- * the one native module bound to Node's ABI; the others use N-API). A CLI copied to
- * `vMAJOR/app/dist/` resolves better-sqlite3 there and every other package from the
- * repository's node_modules further up, so the bundle runs as users run it on that Node.
- * Prepared runtimes are kept and reused; the product suite runs `dist/cli.js` on each.
+ * Each major gets the newest release of that line, from the registry's `node-<platform>-<arch>`
+ * package (the binary the `node` package installs), and better-sqlite3 rebuilt against that
+ * release's headers (the one native module bound to Node's ABI; the others use N-API), both kept
+ * in the user's cache. `.cache/node-runtimes/vMAJOR/app/` in the clone links that build as its
+ * node_modules/better-sqlite3: a CLI copied to `app/dist/` resolves it there and every other
+ * package from the clone's node_modules further up, so the bundle runs as users run it on that
+ * Node. The product suite runs `dist/cli.js` on each (`runtime.json` says where they are).
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -82,13 +90,28 @@ async function fetchNode(pkg, version, into) {
   }
 }
 
-function buildSqlite(nodeDir, version, into) {
-  const source = path.join(root, 'node_modules', 'better-sqlite3');
-  rmSync(into, { recursive: true, force: true });
-  cpSync(source, into, {
-    recursive: true,
-    filter: (file) => path.relative(source, file).split(path.sep)[0] !== 'build',
-  });
+/**
+ * Built runtimes are kept per user, outside any clone (a release and its better-sqlite3 build
+ * never change), so a fresh clone or CI run on the same machine reuses them.
+ */
+function userCache() {
+  if (process.env.PINCER_NODE_RUNTIMES_CACHE) return process.env.PINCER_NODE_RUNTIMES_CACHE;
+  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return path.join(base, 'pincer', 'node-runtimes');
+}
+
+/** better-sqlite3 and what it requires at run time, copied so they resolve from the cache. */
+const SQLITE_PACKAGES = ['better-sqlite3', 'bindings', 'file-uri-to-path'];
+
+function buildSqlite(nodeDir, version, modules) {
+  rmSync(modules, { recursive: true, force: true });
+  for (const name of SQLITE_PACKAGES) {
+    const source = path.join(root, 'node_modules', name);
+    cpSync(source, path.join(modules, name), {
+      recursive: true,
+      filter: (file) => path.relative(source, file).split(path.sep)[0] !== 'build',
+    });
+  }
   const gyp = path.join(root, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
   const node = path.join(nodeDir, 'bin', 'node');
   execFileSync(
@@ -103,7 +126,7 @@ function buildSqlite(nodeDir, version, into) {
       '--loglevel=warn',
     ],
     {
-      cwd: into,
+      cwd: path.join(modules, 'better-sqlite3'),
       stdio: ['ignore', 'ignore', 'inherit'],
       env: { ...process.env, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH}` },
     },
@@ -112,33 +135,51 @@ function buildSqlite(nodeDir, version, into) {
 
 export async function prepare(major) {
   const pkg = platformPackage();
-  const version = newestRelease(pkg, major);
   const dir = path.join(runtimesDir, `v${major}`);
   const stampFile = path.join(dir, 'runtime.json');
+  const stamp = readJson(stampFile);
+  let version;
+  try {
+    version = newestRelease(pkg, major);
+  } catch (error) {
+    // Offline: what was prepared before still runs.
+    if (stamp && existsSync(stamp.node)) {
+      console.log(`node ${stamp.version}: ready (registry unreachable, kept)`);
+      return stamp;
+    }
+    throw error;
+  }
   const sqliteVersion = readJson(
     path.join(root, 'node_modules/better-sqlite3/package.json'),
   )?.version;
-  const stamp = readJson(stampFile);
-  if (stamp?.version === version && stamp?.betterSqlite3 === sqliteVersion) {
-    console.log(`node ${version}: ready (${dir})`);
-    return stamp;
-  }
-  const nodeDir = path.join(dir, 'node');
-  if (!existsSync(path.join(nodeDir, 'bin', 'node')) || stamp?.version !== version) {
+  const built = path.join(userCache(), `${version}-${pkg}-better-sqlite3-${sqliteVersion}`);
+  const nodeDir = path.join(built, 'node');
+  const modules = path.join(built, 'node_modules');
+  const binding = path.join(modules, 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
+  if (!existsSync(path.join(nodeDir, 'bin', 'node'))) {
     console.log(`node ${version}: fetching ${pkg}@${version}`);
     await fetchNode(pkg, version, nodeDir);
   }
-  console.log(`node ${version}: building better-sqlite3 ${sqliteVersion} for it`);
-  buildSqlite(nodeDir, version, path.join(dir, 'app', 'node_modules', 'better-sqlite3'));
+  if (!existsSync(binding)) {
+    console.log(`node ${version}: building better-sqlite3 ${sqliteVersion} for it`);
+    buildSqlite(nodeDir, version, modules);
+  }
+  // The app folder sits inside the clone, so everything but better-sqlite3 resolves from the
+  // clone's node_modules further up.
+  const app = path.join(dir, 'app');
+  const link = path.join(app, 'node_modules', 'better-sqlite3');
+  mkdirSync(path.dirname(link), { recursive: true });
+  rmSync(link, { recursive: true, force: true });
+  symlinkSync(path.join(modules, 'better-sqlite3'), link, 'dir');
   const ready = {
     major,
     version,
     betterSqlite3: sqliteVersion,
     node: path.join(nodeDir, 'bin', 'node'),
-    app: path.join(dir, 'app'),
+    app,
   };
   writeFileSync(stampFile, `${JSON.stringify(ready, null, 2)}\n`);
-  console.log(`node ${version}: ready (${dir})`);
+  console.log(`node ${version}: ready (${built})`);
   return ready;
 }
 
