@@ -2,9 +2,9 @@
 
 export {
   type ApprovalBroker,
+  type ApprovalVerdict,
   type PendingApproval,
   sessionGrantText,
-  type Verdict,
 } from './broker.js';
 export { commandLineOf } from './command-match.js';
 export { destructiveReasons, runsReasons } from './command-risk.js';
