@@ -497,7 +497,7 @@ export type WorkspaceView = z.infer<typeof WorkspaceViewSchema>;
 
 export const FeatureStatusSchema = z.object({
   available: z.boolean(),
-  /** Why not, when it is not (e.g. "arrives with #10"). */
+  /** Why not, when it is not: a sentence the surfaces show. */
   note: z.string().nullable(),
 });
 

@@ -1,5 +1,5 @@
 /**
- * The slash commands of `pincer chat` attached to a running agent (#21), over the IPC contract:
+ * The slash commands of `pincer chat` attached to a running agent (its gateway), over the IPC contract:
  * the line-mode commands (`/model`, `/models`, `/new`, `/sessions`, `/open`) the way the local
  * chat has them, plus the answers to the agent's other runs' approvals (its channels' and
  * schedules' runs), which are announced as they arrive and answered by number.

@@ -1,5 +1,5 @@
 /**
- * The model router (#3): picks which registered model serves a request, in an order given by a
+ * The model router: picks which registered model serves a request, in an order given by a
  * strategy, after filtering out models that cannot serve it; enforces per-provider limits before
  * anything is sent; retries what is worth retrying; falls back while the consumer has seen
  * nothing; accounts usage and cost when a reply finishes.

@@ -1,4 +1,4 @@
-/** The tool sandbox (#8): see sandbox.ts for the executor and backend.ts for the backends. */
+/** The tool sandbox: see sandbox.ts for the executor and backend.ts for the backends. */
 
 export { type BackendInfo, type BackendKind, detectBackend } from './backend.js';
 export { LineSplitter, LineTooLongError } from './channel.js';

@@ -1,5 +1,5 @@
 /**
- * The credentials store of #9. `createSecretStore` assembles the backend chain for this
+ * The credentials store. `createSecretStore` assembles the backend chain for this
  * process: OS keychain (keytar) -> safeStorage vault (Electron only, encryptor injected by
  * src/main/app) -> passphrase vault (AES-256-GCM, scrypt) -> environment variables.
  */

@@ -35,7 +35,7 @@ export interface ExecuteOptions {
   allowPrivateNetwork?: boolean;
   executor?: ToolExecutor;
   signal?: AbortSignal;
-  /** The policy's say (#7), asked after validation and before each run. */
+  /** The policy's say, asked after validation and before each run. */
   beforeRun?: (checked: CheckedCall) => Promise<BeforeRunVerdict>;
 }
 
