@@ -9,12 +9,9 @@ import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { telemetrySpec } from '../../src/main/core/ckp/schemas.js';
 import type { RunEvent, RunEventBody } from '../../src/main/core/runtime/events.js';
-import {
-  openTelemetry,
-  runSpanId,
-  type SpanRecord,
-  type Telemetry,
-} from '../../src/main/core/telemetry/index.js';
+import type { SpanRecord } from '../../src/main/core/telemetry/exporters.js';
+import { runSpanId } from '../../src/main/core/telemetry/ids.js';
+import { openTelemetry, type Telemetry } from '../../src/main/core/telemetry/index.js';
 import type { RunId, SessionId, TaskId, TraceId } from '../../src/main/core/terms.js';
 
 let dir = '';

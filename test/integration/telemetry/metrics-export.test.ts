@@ -12,7 +12,7 @@ import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
 import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
-import { otlpMetricsUrl } from '../../../src/main/core/telemetry/index.js';
+import { otlpMetricsUrl } from '../../../src/main/core/telemetry/metric-export.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import {
   type OtlpAttribute,

@@ -14,8 +14,6 @@ import { checkNode } from './node-check.js';
 import { checkSandbox } from './sandbox-check.js';
 import { checkSecrets } from './secrets-check.js';
 
-export type { CheckStatus, DoctorCheck } from './checks.js';
-
 export interface DoctorReport {
   pincer: string;
   platform: string;
