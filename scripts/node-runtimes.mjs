@@ -3,7 +3,7 @@
  * Prepares the Node.js releases the CLI is tested on, beside the one running this script:
  * `node scripts/node-runtimes.mjs [MAJOR...]` (default: the lines the doctor calls tested).
  *
- * Each major gets the newest release of that line, from the registry's `node-<platform>-<arch>`
+ * Each major gets the release pinned in RELEASES, from the registry's `node-<platform>-<arch>`
  * package (the binary the `node` package installs), and better-sqlite3 rebuilt against that
  * release's headers (the one native module bound to Node's ABI; the others use N-API), both kept
  * in the user's cache. `.cache/node-runtimes/vMAJOR/app/` in the clone links that build as its
@@ -39,6 +39,12 @@ export function testedMajors() {
 }
 export const runtimesDir = path.join(root, '.cache', 'node-runtimes');
 
+/**
+ * The release of each tested line, pinned so every run tests the same binaries and a prepared
+ * runtime is reused; move a pin to take a newer release (it is fetched and built once).
+ */
+export const RELEASES = { 22: '22.23.3', 24: '24.21.0' };
+
 function platformPackage() {
   const platform = { linux: 'linux', darwin: 'darwin' }[process.platform];
   const arch = { x64: 'x64', arm64: 'arm64' }[process.arch];
@@ -50,24 +56,6 @@ function platformPackage() {
 
 function npm(args, options = {}) {
   return execFileSync('npm', args, { encoding: 'utf8', ...options }).trim();
-}
-
-/** The newest published release of a major, e.g. 24 -> "24.9.0". */
-function newestRelease(pkg, major) {
-  const listed = JSON.parse(npm(['view', `${pkg}@^${major}`, 'version', '--json']));
-  const versions = (Array.isArray(listed) ? listed : [listed]).filter((v) =>
-    v.startsWith(`${major}.`),
-  );
-  const newest = versions.sort((a, b) => compareVersions(a, b)).at(-1);
-  if (!newest) throw new Error(`${pkg} has no release of Node ${major}`);
-  return newest;
-}
-
-function compareVersions(a, b) {
-  const pa = a.split('.').map(Number);
-  const pb = b.split('.').map(Number);
-  for (let i = 0; i < 3; i++) if (pa[i] !== pb[i]) return pa[i] - pb[i];
-  return 0;
 }
 
 function readJson(file) {
@@ -137,18 +125,8 @@ export async function prepare(major) {
   const pkg = platformPackage();
   const dir = path.join(runtimesDir, `v${major}`);
   const stampFile = path.join(dir, 'runtime.json');
-  const stamp = readJson(stampFile);
-  let version;
-  try {
-    version = newestRelease(pkg, major);
-  } catch (error) {
-    // Offline: what was prepared before still runs.
-    if (stamp && existsSync(stamp.node)) {
-      console.log(`node ${stamp.version}: ready (registry unreachable, kept)`);
-      return stamp;
-    }
-    throw error;
-  }
+  const version = RELEASES[major];
+  if (!version) throw new Error(`no release of Node ${major} is pinned: add one to RELEASES`);
   const sqliteVersion = readJson(
     path.join(root, 'node_modules/better-sqlite3/package.json'),
   )?.version;
