@@ -74,6 +74,8 @@ export class ModelSwitch {
   private localPath: string | undefined;
   /** The context size chosen in the app; undefined: the launch's (`--context-size`), else automatic. */
   private contextChoice: number | undefined;
+  /** Set when a context size chosen at run time waits for the loaded engine to be free. */
+  private resizeWanted = false;
   /** The selected GGUF's header facts, read once per file. */
   private facts: { path: string; read: Promise<ModelFileFacts | undefined> } | undefined;
   /** Told after every switch (the root swaps the context's tokenizer). */
@@ -158,6 +160,39 @@ export class ModelSwitch {
    */
   setContextSize(size: number | undefined): void {
     this.contextChoice = size;
+  }
+
+  /**
+   * Chooses the local context size while the app runs: a loaded engine takes it only by
+   * reloading, which `reloadWhenFree` does once nothing uses the engine; until then it keeps
+   * its size.
+   */
+  resize(size: number | undefined): void {
+    this.setContextSize(size);
+    this.resizeWanted = this.choice.kind === 'local' && this.loaded;
+  }
+
+  /** Whether a chosen context size still waits for the loaded engine to be free. */
+  get resizePending(): boolean {
+    return this.resizeWanted;
+  }
+
+  /**
+   * Reloads the local engine with the chosen context size if one waits and `busy` says nothing
+   * uses the engine (a run between two turns, a request of the Local API queued): the switch
+   * sees only the turns themselves. `changed` is told after the unload and after the load.
+   */
+  async reloadWhenFree(busy: () => boolean, changed: () => void): Promise<void> {
+    if (!this.resizeWanted || this.choice.kind !== 'local' || !this.loaded) {
+      this.resizeWanted = false;
+      return;
+    }
+    if (busy()) return;
+    this.resizeWanted = false;
+    await this.unload();
+    changed();
+    await this.load().catch(() => undefined);
+    changed();
   }
 
   /** The selected local GGUF's header facts (trained context, KV bytes per token); else undefined. */

@@ -55,12 +55,14 @@ export interface ProviderRequest {
   takesImages?: boolean;
 }
 
-export interface Assistant {
-  /** The OS confinement the tools run under (the status bars show it). */
-  readonly sandboxBackend: AppInfo['sandbox'];
-  /** Everything pushed to a UI; returns the unsubscribe function. */
-  subscribe(listener: (event: AssistantEvent) => void): () => void;
+/**
+ * The assistant's surface, one interface per service (each mirrors IPC namespaces; see
+ * `services/`). `Assistant` joins them flat, so a caller writes `assistant.send(...)` whichever
+ * service answers.
+ */
 
+/** `sessions.*`: the conversations, their tools, their history, search and export. */
+export interface SessionsService {
   listSessions(): SessionSummary[];
   /** The tools this conversation's runs may be offered, each with whether it is on here. */
   sessionTools(sessionId: string): SessionTool[];
@@ -80,7 +82,10 @@ export interface Assistant {
     id: string,
     format: 'markdown' | 'json',
   ): { fileName: string; mediaType: string; content: string };
+}
 
+/** `chat.*` and `runs.*`: starting and stopping runs, and what they did. */
+export interface ChatService {
   send(options: SendOptions): { runId: string; sessionId: string };
   cancel(runId: string): boolean;
   /** Resolves when the run ends (tests and the CLI wait on it). */
@@ -88,19 +93,24 @@ export interface Assistant {
   liveEvents(runId: string): RunEventView[];
   listRuns(filter?: { sessionId?: string; limit?: number }): RunSummary[];
   run(runId: string): RunDetail;
+}
 
+/** `approvals.*` and `inputs.*`: what runs wait on a person for. */
+export interface ApprovalsService {
   pendingApprovals(): PendingApprovalView[];
   resolveApproval(
     id: string,
     verdict: ApprovalVerdict,
     reason?: string,
   ): ReturnType<ApprovalBroker['resolve']>;
-
   /** Forms MCP servers asked the user to fill mid-call, oldest first. */
   pendingInputs(): PendingInputView[];
   /** An answer from this UI; an accepted one that does not fit the form stays pending. */
   resolveInput(id: string, answer: InputAnswer): InputResolveResult;
+}
 
+/** `models.*`: what answers chat, the catalog, downloads and imports. */
+export interface ModelsService {
   models(): Promise<ModelsState>;
   /** This computer's GPU memory, probed once on first ask (null: none). */
   gpuMemory(): Promise<GpuMemory | null>;
@@ -119,6 +129,12 @@ export interface Assistant {
   };
   loadModel(): Promise<ModelsState>;
   unloadModel(): Promise<ModelsState>;
+  /** What answers chat now (for app info and the status bar). */
+  modelLabel(): string;
+}
+
+/** `providers.*`: the manifest's providers and the servers added in the app. */
+export interface ProvidersService {
   providers(): Promise<{
     providers: ProviderView[];
     connections: ConnectionView[];
@@ -129,44 +145,64 @@ export interface Assistant {
   /** Tests, then saves a provider and its key (by name, in the secret store). */
   addProvider(request: ProviderRequest & { name: string }): Promise<ConnectionView>;
   removeProvider(name: string): Promise<void>;
+}
 
+/** `secrets.*`: names and backends of the secret store, never a value. */
+export interface SecretsService {
   secrets(): Promise<SecretsView>;
   setSecret(name: string, value: string): Promise<SecretsView>;
   deleteSecret(name: string): Promise<SecretsView>;
+}
 
+/** `settings.*`, `policies.*` and `workspace.*`: what the user sets for the whole app. */
+export interface SettingsService {
+  settings(): Settings;
+  updateSettings(patch: Partial<Settings>): Settings;
   policies(): PoliciesView;
   setAutonomy(level: Autonomy): PoliciesView;
-
-  settings(): Settings;
   /** The folder the agent's tools work in. */
   workspace(): string;
   /** A path inside the workspace (relative, as tool cards show it), confined like a tool's. */
   workspaceTarget(relative?: string): Promise<{ path: string; isFolder: boolean }>;
-  updateSettings(patch: Partial<Settings>): Settings;
+}
 
+/** `skills.*` and `memory.*`: what the agent knows and may do, and what the user adds. */
+export interface LibraryService {
   skills(): Array<{ name: string; description: string; enabled: boolean; trust: string }>;
   searchMemory(query: string): Promise<{
     hits: Array<{ text: string; score: number; source: string }>;
     notice: string | null;
   }>;
-
-  /** The OpenAI-compatible endpoint over the app's own engine (Settings → Local API). */
-  openaiEndpoint: Pick<OpenAiEndpoint, 'view' | 'configure' | 'rotateKey' | 'requestLog'>;
   /** Skills and memory the user adds in Settings. */
   library: Pick<UserLibrary, 'addSkill' | 'setSkillEnabled' | 'remember'>;
-  /** The user's MCP servers and their connections (Settings → MCP). */
+}
+
+export interface Assistant
+  extends SessionsService,
+    ChatService,
+    ApprovalsService,
+    ModelsService,
+    ProvidersService,
+    SecretsService,
+    SettingsService,
+    LibraryService {
+  /** The OS confinement the tools run under (the status bars show it). */
+  readonly sandboxBackend: AppInfo['sandbox'];
+  /** Everything pushed to a UI; returns the unsubscribe function. */
+  subscribe(listener: (event: AssistantEvent) => void): () => void;
+  /** `openaiEndpoint.*`: the OpenAI-compatible endpoint over the app's own engine. */
+  openaiEndpoint: Pick<OpenAiEndpoint, 'view' | 'configure' | 'rotateKey' | 'requestLog'>;
+  /** `mcp.*`: the user's MCP servers and their connections (Settings → MCP). */
   mcpServers: Pick<McpServers, 'list' | 'add' | 'setEnabled' | 'remove'>;
   /**
-   * The manifest's channels, pairing codes, and the work the pause holds (Settings → Channels,
-   * the status bar); `connect` is for whoever serves the channels on this agent.
+   * `channels.*` and `background.*`: the manifest's channels, pairing codes, and the work the
+   * pause holds (Settings → Channels, the status bar); `connect` is for whoever serves the
+   * channels on this agent.
    */
   channels: Pick<
     BackgroundChannels,
     'connect' | 'held' | 'setPaused' | 'list' | 'approvePairing' | 'rejectPairing'
   >;
-
-  /** What answers chat now (for app info and the status bar). */
-  modelLabel(): string;
   /**
    * Error text as a surface may show it: secrets redacted by the agent's redactor, the data
    * directory and home folder replaced by placeholders.

@@ -74,3 +74,19 @@ export function findEntry(catalog: ModelCatalog, name: string): CatalogEntry {
   }
   return entry;
 }
+
+/** The share of this computer's memory a model may take: the system and the app need the rest. */
+export const MODEL_MEMORY_SHARE = 0.7;
+
+/** Whether a model needing `ramBytes` runs beside the system and the app on this much memory. */
+export function fitsMemory(ramBytes: number, machineRamBytes: number): boolean {
+  return ramBytes <= machineRamBytes * MODEL_MEMORY_SHARE;
+}
+
+/** The chat model to offer first: the largest that fits, else the smallest; null if none. */
+export function recommendedChat(catalog: ModelCatalog, machineRamBytes: number): string | null {
+  const chat = catalog.models
+    .filter((m) => m.kind === 'chat')
+    .sort((a, b) => b.ramBytes - a.ramBytes);
+  return (chat.find((m) => fitsMemory(m.ramBytes, machineRamBytes)) ?? chat.at(-1))?.name ?? null;
+}

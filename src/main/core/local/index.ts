@@ -1,7 +1,7 @@
 /** The local module's public surface: what other modules import. */
 
 export type { ModelCatalog } from './catalog.js';
-export { findEntry } from './catalog.js';
+export { findEntry, fitsMemory, recommendedChat } from './catalog.js';
 export { NATIVE_LOAD_DEADLINE_MS, withDeadline } from './deadline.js';
 export { LocalEmbedder, lazyLocalEmbedder } from './embeddings.js';
 export type { LoadedModelInfo, LocalEngine } from './engine.js';

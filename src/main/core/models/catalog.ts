@@ -176,6 +176,18 @@ export function findModel(
   return models.find((model) => model.id === id);
 }
 
+/** Whether the catalog has a price for the model of this API name or id (zero is no price). */
+export function isPriced(
+  model: string | undefined,
+  models: readonly ModelDescriptor[] = BUILTIN_MODELS,
+): boolean {
+  return models.some(
+    (m) =>
+      (m.apiModel === model || m.id === model) &&
+      (m.pricing.inputPer1k > 0 || m.pricing.outputPer1k > 0),
+  );
+}
+
 /** Throws `unknown_model` naming the closest known id, so a typo is one edit away from fixed. */
 export function lookupModel(
   id: string,

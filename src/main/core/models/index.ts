@@ -3,7 +3,7 @@
 export type { ModelAccess } from './access.js';
 export { viaProvider, viaRouter } from './access.js';
 export { StreamAssembler } from './assembler.js';
-export { BUILTIN_MODELS } from './catalog.js';
+export { BUILTIN_MODELS, isPriced } from './catalog.js';
 export type { Connection } from './connections.js';
 export {
   CONNECTION_ENDPOINT,
