@@ -13,11 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Assistant, createAssistant } from '../../src/main/core/assistant/index.js';
 import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
 import { viaProvider } from '../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../src/main/core/models/types.js';
 import { createSecretStore } from '../../src/main/core/secrets/index.js';
 import { APP_DIR } from '../support/assistant-harness.js';
 import { chromiumMissingReason, launchChromium } from '../support/browser.js';
+import { ScriptedProvider } from '../support/scripted-provider.js';
 import { FAST_SCRYPT } from '../support/secrets.js';
 
 const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');

@@ -11,10 +11,10 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
-import type { ScriptedReply } from '../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../src/main/core/models/types.js';
 import { type AssistantFixture, scriptedAssistant } from '../support/assistant-harness.js';
 import { chromiumMissingReason, launchChromium } from '../support/browser.js';
+import type { ScriptedReply } from '../support/scripted-provider.js';
 
 const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');
 const skipReason =

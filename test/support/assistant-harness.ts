@@ -8,9 +8,9 @@ import path from 'node:path';
 import { type Assistant, createAssistant } from '../../src/main/core/assistant/index.js';
 import type { ModelCatalog } from '../../src/main/core/local/catalog.js';
 import { viaProvider } from '../../src/main/core/models/access.js';
-import { ScriptedProvider, type ScriptedReply } from '../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../src/main/core/models/types.js';
 import { createSecretStore, type SecretStore } from '../../src/main/core/secrets/index.js';
+import { ScriptedProvider, type ScriptedReply } from './scripted-provider.js';
 import { FAST_SCRYPT } from './secrets.js';
 
 export const APP_DIR = path.resolve(import.meta.dirname, '../..');

@@ -11,10 +11,10 @@ import type { Clock } from '../../src/main/core/channels/clock.js';
 import { ChannelHub } from '../../src/main/core/channels/hub.js';
 import type { ChannelDecl } from '../../src/main/core/channels/types.js';
 import { viaProvider } from '../../src/main/core/models/access.js';
-import { type Script, ScriptedProvider } from '../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../src/main/core/models/types.js';
 import { createSecretStore } from '../../src/main/core/secrets/index.js';
 import { APP_DIR } from './assistant-harness.js';
+import { type Script, ScriptedProvider } from './scripted-provider.js';
 import { FAST_SCRYPT } from './secrets.js';
 
 export interface ChannelAgent {

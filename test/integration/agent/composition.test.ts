@@ -9,10 +9,10 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { openAgent } from '../../../src/main/core/agent/index.js';
 import { assistantOver, createAssistant } from '../../../src/main/core/assistant/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider, type ScriptedReply } from '../../../src/main/core/models/scripted.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import type { AssistantEvent } from '../../../src/shared/ipc-schemas.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
+import { ScriptedProvider, type ScriptedReply } from '../../support/scripted-provider.js';
 import { FAST_SCRYPT } from '../../support/secrets.js';
 
 let dataDir = '';

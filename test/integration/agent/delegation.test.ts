@@ -9,13 +9,13 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { narrowedPolicy } from '../../../src/main/core/agent/delegation.js';
 import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider, type ScriptedReply } from '../../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../../src/main/core/models/types.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import type { RunId } from '../../../src/main/core/terms.js';
 import type { ToolResultBlock } from '../../../src/shared/messages.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import { runCliInProcess } from '../../support/cli-run.js';
+import { ScriptedProvider, type ScriptedReply } from '../../support/scripted-provider.js';
 import { FAST_SCRYPT } from '../../support/secrets.js';
 
 let dataDir = '';

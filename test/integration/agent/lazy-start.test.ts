@@ -12,7 +12,6 @@ import { openAgent } from '../../../src/main/core/agent/index.js';
 import { lazyLocalEmbedder } from '../../../src/main/core/local/embeddings.js';
 import { MemoryStore } from '../../../src/main/core/memory/store.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import { createSandbox } from '../../../src/main/core/sandbox/sandbox.js';
 import { sandboxSettings } from '../../../src/main/core/sandbox/settings.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
@@ -22,6 +21,7 @@ import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
 import { runTool } from '../../../src/main/core/tools/execute.js';
 import { writeTinyGguf } from '../../fixtures/tiny-gguf.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 import { FAST_SCRYPT } from '../../support/secrets.js';
 
 let dir = '';

@@ -21,7 +21,6 @@ import {
   sessionFactory,
   ToolCalls,
 } from '../../../src/main/core/ckp-server/index.js';
-import type { Script } from '../../../src/main/core/models/scripted.js';
 import { agentWorker } from '../../../src/main/core/swarm/index.js';
 import type { RunId } from '../../../src/main/core/terms.js';
 import {
@@ -32,6 +31,7 @@ import {
   lastUserText,
 } from '../../support/channel-agent.js';
 import { CkpPeer } from '../../support/ckp-peer.js';
+import type { Script } from '../../support/scripted-provider.js';
 
 const SECRET = 'webhook-test-secret';
 let fixture: ChannelAgent | undefined;

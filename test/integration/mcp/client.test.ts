@@ -12,10 +12,10 @@ import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { RpcError, ToolCalls } from '../../../src/main/core/ckp-server/index.js';
 import { addMcpServer } from '../../../src/main/core/mcp/config.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { startMcpHttpServer } from '../../fixtures/mcp/http-server.js';
 import { repoRoot } from '../../support/cli-run.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 import { FAST_SCRYPT } from '../../support/secrets.js';
 
 const server = path.join(repoRoot, 'test/fixtures/mcp/stdio-server.mjs');

@@ -14,7 +14,6 @@ import { type Assistant, createAssistant } from '../../../src/main/core/assistan
 import { dispatch, type IpcHandlers } from '../../../src/main/core/ipc/dispatch.js';
 import { createCoreHandlers } from '../../../src/main/core/ipc/handlers.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import type {
   AssistantEvent,
@@ -25,6 +24,7 @@ import type {
 } from '../../../src/shared/ipc.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import { repoRoot } from '../../support/cli-run.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 import { FAST_SCRYPT } from '../../support/secrets.js';
 
 const server = path.join(repoRoot, 'test/fixtures/mcp/client-requests-server.mjs');

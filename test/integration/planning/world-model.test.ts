@@ -11,12 +11,12 @@ import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import type { RunEvent } from '../../../src/main/core/runtime/index.js';
 import type { ToolResultBlock } from '../../../src/shared/messages.js';
 import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 
 let dataDir = '';
 let server: VendorServer;

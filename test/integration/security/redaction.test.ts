@@ -13,7 +13,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../../src/main/core/models/types.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { openDatabase, profileDatabasePath } from '../../../src/main/core/storage/index.js';
@@ -21,6 +20,7 @@ import { startVendorServer, type VendorServer } from '../../fixtures/vendor-serv
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import { runBuiltCli } from '../../support/cli-run.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 import { FAST_SCRYPT, seedFastVault } from '../../support/secrets.js';
 
 // No credential pattern matches it: only the registry of stored values can catch it.

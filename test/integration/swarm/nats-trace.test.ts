@@ -13,7 +13,6 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import {
   type OpenedSwarm,
@@ -32,6 +31,7 @@ import {
   type Receiver,
   resourceAttr,
 } from '../../support/otlp-receiver.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 import { FAST_SCRYPT } from '../../support/secrets.js';
 import { writeSwarmManifest } from './fixtures/manifest.js';
 

@@ -18,7 +18,6 @@ import {
   ToolCalls,
 } from '../../../src/main/core/ckp-server/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import {
   agentLeader,
@@ -30,6 +29,7 @@ import { APP_DIR } from '../../support/assistant-harness.js';
 import { CkpPeer } from '../../support/ckp-peer.js';
 import { repoRoot, runCliInProcess } from '../../support/cli-run.js';
 import { type NatsServer, natsMissing, startNats } from '../../support/nats.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 import { FAST_SCRYPT } from '../../support/secrets.js';
 import { writeSwarmManifest } from './fixtures/manifest.js';
 

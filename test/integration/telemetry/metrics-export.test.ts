@@ -10,7 +10,6 @@ import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { otlpMetricsUrl } from '../../../src/main/core/telemetry/index.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
@@ -23,6 +22,7 @@ import {
   type Receiver,
   resourceAttr,
 } from '../../support/otlp-receiver.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 import { FAST_SCRYPT } from '../../support/secrets.js';
 
 const PROMPT = 'PROMPT-TEXT-never-in-metrics-77aa';

@@ -9,7 +9,6 @@ import path from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../../src/main/core/models/types.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { openDatabase, profileDatabasePath } from '../../../src/main/core/storage/index.js';
@@ -35,6 +34,7 @@ import {
   type Receiver,
   otlpReceiver as receiver,
 } from '../../support/otlp-receiver.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 import { FAST_SCRYPT } from '../../support/secrets.js';
 
 const PROMPT = 'PROMPT-TEXT-never-exported-4f1c';
