@@ -9,11 +9,10 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { openAgent } from '../../../src/main/core/agent/index.js';
 import { assistantOver, createAssistant } from '../../../src/main/core/assistant/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import type { AssistantEvent } from '../../../src/shared/ipc-schemas.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import { ScriptedProvider, type ScriptedReply } from '../../support/scripted-provider.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 let dataDir = '';
 beforeEach(async () => {
@@ -27,11 +26,7 @@ async function appAssistant(script: ScriptedReply[]) {
     dataDir,
     appDir: APP_DIR,
     model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets: vaultSecrets(dataDir, 'test-passphrase'),
   });
   const events: AssistantEvent[] = [];
   assistant.subscribe((event) => events.push(event));
@@ -72,11 +67,7 @@ it('every run event names its session and run; tool.finished carries the output,
     dataDir,
     appDir: APP_DIR,
     model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets: vaultSecrets(dataDir, 'test-passphrase'),
   });
   const assistant = await assistantOver(agent);
   // Rendering a live run must not read the tool-calls table.

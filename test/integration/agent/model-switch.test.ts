@@ -9,12 +9,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openAgent } from '../../../src/main/core/agent/index.js';
 import { assistantOver } from '../../../src/main/core/assistant/index.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { writeTinyGguf } from '../../fixtures/tiny-gguf.js';
 import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 let dataDir = '';
 let modelPath = '';
@@ -39,11 +38,7 @@ it('local -> OpenAI-compatible server -> local, without a restart; the next run 
     tools: '',
     local: { threads: 1, contextSize: 512 },
     generation: { maxTokens: 8, temperature: 0 },
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets: vaultSecrets(dataDir, 'test-passphrase'),
   });
   const assistant = await assistantOver(agent);
   const turn = async (text: string) => {

@@ -10,11 +10,10 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { openAgent } from '../../../src/main/core/agent/index.js';
 import { addMcpServer } from '../../../src/main/core/mcp/config.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import { repoRoot } from '../../support/cli-run.js';
 import { ScriptedProvider } from '../../support/scripted-provider.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 const server = path.join(repoRoot, 'test/fixtures/mcp/injection-server.mjs');
 let dataDir = '';
@@ -31,11 +30,7 @@ it('withholds injection text in MCP tool and schema descriptions before the mode
     appDir: APP_DIR,
     model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
     tools: 'mcp/**',
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets: vaultSecrets(dataDir),
   });
   try {
     expect(agent.mcp.status()).toEqual([expect.objectContaining({ name: 'inj', state: 'ready' })]);

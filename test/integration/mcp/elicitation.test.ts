@@ -24,6 +24,7 @@ import type {
 } from '../../../src/shared/ipc.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import { repoRoot } from '../../support/cli-run.js';
+import { type ClawParts, STUB_PROVIDER, writeClaw } from '../../support/manifest.js';
 import { ScriptedProvider } from '../../support/scripted-provider.js';
 import { FAST_SCRYPT } from '../../support/secrets.js';
 
@@ -37,21 +38,17 @@ interface Fixture {
   close(): Promise<void>;
 }
 
-function manifest(approvalTimeoutSeconds?: number): string {
+function manifest(approvalTimeoutSeconds?: number): ClawParts {
   const approval = approvalTimeoutSeconds
-    ? `, approval: { timeout_seconds: ${approvalTimeoutSeconds} }`
-    : '';
-  return `claw: "0.2.0"
-kind: Claw
-metadata: { name: "elicit" }
-spec:
-  identity: { inline: { name: "elicit", personality: "Test.", autonomy: "autonomous" } }
-  providers:
-    - inline: { name: "none", protocol: "openai-compatible", endpoint: "http://127.0.0.1:9/v1", model: "m", auth: { type: "none" } }
-  sandbox: { inline: { name: "box", level: "process" } }
-  policies:
-    - inline: { name: "p", rules: [{ id: "all", action: "allow", scope: "all"${approval} }] }
-`;
+    ? { approval: { timeout_seconds: approvalTimeoutSeconds } }
+    : {};
+  return {
+    name: 'elicit',
+    identity: { name: 'elicit', personality: 'Test.', autonomy: 'autonomous' },
+    providers: [{ ...STUB_PROVIDER, name: 'none', model: 'm' }],
+    sandbox: { name: 'box', level: 'process' },
+    policies: [{ name: 'p', rules: [{ id: 'all', action: 'allow', scope: 'all', ...approval }] }],
+  };
 }
 
 /**
@@ -74,8 +71,7 @@ function script() {
 
 async function open(options: { approvalTimeoutSeconds?: number } = {}): Promise<Fixture> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-elicit-'));
-  const file = path.join(dataDir, 'claw.yaml');
-  await writeFile(file, manifest(options.approvalTimeoutSeconds));
+  const file = await writeClaw(dataDir, manifest(options.approvalTimeoutSeconds));
   await writeFile(
     path.join(dataDir, 'mcp.json'),
     JSON.stringify({ mcpServers: { asker: { command: process.execPath, args: [server] } } }),

@@ -20,6 +20,7 @@ import { startVendorServer, type VendorServer } from '../../fixtures/vendor-serv
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import { runBuiltCli } from '../../support/cli-run.js';
+import { OPEN_POLICY, writeClaw } from '../../support/manifest.js';
 import { ScriptedProvider } from '../../support/scripted-provider.js';
 import { FAST_SCRYPT, seedFastVault } from '../../support/secrets.js';
 
@@ -174,35 +175,15 @@ describe('a tool output holding a stored secret in each spelling', () => {
     const dataDir = path.join(home, 'tool');
     const spans = path.join(dataDir, 'spans.jsonl');
     await mkdir(dataDir, { recursive: true });
-    const manifest = path.join(dataDir, 'claw.yaml');
-    await writeFile(
-      manifest,
-      `claw: "0.2.0"
-kind: Claw
-metadata: { name: "redacting" }
-spec:
-  identity:
-    inline:
-      personality: "A test agent."
-      autonomy: "supervised"
-  providers:
-    - inline:
-        protocol: "openai-compatible"
-        endpoint: "http://127.0.0.1:9/v1"
-        model: "none"
-        auth: { type: "none" }
-  policies:
-    - inline:
-        name: "open"
-        rules:
-          - { id: "allow-all", action: "allow", scope: "all" }
-  telemetry:
-    inline:
-      exporters:
-        - { type: "file", path: "${spans}" }
-      redaction: { strip_arguments: false, strip_results: false }
-`,
-    );
+    const manifest = await writeClaw(dataDir, {
+      name: 'redacting',
+      identity: { personality: 'A test agent.', autonomy: 'supervised' },
+      policies: [OPEN_POLICY],
+      telemetry: {
+        exporters: [{ type: 'file', path: spans }],
+        redaction: { strip_arguments: false, strip_results: false },
+      },
+    });
     const workspace = path.join(dataDir, 'workspace', 'redacting');
     await mkdir(workspace, { recursive: true });
     const file = Object.entries(ENCODED)

@@ -78,14 +78,16 @@ describe.skipIf(missing)('a swarm is one trace across processes', () => {
       backend: 'nats',
       natsUrl: nats.url,
       workers: 2,
-      telemetry: `  telemetry:
-    inline:
-      exporters:
-        - type: "otlp"
-          endpoint: "${otlp.url}"
-          auth: { secret_ref: "OTLP_TEST_TOKEN" }
-          batch: { flush_interval_ms: 100 }
-`,
+      telemetry: {
+        exporters: [
+          {
+            type: 'otlp',
+            endpoint: otlp.url,
+            auth: { secret_ref: 'OTLP_TEST_TOKEN' },
+            batch: { flush_interval_ms: 100 },
+          },
+        ],
+      },
     });
     const leaderDir = path.join(root, 'leader');
     leader = await openAgent({

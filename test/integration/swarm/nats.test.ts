@@ -18,7 +18,6 @@ import {
   ToolCalls,
 } from '../../../src/main/core/ckp-server/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import {
   agentLeader,
   type OpenedSwarm,
@@ -30,7 +29,7 @@ import { CkpPeer } from '../../support/ckp-peer.js';
 import { repoRoot, runCliInProcess } from '../../support/cli-run.js';
 import { type NatsServer, natsMissing, startNats } from '../../support/nats.js';
 import { ScriptedProvider } from '../../support/scripted-provider.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { vaultSecrets } from '../../support/secrets.js';
 import { writeSwarmManifest } from './fixtures/manifest.js';
 
 const missing = natsMissing();
@@ -109,11 +108,7 @@ describe.skipIf(missing)('swarm over NATS', () => {
         label: 'scripted',
       },
       tools: '',
-      secrets: createSecretStore({
-        dataDir: leaderDir,
-        env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-        scrypt: FAST_SCRYPT,
-      }),
+      secrets: vaultSecrets(leaderDir, 'test-passphrase'),
     });
     swarm = await openSwarm(leader.claw.swarm, leader.secrets, { ackWaitMs: 1500 });
     await Promise.all([
@@ -189,11 +184,7 @@ describe.skipIf(missing)('swarm over NATS', () => {
             label: 'scripted',
           },
           tools: '',
-          secrets: createSecretStore({
-            dataDir,
-            env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-            scrypt: FAST_SCRYPT,
-          }),
+          secrets: vaultSecrets(dataDir, 'test-passphrase'),
         }),
     });
     const open = sessionFactory({
