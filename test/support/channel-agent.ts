@@ -11,11 +11,10 @@ import { ChannelHub } from '../../src/main/core/channels/hub.js';
 import type { ChannelDecl } from '../../src/main/core/channels/types.js';
 import { viaProvider } from '../../src/main/core/models/access.js';
 import type { ModelRequest } from '../../src/main/core/models/types.js';
-import { createSecretStore } from '../../src/main/core/secrets/index.js';
 import { APP_DIR } from './assistant-harness.js';
 import { shippedClaw, writeDocument, type YamlDocument } from './manifest.js';
 import { type Script, ScriptedProvider } from './scripted-provider.js';
-import { FAST_SCRYPT } from './secrets.js';
+import { vaultSecrets } from './secrets.js';
 
 export interface ChannelAgent {
   agent: Agent;
@@ -107,11 +106,7 @@ export async function channelAgent(options: {
     manifest,
     model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
     ...(options.tools !== undefined ? { tools: options.tools } : {}),
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets: vaultSecrets(dataDir, 'test-passphrase'),
   });
   const hub = new ChannelHub(agent);
   return {

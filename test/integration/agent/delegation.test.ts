@@ -10,14 +10,13 @@ import { narrowedPolicy } from '../../../src/main/core/agent/delegation.js';
 import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
 import type { ModelRequest } from '../../../src/main/core/models/types.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import type { RunId } from '../../../src/main/core/terms.js';
 import type { ToolResultBlock } from '../../../src/shared/messages.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import { runCliInProcess } from '../../support/cli-run.js';
 import { type IdentityInline, OPEN_POLICY, writeClaw } from '../../support/manifest.js';
 import { ScriptedProvider, type ScriptedReply } from '../../support/scripted-provider.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 let dataDir = '';
 beforeEach(async () => {
@@ -60,11 +59,7 @@ async function agentWith(
     manifest: await manifest(options.autonomy ?? 'autonomous', options.delegation),
     model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
     tools: options.tools,
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets: vaultSecrets(dataDir, 'test-passphrase'),
   });
   return { agent, provider };
 }

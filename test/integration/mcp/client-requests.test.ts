@@ -15,12 +15,11 @@ import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { RpcError, ToolCalls } from '../../../src/main/core/ckp-server/index.js';
 import { SAMPLING_LIMITS } from '../../../src/main/core/mcp/client-requests.js';
 import { McpConnection } from '../../../src/main/core/mcp/connection.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
 import { repoRoot } from '../../support/cli-run.js';
 import { type ClawParts, mcpTool, writeClaw } from '../../support/manifest.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 const server = path.join(repoRoot, 'test/fixtures/mcp/client-requests-server.mjs');
 let dataDir = '';
@@ -68,11 +67,7 @@ beforeAll(async () => {
     manifest: file,
     model: { kind: 'provider', name: 'metered' },
     tools: '**',
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets: vaultSecrets(dataDir),
   });
 });
 

@@ -12,12 +12,11 @@ import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { RpcError, ToolCalls } from '../../../src/main/core/ckp-server/index.js';
 import { addMcpServer } from '../../../src/main/core/mcp/config.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { startMcpHttpServer } from '../../fixtures/mcp/http-server.js';
 import { repoRoot } from '../../support/cli-run.js';
 import { type ClawParts, mcpTool, STUB_PROVIDER, writeClaw } from '../../support/manifest.js';
 import { ScriptedProvider } from '../../support/scripted-provider.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 const server = path.join(repoRoot, 'test/fixtures/mcp/stdio-server.mjs');
 let dataDir = '';
@@ -86,11 +85,7 @@ beforeAll(async () => {
       label: 'scripted',
     },
     tools: '**',
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets: vaultSecrets(dataDir),
   });
 });
 

@@ -14,7 +14,6 @@ import { type Assistant, createAssistant } from '../../../src/main/core/assistan
 import { dispatch, type IpcHandlers } from '../../../src/main/core/ipc/dispatch.js';
 import { createCoreHandlers } from '../../../src/main/core/ipc/handlers.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import type {
   AssistantEvent,
   ChannelName,
@@ -26,7 +25,7 @@ import { APP_DIR } from '../../support/assistant-harness.js';
 import { repoRoot } from '../../support/cli-run.js';
 import { type ClawParts, STUB_PROVIDER, writeClaw } from '../../support/manifest.js';
 import { ScriptedProvider } from '../../support/scripted-provider.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 const server = path.join(repoRoot, 'test/fixtures/mcp/client-requests-server.mjs');
 
@@ -88,11 +87,7 @@ async function open(options: { approvalTimeoutSeconds?: number } = {}): Promise<
       scripted: true,
       contextWindow: 8192,
     },
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'elicit' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets: vaultSecrets(dataDir, 'elicit'),
   });
   const events: AssistantEvent[] = [];
   assistant.subscribe((event) => events.push(event));

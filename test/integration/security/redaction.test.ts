@@ -14,7 +14,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
 import type { ModelRequest } from '../../../src/main/core/models/types.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { openDatabase, profileDatabasePath } from '../../../src/main/core/storage/index.js';
 import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
@@ -22,7 +21,7 @@ import { APP_DIR } from '../../support/assistant-harness.js';
 import { runBuiltCli } from '../../support/cli-run.js';
 import { OPEN_POLICY, writeClaw } from '../../support/manifest.js';
 import { ScriptedProvider } from '../../support/scripted-provider.js';
-import { FAST_SCRYPT, seedFastVault } from '../../support/secrets.js';
+import { seedFastVault, vaultSecrets } from '../../support/secrets.js';
 
 // No credential pattern matches it: only the registry of stored values can catch it.
 const SECRET = 'vault-Q7x2mZ9kLp4w/+Rn8v';
@@ -199,11 +198,7 @@ describe('a tool output holding a stored secret in each spelling', () => {
         : { toolCalls: [{ name: 'fs/read', input: { path: 'leak.txt' } }] };
     });
     // Stored by another process: this agent has not read it before the run starts.
-    await createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: PASSPHRASE },
-      scrypt: FAST_SCRYPT,
-    }).set('STORED_KEY', SECRET);
+    await vaultSecrets(dataDir, PASSPHRASE).set('STORED_KEY', SECRET);
     const agent = await openAgent({
       dataDir,
       appDir: APP_DIR,
@@ -211,11 +206,7 @@ describe('a tool output holding a stored secret in each spelling', () => {
       model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
       tools: 'fs/read',
       workspace,
-      secrets: createSecretStore({
-        dataDir,
-        env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: PASSPHRASE },
-        scrypt: FAST_SCRYPT,
-      }),
+      secrets: vaultSecrets(dataDir, PASSPHRASE),
     });
     try {
       const handle = agent.runtime.start({ text: 'read leak.txt' });

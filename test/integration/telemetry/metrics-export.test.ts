@@ -10,7 +10,6 @@ import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { otlpMetricsUrl } from '../../../src/main/core/telemetry/index.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import { OPEN_POLICY, type TelemetryExporter, writeClaw } from '../../support/manifest.js';
@@ -24,7 +23,7 @@ import {
   resourceAttr,
 } from '../../support/otlp-receiver.js';
 import { ScriptedProvider } from '../../support/scripted-provider.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 const PROMPT = 'PROMPT-TEXT-never-in-metrics-77aa';
 const SECRET = 'sk-metrics-SECRET-0c1d2e3f4a5b6c7d';
@@ -107,11 +106,7 @@ async function agentWith(exporters: TelemetryExporter[]): Promise<Agent> {
           usage: { inputTokens: 11, outputTokens: 5 },
         };
   });
-  const secrets = createSecretStore({
-    dataDir,
-    env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-    scrypt: FAST_SCRYPT,
-  });
+  const secrets = vaultSecrets(dataDir, 'test-passphrase');
   await secrets.set('METRICS_TEST_TOKEN', SECRET);
   return openAgent({
     dataDir,

@@ -10,7 +10,6 @@ import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
 import type { ModelRequest } from '../../../src/main/core/models/types.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { openDatabase, profileDatabasePath } from '../../../src/main/core/storage/index.js';
 import {
   agentWorker,
@@ -36,7 +35,7 @@ import {
   otlpReceiver as receiver,
 } from '../../support/otlp-receiver.js';
 import { ScriptedProvider } from '../../support/scripted-provider.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 const PROMPT = 'PROMPT-TEXT-never-exported-4f1c';
 const SECRET = 'sk-telemetry-SECRET-9b7e5d3a1c0f2468';
@@ -92,11 +91,7 @@ async function delegatingRun(
       };
     return { text: 'Done.', usage: { inputTokens: 13, outputTokens: 2 } };
   });
-  const secrets = createSecretStore({
-    dataDir,
-    env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-    scrypt: FAST_SCRYPT,
-  });
+  const secrets = vaultSecrets(dataDir, 'test-passphrase');
   await secrets.set('TELEMETRY_TEST_TOKEN', SECRET);
   const agent = await openAgent({
     dataDir,
@@ -278,11 +273,7 @@ it('an in-process swarm: each member run span is a child of the delegation span 
     manifest: await manifest({ exporters: [{ type: 'file', path: file }] }),
     model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
     tools: '',
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets: vaultSecrets(dataDir, 'test-passphrase'),
   });
   const backend = new InProcessBackend();
   try {
