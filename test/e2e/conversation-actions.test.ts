@@ -84,7 +84,7 @@ describe.skipIf(skipReason !== null)('conversation actions in the browser', () =
       },
       secrets: vaultSecrets(dataDir, 'actions'),
     });
-    gateway = await startAssistantGateway({ assistant, RENDERER_DIR });
+    gateway = await startAssistantGateway({ assistant, rendererDir: RENDERER_DIR });
     browser = await launchChromium();
     context = await browser.newContext({
       viewport: { width: 1280, height: 800 },

@@ -64,9 +64,12 @@ describe.skipIf(skipReason !== null)('Settings → Desktop in the browser', () =
         desktop: () => preferences,
       }),
       subscribe: (listener) => fixture.assistant.subscribe(listener),
-      RENDERER_DIR,
+      rendererDir: RENDERER_DIR,
     });
-    plain = await startAssistantGateway({ assistant: fixture.assistant, RENDERER_DIR });
+    plain = await startAssistantGateway({
+      assistant: fixture.assistant,
+      rendererDir: RENDERER_DIR,
+    });
     browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
