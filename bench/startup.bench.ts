@@ -1,14 +1,17 @@
 /**
- * CLI start-up, whole process (#25): `pincer --version`, `--help`, and a headless text turn
+ * CLI start-up, whole process: `pincer --version`, `--help`, and a headless text turn
  * against the scripted OpenAI-compatible server on 127.0.0.1, each against `node -e 0` (the
  * floor of any Node CLI) run in the same rounds; the turn also against a bare Node script that
- * makes the same streaming request. Needs the built CLI (`npm run build:cli`).
+ * makes the same streaming request. Needs the built CLI (`npm run build:cli`). Each Node line
+ * prepared by `node scripts/node-runtimes.mjs` gets the same cases, run in the same rounds.
  * PINCER_BENCH_SAMPLES sets the rounds (default 7).
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { TESTED_NODE_MAJORS } from '../src/main/core/doctor/node-check.js';
+import { installCli, preparedRuntime } from '../test/support/node-runtimes.js';
 import {
   countLoads,
   hasStrace,
@@ -67,6 +70,24 @@ export async function run(): Promise<void> {
     { name: 'same request with fetch', argv: bareFetchArgs(server.url) },
     { name: 'pincer run (text turn)', argv: turnArgs(server.url, 'hi'), env },
   ];
+  // The same on each other LTS line prepared by `node scripts/node-runtimes.mjs`.
+  for (const major of TESTED_NODE_MAJORS) {
+    const runtime = preparedRuntime(major);
+    if (!runtime) {
+      console.log(`  (Node ${major} not prepared: run \`node scripts/node-runtimes.mjs\`)`);
+      continue;
+    }
+    const cli = await installCli(runtime);
+    const on = (argv: string[]) => [
+      runtime.node,
+      ...argv.slice(1).map((a) => (a === CLI ? cli : a)),
+    ];
+    cases.push(
+      { name: `node ${major}: node -e 0`, argv: [runtime.node, '-e', '0'] },
+      { name: `node ${major}: pincer --help`, argv: on([process.execPath, CLI, '--help']), env },
+      { name: `node ${major}: pincer run`, argv: on(turnArgs(server.url, 'hi')), env },
+    );
+  }
   try {
     const times = await timeCases(cases, samples);
     const floor = times.get('node -e 0 (baseline)')?.median ?? 1;

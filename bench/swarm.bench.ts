@@ -9,14 +9,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import {
-  InProcessBackend,
-  NatsBackend,
-  SwarmCoordinator,
-  type SwarmSettings,
-  type SwarmTask,
-  type TaskHandler,
-} from '../src/main/core/swarm/index.js';
+import type { SwarmSettings } from '../src/main/core/swarm/coordinator.js';
+import { InProcessBackend } from '../src/main/core/swarm/in-process.js';
+import { SwarmCoordinator } from '../src/main/core/swarm/index.js';
+import { NatsBackend } from '../src/main/core/swarm/nats.js';
+import type { SwarmTask, TaskHandler } from '../src/main/core/swarm/types.js';
 import { writeSwarmManifest } from '../test/integration/swarm/fixtures/manifest.js';
 import { natsMissing, startNats } from '../test/support/nats.js';
 import { measure, report } from './lib.js';

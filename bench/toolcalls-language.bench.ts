@@ -9,13 +9,13 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { getLlama } from 'node-llama-cpp';
+import { parseToolCall } from '../src/main/core/toolcall/parser.js';
+import { formatToolCall } from '../src/main/core/toolcall/print.js';
 import {
   formatNativeToolCall,
-  formatToolCall,
   fromNativeCalls,
   type NativeToolCall,
-  parseToolCall,
-} from '../src/main/core/toolcall/index.js';
+} from '../src/main/core/toolcall/to-json.js';
 import { QWEN25_05B_SHAPE, writeTinyGguf } from '../test/fixtures/tiny-gguf.js';
 import { measure, report } from './lib.js';
 

@@ -1,5 +1,5 @@
 /**
- * The provider-neutral conversation model (#3). Every adapter maps these onto its wire format
+ * The provider-neutral conversation model. Every adapter maps these onto its wire format
  * and back; nothing vendor-specific appears here. Plain data: safe to persist, to send over IPC
  * and to replay against a different provider mid-session.
  */

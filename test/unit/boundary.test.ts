@@ -100,6 +100,36 @@ describe('house rules: module boundaries', () => {
       ]);
     });
 
+    it('flags export * in any index, and index exports no other source module uses', async () => {
+      const root = await tree({
+        'src/main/core/memory/index.ts': [
+          "export { d, unused } from './threads.js';",
+          "import { lazy } from './lazy.js';",
+          'export { lazy };',
+          'export const own = 1;',
+        ].join('\n'),
+        'src/main/core/memory/threads.ts': 'export const d = 1;\nexport const unused = 2;\n',
+        'src/main/core/memory/lazy.ts': 'export const lazy = 1;\n',
+        // a use inside the folder does not count; a dynamic, destructured import does
+        'src/main/core/memory/inner.ts': "export { unused } from './index.js';\n",
+        'src/main/core/agent/uses.ts': [
+          "import { d } from '../memory/index.js';",
+          "export const later = async () => { const { lazy } = await import('../memory/index.js'); return lazy; };",
+          'export { d };',
+        ].join('\n'),
+        'src/main/core/agent/index.ts': "export * from './uses.js';\n",
+        'src/main/cli/main.ts': "export { later } from '../core/agent/index.js';\n",
+        'src/preload/index.ts': "export * from '../shared/api.js';\n",
+        'src/shared/api.ts': 'export const api = 1;\n',
+      });
+      const found = await findBoundaryViolations(root);
+      expect(found.map((v) => `${v.file}: ${v.rule}`).sort()).toEqual([
+        'src/main/core/agent/index.ts: an index names what it exports: no export *',
+        'src/main/core/memory/index.ts: index exports unused, which no other module uses',
+        'src/preload/index.ts: an index names what it exports: no export *',
+      ]);
+    });
+
     it('flags impure shared code and a renderer reaching into main', async () => {
       const root = await tree({
         'src/shared/s.ts': "import fs from 'node:fs';\nexport { fs };\n",

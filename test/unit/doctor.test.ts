@@ -2,8 +2,9 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkModels, checkNode, findElectronBinary } from '../../src/main/core/doctor/checks.js';
+import { checkModels, findElectronBinary } from '../../src/main/core/doctor/checks.js';
 import { formatDoctorReport } from '../../src/main/core/doctor/index.js';
+import { checkNode, TESTED_NODE_MAJORS } from '../../src/main/core/doctor/node-check.js';
 import { checkSandbox } from '../../src/main/core/doctor/sandbox-check.js';
 
 let scratch = '';
@@ -30,10 +31,42 @@ async function appWithElectron(withBinary: boolean): Promise<string> {
 }
 
 describe('doctor checks', () => {
-  it('fails Node versions older than 20.19', () => {
-    expect(checkNode('20.18.3').status).toBe('fail');
-    expect(checkNode('20.19.0').status).toBe('ok');
-    expect(checkNode('22.1.0').status).toBe('ok');
+  it('fails Node versions too old to load the CLI', () => {
+    const day = new Date('2026-01-15T12:00:00Z');
+    expect(checkNode('18.20.0', day, undefined).status).toBe('fail');
+    expect(checkNode('20.18.3', day, undefined).status).toBe('fail');
+    expect(checkNode('22.11.0', day, undefined).status).toBe('fail');
+    expect(checkNode('20.19.0', day, undefined).status).toBe('ok');
+    expect(checkNode('22.12.0', day, undefined).status).toBe('ok');
+  });
+
+  it('warns on a Node line past its end of life, naming the date and the fix', () => {
+    const check = checkNode('20.20.2', new Date('2026-11-28T09:00:00Z'), undefined);
+    expect(check.status).toBe('warn');
+    expect(check.summary).toBe(
+      'Node 20.20.2 reached end of life on 2026-04-30 and gets no security fixes: install Node 24 LTS',
+    );
+    // The day before its end it was still fine.
+    expect(checkNode('20.20.2', new Date('2026-04-30T12:00:00Z'), undefined).status).toBe('ok');
+  });
+
+  it('is content with the tested LTS lines and warns on an untested one', () => {
+    const day = new Date('2026-11-28T09:00:00Z');
+    expect(TESTED_NODE_MAJORS).toEqual([22, 24]);
+    expect(checkNode('22.23.3', day, undefined)).toMatchObject({
+      status: 'ok',
+      summary: 'Node 22.23.3 (LTS, supported until 2027-04-30)',
+    });
+    expect(checkNode('24.9.0', day, undefined).status).toBe('ok');
+    const newer = checkNode('26.10.0', day, undefined);
+    expect(newer.status).toBe('warn');
+    expect(newer.summary).toContain('not a line Pincer is tested on (20, 22, 24)');
+    expect(checkNode('25.1.0', day, undefined).summary).toContain('end of life on 2026-06-01');
+  });
+
+  it("leaves Electron's own Node alone", () => {
+    const check = checkNode('20.18.0', new Date('2026-11-28T09:00:00Z'), '39.0.0');
+    expect(check).toMatchObject({ status: 'ok', summary: 'Node 20.18.0 (Electron 39.0.0)' });
   });
 
   it('finds an Electron binary only when it was downloaded', async () => {

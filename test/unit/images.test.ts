@@ -4,12 +4,8 @@
  * text where a conversation's earlier image was.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  IMAGE_PLACEHOLDER,
-  ImageError,
-  imageBlocks,
-  withoutImages,
-} from '../../src/main/core/agent/index.js';
+import { ImageError, imageBlocks } from '../../src/main/core/agent/index.js';
+import { IMAGE_PLACEHOLDER, withoutImages } from '../../src/main/core/agent/model-switch.js';
 import { ERROR_MAP } from '../../src/main/core/errors.js';
 import {
   base64Head,

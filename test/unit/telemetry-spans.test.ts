@@ -7,12 +7,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { telemetrySpec } from '../../src/main/core/ckp/schemas.js';
 import type { RunEvent, RunEventBody } from '../../src/main/core/runtime/events.js';
-import {
-  openTelemetry,
-  runSpanId,
-  type SpanRecord,
-  type Telemetry,
-} from '../../src/main/core/telemetry/index.js';
+import type { SpanRecord } from '../../src/main/core/telemetry/exporters.js';
+import { runSpanId } from '../../src/main/core/telemetry/ids.js';
+import { openTelemetry, type Telemetry } from '../../src/main/core/telemetry/index.js';
 import type { RunId, SessionId, TaskId, TraceId } from '../../src/main/core/terms.js';
 import { expect, it } from '../support/fixtures.js';
 

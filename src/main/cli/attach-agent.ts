@@ -1,5 +1,5 @@
 /**
- * Which agent a terminal client talks to (#17, #21): the gateway `--attach` names, else the one
+ * Which agent a terminal client talks to: the gateway `--attach` names, else the one
  * serving this data directory (gateway.json). With none, the caller opens its own, unless another
  * agent holds the data directory without an answering gateway: a second agent would race it for
  * the store, so that is refused. `pincer tui` and `pincer chat` (both modes) decide here.
@@ -36,7 +36,7 @@ export async function findAgent(
 ): Promise<AttachedAgent | undefined> {
   const attached = await attach(ctx, choice);
   if (attached) return attached;
-  // One agent per data directory (#17): the daemon and the desktop app serve a gateway named in
+  // One agent per data directory (the instance lock): the daemon and the desktop app serve a gateway named in
   // gateway.json; one holding the lock without an answering gateway (started with --no-attach,
   // or still starting) is refused.
   const holder = lockHolder(ctx.dataDir);

@@ -1,5 +1,5 @@
 /**
- * `pincer chat` in line mode beside a running agent (#21): instead of a second agent on the same
+ * `pincer chat` in line mode beside a running agent: instead of a second agent on the same
  * data directory, a client of the one running (the daemon, the desktop app, `pincer gateway`)
  * over the IPC contract. Each line is `chat.send` on the session; the reply is printed from the
  * run's events as the local chat prints its own; the approvals of this chat's run are asked

@@ -1,5 +1,5 @@
 /**
- * The slash commands of `pincer chat` attached to a running agent (#21), over the IPC contract:
+ * The slash commands of `pincer chat` attached to a running agent (its gateway), over the IPC contract:
  * the line-mode commands (`/model`, `/models`, `/new`, `/sessions`, `/open`) the way the local
  * chat has them, plus the answers to the agent's other runs' approvals (its channels' and
  * schedules' runs), which are announced as they arrive and answered by number.
@@ -23,7 +23,7 @@ export const ATTACHED_HELP = `${CHAT_HELP}Approvals of the agent's other runs (i
   /deny N [REASON] deny it (the reason goes to the model)
 `;
 
-type Verdict = RequestOf<'approvals.resolve'>['verdict'];
+type ApprovalVerdict = RequestOf<'approvals.resolve'>['verdict'];
 
 /**
  * The other runs' approvals, numbered as they arrive. A number stays with its approval until it
@@ -148,7 +148,7 @@ export async function runAttachedCommand(
     case '/approve':
     case '/approve-session':
     case '/deny': {
-      const verdict: Verdict =
+      const verdict: ApprovalVerdict =
         command === '/approve' ? 'approve' : command === '/deny' ? 'deny' : 'approve-for-session';
       say(await answer(link, approvals, Number(numberText), verdict, reasonWords.join(' ')));
       return 'handled';
@@ -163,7 +163,7 @@ async function answer(
   link: CoreLink,
   approvals: BackgroundApprovals,
   number: number,
-  verdict: Verdict,
+  verdict: ApprovalVerdict,
   reason: string,
 ): Promise<string> {
   const approval = Number.isInteger(number) ? approvals.claim(number) : undefined;

@@ -4,14 +4,14 @@ import { predictionLine } from '../../shared/format.js';
 import type { RoutedApproval } from '../core/desktop/index.js';
 import {
   type ApprovalBroker,
+  type ApprovalVerdict,
   type ContentScanner,
   type PendingApproval,
   sessionGrantText,
-  type Verdict,
 } from '../core/policy/index.js';
 import type { CliContext } from './context.js';
 
-const ANSWERS: Record<string, Verdict> = {
+const ANSWERS: Record<string, ApprovalVerdict> = {
   y: 'approve',
   yes: 'approve',
   n: 'deny',
@@ -110,7 +110,7 @@ export async function askApproval(
   pending: RoutedApproval,
   nextLine: () => Promise<string | undefined>,
   redact: (text: string) => string = (text) => text,
-): Promise<Verdict | undefined> {
+): Promise<ApprovalVerdict | undefined> {
   const args = argumentsLine(pending.call.input, redact);
   const scope =
     typeof pending.sessionScope === 'string' ? pending.sessionScope : pending.sessionScope?.label;

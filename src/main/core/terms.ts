@@ -82,8 +82,8 @@ export type RunOutcome =
   | 'interrupted';
 
 /**
- * What a policy decision lets a tool call touch; ends with the run. #7 fills these in, #8's
- * sandbox enforces them.
+ * What a policy decision lets a tool call touch; ends with the run. The policy fills these in,
+ * the sandbox enforces them.
  */
 export interface CapabilityGrant {
   scope: 'task' | 'step' | 'resource';

@@ -11,7 +11,7 @@ import type {
   Settings,
 } from '../../shared/ipc';
 import { DISCONNECTED_EVENT } from './bridge';
-import type { Verdict } from './components/ApprovalCard';
+import type { ApprovalVerdict } from './components/ApprovalCard';
 import { ApprovalsPanel } from './components/ApprovalsPanel';
 import { type ChatStats, ChatView } from './components/ChatView';
 import { FirstRun } from './components/FirstRun';
@@ -170,7 +170,7 @@ function Workspace() {
   });
 
   const resolve = useCallback(
-    (id: string, verdict: Verdict, reason?: string) => {
+    (id: string, verdict: ApprovalVerdict, reason?: string) => {
       setApprovals((list) => list.filter((a) => a.id !== id));
       bridge
         .invoke(

@@ -15,12 +15,8 @@ import {
   TIMESTAMP_HEADER,
   WebhookChannel,
 } from '../../../src/main/core/channels/webhook.js';
-import {
-  CkpHost,
-  InProcessSwarm,
-  sessionFactory,
-  ToolCalls,
-} from '../../../src/main/core/ckp-server/index.js';
+import { CkpHost, sessionFactory, ToolCalls } from '../../../src/main/core/ckp-server/index.js';
+import { InProcessSwarm } from '../../../src/main/core/ckp-server/swarm.js';
 import { agentWorker } from '../../../src/main/core/swarm/index.js';
 import type { RunId } from '../../../src/main/core/terms.js';
 import {

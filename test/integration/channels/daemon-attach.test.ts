@@ -10,11 +10,8 @@ import { stripVTControlCharacters } from 'node:util';
 import { spawn as spawnPty } from '@lydell/node-pty';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import {
-  connectGateway,
-  gatewayFilePath,
-  readGatewayFile,
-} from '../../../src/main/core/gateway/index.js';
+import { gatewayFilePath } from '../../../src/main/core/gateway/gateway-file.js';
+import { connectGateway, readGatewayFile } from '../../../src/main/core/gateway/index.js';
 import { WireClose } from '../../../src/shared/wire.js';
 import { builtCli } from '../../support/cli-run.js';
 import { DaemonProcesses, requireBuiltCli, until } from '../../support/daemon-process.js';

@@ -8,16 +8,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { openAgent } from '../../../src/main/core/agent/index.js';
-import { loadClaw } from '../../../src/main/core/ckp/index.js';
+import { loadClaw } from '../../../src/main/core/ckp/loader.js';
 import {
   CkpHost,
-  InProcessSwarm,
   type Listener,
   listenHttp,
   listenWebSocket,
   sessionFactory,
   ToolCalls,
 } from '../../../src/main/core/ckp-server/index.js';
+import { InProcessSwarm } from '../../../src/main/core/ckp-server/swarm.js';
 import { CkpPeer } from '../../support/ckp-peer.js';
 import { repoRoot } from '../../support/cli-run.js';
 import { vaultSecrets } from '../../support/secrets.js';

@@ -8,12 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
-import {
-  CkpHost,
-  InProcessSwarm,
-  sessionFactory,
-  ToolCalls,
-} from '../../../src/main/core/ckp-server/index.js';
+import { CkpHost, sessionFactory, ToolCalls } from '../../../src/main/core/ckp-server/index.js';
+import { InProcessSwarm } from '../../../src/main/core/ckp-server/swarm.js';
 import { CkpPeer } from '../../support/ckp-peer.js';
 import { repoRoot } from '../../support/cli-run.js';
 import { vaultSecrets } from '../../support/secrets.js';

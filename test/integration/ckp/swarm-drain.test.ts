@@ -11,13 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAgent } from '../../../src/main/core/agent/index.js';
-import { loadClaw } from '../../../src/main/core/ckp/index.js';
-import {
-  CkpHost,
-  InProcessSwarm,
-  sessionFactory,
-  ToolCalls,
-} from '../../../src/main/core/ckp-server/index.js';
+import { loadClaw } from '../../../src/main/core/ckp/loader.js';
+import { CkpHost, sessionFactory, ToolCalls } from '../../../src/main/core/ckp-server/index.js';
+import { InProcessSwarm } from '../../../src/main/core/ckp-server/swarm.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
 import { CkpPeer } from '../../support/ckp-peer.js';
 import { repoRoot } from '../../support/cli-run.js';

@@ -3,12 +3,8 @@
  * ones the agent's allow list offers, never registered tools the allow list hides.
  */
 import { afterEach, expect, it } from 'vitest';
-import {
-  CkpHost,
-  InProcessSwarm,
-  sessionFactory,
-  ToolCalls,
-} from '../../../src/main/core/ckp-server/index.js';
+import { CkpHost, sessionFactory, ToolCalls } from '../../../src/main/core/ckp-server/index.js';
+import { InProcessSwarm } from '../../../src/main/core/ckp-server/swarm.js';
 import { type ChannelAgent, channelAgent } from '../../support/channel-agent.js';
 import { CkpPeer } from '../../support/ckp-peer.js';
 

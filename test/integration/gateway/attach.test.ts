@@ -6,8 +6,8 @@
 import { existsSync } from 'node:fs';
 import { AgentActivity, admittingAssistant } from '../../../src/main/core/desktop/index.js';
 import { connectGateway } from '../../../src/main/core/gateway/client.js';
+import { gatewayFilePath } from '../../../src/main/core/gateway/gateway-file.js';
 import {
-  gatewayFilePath,
   readGatewayFile,
   serveAttachPoint,
   writeGatewayFile,

@@ -15,10 +15,10 @@ import {
   generateApiKey,
   LocalBackend,
   type OpenAiServer,
-  OpenAiServerError,
   type RequestLogEntry,
   startOpenAiServer,
 } from '../../../src/main/core/openai-server/index.js';
+import { OpenAiServerError } from '../../../src/main/core/openai-server/server.js';
 import { QWEN_TOOLS_TEMPLATE, writeTinyGguf } from '../../fixtures/tiny-gguf.js';
 
 /** Generations per "always" property; PINCER_OPENAI_GENERATIONS raises it. */

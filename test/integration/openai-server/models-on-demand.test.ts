@@ -12,12 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalEngine } from '../../../src/main/core/local/engine.js';
 import { chatModelFiles, localSetup } from '../../../src/main/core/local/index.js';
 import {
-  type BackendEngine,
   LocalBackend,
   type OpenAiServer,
   type RequestLogEntry,
   startOpenAiServer,
 } from '../../../src/main/core/openai-server/index.js';
+import type { BackendEngine } from '../../../src/main/core/openai-server/local-backend.js';
 import { QWEN_TOOLS_TEMPLATE, writeTinyGguf } from '../../fixtures/tiny-gguf.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 

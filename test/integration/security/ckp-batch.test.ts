@@ -10,10 +10,9 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAgent } from '../../../src/main/core/agent/index.js';
-import { loadClaw } from '../../../src/main/core/ckp/index.js';
+import { loadClaw } from '../../../src/main/core/ckp/loader.js';
 import {
   CkpHost,
-  InProcessSwarm,
   type Listener,
   listenHttp,
   serveStdio,
@@ -26,6 +25,7 @@ import {
   MAX_REPLY_BYTES,
   type RpcHandler,
 } from '../../../src/main/core/ckp-server/jsonrpc.js';
+import { InProcessSwarm } from '../../../src/main/core/ckp-server/swarm.js';
 import { MAX_FRAME_BYTES } from '../../../src/main/core/ckp-server/transports.js';
 import { repoRoot } from '../../support/cli-run.js';
 import { vaultSecrets } from '../../support/secrets.js';

@@ -10,17 +10,17 @@
 import { describe, expect, it } from 'vitest';
 import { readArgumentsText } from '../../../src/main/core/models/tool-arguments.js';
 import {
-  DEFAULT_MAX_LENGTH,
-  extractToolCalls,
-  formatToolCall,
-  fromNativeCalls,
-  type NativeToolCall,
-  parseToolCall,
-  readTypedInput,
   ToolCallEncodeError,
   ToolCallSyntaxError,
+} from '../../../src/main/core/toolcall/errors.js';
+import {
+  extractToolCalls,
+  readTypedInput,
   toNativeCalls,
 } from '../../../src/main/core/toolcall/index.js';
+import { DEFAULT_MAX_LENGTH, parseToolCall } from '../../../src/main/core/toolcall/parser.js';
+import { formatToolCall } from '../../../src/main/core/toolcall/print.js';
+import { fromNativeCalls, type NativeToolCall } from '../../../src/main/core/toolcall/to-json.js';
 import { fuzzSeed, type Random, seededRandom } from '../../support/seeded-random.js';
 import { Gen } from '../../unit/toolcall/gen.js';
 

@@ -6,19 +6,18 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { loadClaw, type SwarmSpec } from '../../../src/main/core/ckp/index.js';
+import type { SwarmSpec } from '../../../src/main/core/ckp/index.js';
+import { loadClaw } from '../../../src/main/core/ckp/loader.js';
+import { type SwarmSettings, swarmSettings } from '../../../src/main/core/swarm/coordinator.js';
+import { InProcessBackend } from '../../../src/main/core/swarm/in-process.js';
 import {
-  InProcessBackend,
   memberPlace,
   SwarmCoordinator,
   SwarmError,
   SwarmService,
-  type SwarmSettings,
-  type SwarmTask,
   subLeaderWorker,
-  swarmSettings,
-  type TaskHandler,
 } from '../../../src/main/core/swarm/index.js';
+import type { SwarmTask, TaskHandler } from '../../../src/main/core/swarm/types.js';
 import { runCliInProcess } from '../../support/cli-run.js';
 
 const settings = (overrides: Partial<SwarmSettings> = {}): SwarmSettings => ({

@@ -14,12 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
-import {
-  type OpenedSwarm,
-  openSwarm,
-  SwarmCoordinator,
-} from '../../../src/main/core/swarm/index.js';
-import { delegationSpanId, otelTraceId } from '../../../src/main/core/telemetry/index.js';
+import { openSwarm, SwarmCoordinator } from '../../../src/main/core/swarm/index.js';
+import type { OpenedSwarm } from '../../../src/main/core/swarm/open.js';
+import { otelTraceId } from '../../../src/main/core/telemetry/ids.js';
+import { delegationSpanId } from '../../../src/main/core/telemetry/index.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import { repoRoot } from '../../support/cli-run.js';
 import { type NatsServer, natsMissing, startNats } from '../../support/nats.js';

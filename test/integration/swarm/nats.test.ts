@@ -9,21 +9,17 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Agent, openAgent, openAgentRecords } from '../../../src/main/core/agent/index.js';
-import { loadClaw } from '../../../src/main/core/ckp/index.js';
+import { loadClaw } from '../../../src/main/core/ckp/loader.js';
+import { BackendSwarm } from '../../../src/main/core/ckp-server/backend-swarm.js';
 import {
-  BackendSwarm,
   CkpHost,
   sessionFactory,
   swarmFor,
   ToolCalls,
 } from '../../../src/main/core/ckp-server/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import {
-  agentLeader,
-  type OpenedSwarm,
-  openSwarm,
-  SwarmCoordinator,
-} from '../../../src/main/core/swarm/index.js';
+import { agentLeader, openSwarm, SwarmCoordinator } from '../../../src/main/core/swarm/index.js';
+import type { OpenedSwarm } from '../../../src/main/core/swarm/open.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import { CkpPeer } from '../../support/ckp-peer.js';
 import { repoRoot, runCliInProcess } from '../../support/cli-run.js';

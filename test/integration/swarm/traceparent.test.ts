@@ -6,7 +6,7 @@
  */
 import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NatsBackend } from '../../../src/main/core/swarm/index.js';
+import { NatsBackend } from '../../../src/main/core/swarm/nats.js';
 import {
   delegationSpanId,
   otelTraceId,

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { otlpMetricsUrl } from '../../../src/main/core/telemetry/index.js';
+import { otlpMetricsUrl } from '../../../src/main/core/telemetry/metric-export.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import { OPEN_POLICY, type TelemetryExporter, writeClaw } from '../../support/manifest.js';
 import {

@@ -11,18 +11,11 @@ import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
 import type { ModelRequest } from '../../../src/main/core/models/types.js';
 import { openDatabase, profileDatabasePath } from '../../../src/main/core/storage/index.js';
-import {
-  agentWorker,
-  InProcessBackend,
-  SwarmCoordinator,
-} from '../../../src/main/core/swarm/index.js';
-import {
-  delegationSpanId,
-  otelTraceId,
-  runSpanId,
-  type SpanRecord,
-  traceparent,
-} from '../../../src/main/core/telemetry/index.js';
+import { InProcessBackend } from '../../../src/main/core/swarm/in-process.js';
+import { agentWorker, SwarmCoordinator } from '../../../src/main/core/swarm/index.js';
+import type { SpanRecord } from '../../../src/main/core/telemetry/exporters.js';
+import { otelTraceId, runSpanId } from '../../../src/main/core/telemetry/ids.js';
+import { delegationSpanId, traceparent } from '../../../src/main/core/telemetry/index.js';
 import type { ToolResultBlock } from '../../../src/shared/messages.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import { OPEN_POLICY, type TelemetryInline, writeClaw } from '../../support/manifest.js';

@@ -21,14 +21,11 @@ import {
 } from 'node-llama-cpp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRuntime } from '../../../src/main/core/local/runtime.js';
-import {
-  type GbnfOptions,
-  type GrammarTool,
-  parseToolCall,
-  programCalls,
-  ToolCallSyntaxError,
-  toolCallGbnf,
-} from '../../../src/main/core/toolcall/index.js';
+import { programCalls } from '../../../src/main/core/toolcall/ast.js';
+import { ToolCallSyntaxError } from '../../../src/main/core/toolcall/errors.js';
+import type { GbnfOptions, GrammarTool } from '../../../src/main/core/toolcall/gbnf.js';
+import { toolCallGbnf } from '../../../src/main/core/toolcall/index.js';
+import { parseToolCall } from '../../../src/main/core/toolcall/parser.js';
 import { writeTinyGguf } from '../../fixtures/tiny-gguf.js';
 
 const GENERATIONS = Number(process.env.PINCER_TOOLCALL_GENERATIONS ?? 32);

@@ -11,22 +11,24 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  type CommandRunner,
   installService,
-  LAUNCHD_LABEL,
   planService,
+  ServiceError,
+  uninstallService,
+} from '../../../src/main/core/daemon/index.js';
+import {
+  LAUNCHD_LABEL,
   SERVICE_MARKER,
   type ServiceCommand,
-  ServiceError,
   type ServiceRequest,
   systemdEnvironment,
   systemdExecWord,
   systemdText,
-  uninstallService,
   WINDOWS_TASK,
   windowsArg,
   xmlEscape,
-} from '../../../src/main/core/daemon/index.js';
+} from '../../../src/main/core/daemon/service.js';
+import type { CommandRunner } from '../../../src/main/core/daemon/service-install.js';
 
 const require = createRequire(import.meta.url);
 const plist = require('plist') as { parse(text: string): unknown };

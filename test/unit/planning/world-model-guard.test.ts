@@ -4,11 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Primitive, WorldModelSpec } from '../../../src/main/core/ckp/index.js';
-import {
-  type Planner,
-  readPrediction,
-  worldModelGuarded,
-} from '../../../src/main/core/planning/index.js';
+import { type Planner, worldModelGuarded } from '../../../src/main/core/planning/index.js';
+import { readPrediction } from '../../../src/main/core/planning/predictors.js';
 import type { PolicyDecision, PolicyHook } from '../../../src/main/core/policy/index.js';
 
 const spec = (over: Partial<WorldModelSpec> = {}): WorldModelSpec => ({

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApprovalBroker } from '../../../src/main/core/policy/broker.js';
 import { ContentScanner } from '../../../src/main/core/policy/scanner.js';
-import { Redactor, SECRET_PATTERNS } from '../../../src/main/core/redaction/index.js';
+import { Redactor } from '../../../src/main/core/redaction/index.js';
+import { SECRET_PATTERNS } from '../../../src/main/core/redaction/patterns.js';
 import type { RunId, SessionId } from '../../../src/main/core/terms.js';
 
 const request = (

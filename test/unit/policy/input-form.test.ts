@@ -4,13 +4,13 @@
  * are checked against a schema rebuilt from the form, closed to other keys.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { readInputForm } from '../../../src/main/core/policy/index.js';
 import {
   checkInputAnswer,
   INPUT_FORM_LIMITS,
   type InputForm,
   prepareAnswerCheck,
-  readInputForm,
-} from '../../../src/main/core/policy/index.js';
+} from '../../../src/main/core/policy/input-form.js';
 
 const schema = (properties: Record<string, unknown>, required?: string[]) => ({
   type: 'object',

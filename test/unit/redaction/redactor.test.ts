@@ -3,7 +3,8 @@
  * could carry it in, and a model stream that sends it a few characters at a time.
  */
 import { describe, expect, it } from 'vitest';
-import { MIN_REDACT_LENGTH, Redactor } from '../../../src/main/core/redaction/index.js';
+import { Redactor } from '../../../src/main/core/redaction/index.js';
+import { MIN_REDACT_LENGTH } from '../../../src/main/core/redaction/redactor.js';
 
 // No credential pattern matches it: only the registry of stored values can catch it.
 const SECRET = 'vault-Q7x2mZ9kLp4w/+Rn8v';

@@ -4,11 +4,9 @@
  * fails with a ToolCallSyntaxError positioned inside the input; nothing else is ever thrown.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  formatToolCall,
-  parseToolCall,
-  ToolCallSyntaxError,
-} from '../../../src/main/core/toolcall/index.js';
+import { ToolCallSyntaxError } from '../../../src/main/core/toolcall/errors.js';
+import { parseToolCall } from '../../../src/main/core/toolcall/parser.js';
+import { formatToolCall } from '../../../src/main/core/toolcall/print.js';
 import { Gen } from './gen.js';
 import { prng, strip } from './helpers.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { ToolCallEncodeError } from '../../../src/main/core/toolcall/errors.js';
 import { gbnfLiteral } from '../../../src/main/core/toolcall/gbnf.js';
-import { ToolCallEncodeError, toolCallGbnf } from '../../../src/main/core/toolcall/index.js';
+import { toolCallGbnf } from '../../../src/main/core/toolcall/index.js';
 
 const read = {
   name: 'fs/read',

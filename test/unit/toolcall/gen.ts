@@ -1,10 +1,7 @@
 /** Random valid programs (as ASTs without spans) for round-trip and fuzz tests. */
-import type {
-  ParamValue,
-  Span,
-  ToolCallProgram,
-  ToolInvoke,
-} from '../../../src/main/core/toolcall/index.js';
+
+import type { ParamValue, Span, ToolInvoke } from '../../../src/main/core/toolcall/ast.js';
+import type { ToolCallProgram } from '../../../src/main/core/toolcall/index.js';
 
 const SPAN: Span = {
   start: { line: 1, column: 1, offset: 0 },

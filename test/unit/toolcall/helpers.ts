@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { ToolCallSyntaxError } from '../../../src/main/core/toolcall/index.js';
+import { ToolCallSyntaxError } from '../../../src/main/core/toolcall/errors.js';
 
 /** The AST without source positions, for structural comparison. */
 export function strip<T>(node: T): unknown {

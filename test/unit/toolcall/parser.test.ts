@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import type { ToolInvoke } from '../../../src/main/core/toolcall/ast.js';
 import {
   DEFAULT_MAX_DEPTH,
   isToolCall,
   parseToolCall,
   SEED_NAMESPACES,
-  type ToolInvoke,
-} from '../../../src/main/core/toolcall/index.js';
+} from '../../../src/main/core/toolcall/parser.js';
 import { strip, syntaxError } from './helpers.js';
 
 const call = (tool: string, params: Record<string, unknown> = {}, namespace?: string) => {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { formatToolCall, parseToolCall } from '../../../src/main/core/toolcall/index.js';
-import { formatFloat, formatString } from '../../../src/main/core/toolcall/print.js';
+import { parseToolCall } from '../../../src/main/core/toolcall/parser.js';
+import {
+  formatFloat,
+  formatString,
+  formatToolCall,
+} from '../../../src/main/core/toolcall/print.js';
 import { Gen } from './gen.js';
 import { prng, strip } from './helpers.js';
 

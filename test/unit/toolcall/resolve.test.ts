@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import type { ToolInvoke } from '../../../src/main/core/toolcall/ast.js';
+import { ToolCallReferenceError } from '../../../src/main/core/toolcall/errors.js';
 import {
   checkReferences,
-  parseToolCall,
   planToolCall,
   type ResolveContext,
-  type ResolvedCall,
   resolveCall,
-  runToolCall,
-  ToolCallReferenceError,
-  type ToolInvoke,
 } from '../../../src/main/core/toolcall/index.js';
+import { parseToolCall } from '../../../src/main/core/toolcall/parser.js';
+import { type ResolvedCall, runToolCall } from '../../../src/main/core/toolcall/resolve.js';
 
 const base: ResolveContext = {
   ctx: { working_dir: '/work', list: [1, 2], obj: { a: 1 } },

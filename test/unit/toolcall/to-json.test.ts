@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  extractToolCalls,
-  formatNativeToolCall,
-  formatToolCall,
-  fromNativeCalls,
-  parseToolCall,
-  ToolCallEncodeError,
-  toNativeCalls,
-} from '../../../src/main/core/toolcall/index.js';
+import { ToolCallEncodeError } from '../../../src/main/core/toolcall/errors.js';
+import { extractToolCalls, toNativeCalls } from '../../../src/main/core/toolcall/index.js';
+import { parseToolCall } from '../../../src/main/core/toolcall/parser.js';
+import { formatToolCall } from '../../../src/main/core/toolcall/print.js';
+import { formatNativeToolCall, fromNativeCalls } from '../../../src/main/core/toolcall/to-json.js';
 import { strip, syntaxError } from './helpers.js';
 
 describe('native JSON conversion', () => {

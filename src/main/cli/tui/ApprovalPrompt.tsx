@@ -11,7 +11,7 @@ import { fieldKey, useRawInput } from './keys.js';
 import { safe } from './safe-text.js';
 import { callNotation } from './state.js';
 
-type Verdict = RequestOf<'approvals.resolve'>['verdict'];
+type ApprovalVerdict = RequestOf<'approvals.resolve'>['verdict'];
 
 const TIER_COLOR = { safe: 'green', guarded: 'yellow', unsafe: 'red' } as const;
 
@@ -74,7 +74,7 @@ export function ApprovalPrompt({
   /** How many more wait behind this one. */
   waiting: number;
   active: boolean;
-  onAnswer(verdict: Verdict, reason?: string): void;
+  onAnswer(verdict: ApprovalVerdict, reason?: string): void;
   /** Esc: answer later (the approvals view, F6, still asks it). */
   onDefer(): void;
 }) {

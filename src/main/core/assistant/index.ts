@@ -67,7 +67,7 @@ import { type Assistant, InvalidRequest, NotFound } from './types.js';
 import { MessageVersions } from './versions.js';
 import { auditEntry, clip, messageView, runSummary, toolCallViews } from './views.js';
 
-export * from './types.js';
+export { type Assistant, InvalidRequest, NotFound } from './types.js';
 
 /** The assistant over a new agent; closing it closes the agent. */
 export async function createAssistant(options: AgentOptions): Promise<Assistant> {

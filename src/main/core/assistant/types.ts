@@ -25,7 +25,12 @@ import type {
   Settings,
 } from '../../../shared/ipc-schemas.js';
 import { PincerError, type PincerErrorOptions } from '../errors.js';
-import type { ApprovalBroker, InputAnswer, InputResolveResult, Verdict } from '../policy/index.js';
+import type {
+  ApprovalBroker,
+  ApprovalVerdict,
+  InputAnswer,
+  InputResolveResult,
+} from '../policy/index.js';
 import type { BackgroundChannels } from './channels.js';
 import type { UserLibrary } from './library.js';
 import type { McpServers } from './mcp-servers.js';
@@ -87,7 +92,7 @@ export interface Assistant {
   pendingApprovals(): PendingApprovalView[];
   resolveApproval(
     id: string,
-    verdict: Verdict,
+    verdict: ApprovalVerdict,
     reason?: string,
   ): ReturnType<ApprovalBroker['resolve']>;
 

@@ -7,19 +7,14 @@
  */
 import type { Agent } from '../agent/index.js';
 import { CKP_ERRORS } from '../ckp/index.js';
-import {
-  type SwarmReport as BackendReport,
-  openSwarm,
-  type SwarmBackend,
-  SwarmService,
-} from '../swarm/index.js';
+import { openSwarm, type SwarmBackend, type SwarmReport, SwarmService } from '../swarm/index.js';
 import { RpcError } from './jsonrpc.js';
 import {
   type CkpSwarm,
+  type CkpTaskReport,
   checkSwarm,
   type Discovered,
   InProcessSwarm,
-  type SwarmReport,
 } from './swarm.js';
 
 interface Opened {
@@ -31,7 +26,7 @@ interface Opened {
 export class BackendSwarm implements CkpSwarm {
   private opened: Opened | undefined;
   /** Tasks this server delegated, by id: their reports are the ones a peer may send back. */
-  private readonly tasks = new Map<string, SwarmReport['status'] | 'running'>();
+  private readonly tasks = new Map<string, CkpTaskReport['status'] | 'running'>();
 
   constructor(
     private readonly openBackend: (agent: Agent) => Promise<SwarmBackend> = async (agent) =>
@@ -43,7 +38,7 @@ export class BackendSwarm implements CkpSwarm {
   delegate(
     agent: Agent,
     params: { task_id: string; task: { description: string; input?: unknown }; swarm: string },
-    reportTo: (report: SwarmReport) => void,
+    reportTo: (report: CkpTaskReport) => void,
     track: (work: Promise<unknown>) => void = () => {},
   ): { acknowledged: boolean } {
     checkSwarm(agent, params.swarm);
@@ -55,7 +50,7 @@ export class BackendSwarm implements CkpSwarm {
     this.tasks.set(params.task_id, 'running');
     const reported = this.serviceFor(agent).then(
       (service) =>
-        new Promise<SwarmReport>((resolve) => {
+        new Promise<CkpTaskReport>((resolve) => {
           const off = service.onReport((report) => {
             if (report.taskId !== params.task_id) return;
             off();
@@ -68,7 +63,7 @@ export class BackendSwarm implements CkpSwarm {
           });
         }),
       // No backend (the NATS server is down, a credential is missing): the task failed.
-      (error: unknown): SwarmReport => ({
+      (error: unknown): CkpTaskReport => ({
         task_id: params.task_id,
         status: 'failed',
         result: { error: { message: error instanceof Error ? error.message : String(error) } },
@@ -84,7 +79,7 @@ export class BackendSwarm implements CkpSwarm {
   }
 
   /** A peer's report: recorded when it answers a task this server delegated. */
-  report(report: SwarmReport): { acknowledged: boolean } {
+  report(report: CkpTaskReport): { acknowledged: boolean } {
     if (!this.tasks.has(report.task_id)) return { acknowledged: false };
     this.tasks.set(report.task_id, report.status);
     return { acknowledged: true };
@@ -127,7 +122,7 @@ export class BackendSwarm implements CkpSwarm {
 }
 
 /** The swarm module's report in the protocol's shape (the in-process server's `result` too). */
-function ckpReport(report: BackendReport): SwarmReport {
+function ckpReport(report: SwarmReport): CkpTaskReport {
   const result =
     report.status === 'failed'
       ? { error: { message: report.result }, worker: report.worker }

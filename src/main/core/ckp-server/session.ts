@@ -38,7 +38,7 @@ import {
   shutdownParams,
   toolCallParams,
 } from './params.js';
-import type { CkpSwarm, SwarmReport } from './swarm.js';
+import type { CkpSwarm, CkpTaskReport } from './swarm.js';
 import type { ToolCalls } from './tool-calls.js';
 
 const LEVELS: ConformanceLevel[] = ['level-1', 'level-2', 'level-3'];
@@ -272,7 +272,7 @@ export class CkpSession implements RpcHandler {
         );
       }
       case 'claw.swarm.report':
-        return services.swarm.report(parseParams(reportParams, params, method) as SwarmReport);
+        return services.swarm.report(parseParams(reportParams, params, method) as CkpTaskReport);
       case 'claw.swarm.discover':
         return services.swarm.discover(agent, parseParams(discoverParams, params, method).swarm);
       case 'claw.memory.query': {
@@ -390,7 +390,7 @@ export class CkpSession implements RpcHandler {
     return agent;
   }
 
-  private async report(report: SwarmReport): Promise<void> {
+  private async report(report: CkpTaskReport): Promise<void> {
     await this.call('claw.swarm.report', report);
   }
 

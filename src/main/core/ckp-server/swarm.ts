@@ -11,7 +11,8 @@ import type { Agent } from '../agent/index.js';
 import { CKP_ERRORS, refName } from '../ckp/index.js';
 import { RpcError } from './jsonrpc.js';
 
-export interface SwarmReport {
+/** A swarm task's report as `claw.swarm.report` carries it on the wire. */
+export interface CkpTaskReport {
   task_id: string;
   status: 'completed' | 'failed' | 'partial';
   result: unknown;
@@ -31,21 +32,21 @@ export interface CkpSwarm {
   delegate(
     agent: Agent,
     params: { task_id: string; task: { description: string; input?: unknown }; swarm: string },
-    reportTo: (report: SwarmReport) => void,
+    reportTo: (report: CkpTaskReport) => void,
     /** Counts the task as in-flight work, so `claw.shutdown` drains it like a tool call. */
     track?: (work: Promise<unknown>) => void,
     /** Cancels a task this process runs when aborted (the server stopping gave up draining). */
     signal?: AbortSignal,
   ): { acknowledged: boolean };
-  report(report: SwarmReport): { acknowledged: boolean };
+  report(report: CkpTaskReport): { acknowledged: boolean };
   broadcast(agent: Agent, swarm: string, message: unknown): void | Promise<void>;
   discover(agent: Agent, swarm?: string): Discovered | Promise<Discovered>;
   close?(): Promise<void>;
 }
 
 interface Task {
-  status: 'running' | SwarmReport['status'];
-  report?: SwarmReport;
+  status: 'running' | CkpTaskReport['status'];
+  report?: CkpTaskReport;
 }
 
 export class InProcessSwarm implements CkpSwarm {
@@ -55,7 +56,7 @@ export class InProcessSwarm implements CkpSwarm {
   delegate(
     agent: Agent,
     params: { task_id: string; task: { description: string; input?: unknown }; swarm: string },
-    reportTo: (report: SwarmReport) => void,
+    reportTo: (report: CkpTaskReport) => void,
     track: (work: Promise<unknown>) => void = () => {},
     signal?: AbortSignal,
   ): { acknowledged: boolean } {
@@ -79,7 +80,7 @@ export class InProcessSwarm implements CkpSwarm {
       origin: { channel: `swarm:${params.swarm}`, type: 'ckp' },
     });
     const reported = handle.done.then((result) => {
-      const report: SwarmReport = {
+      const report: CkpTaskReport = {
         task_id: params.task_id,
         status: result.outcome === 'completed' ? 'completed' : 'failed',
         result:
@@ -104,7 +105,7 @@ export class InProcessSwarm implements CkpSwarm {
     return { acknowledged: true };
   }
 
-  report(report: SwarmReport): { acknowledged: boolean } {
+  report(report: CkpTaskReport): { acknowledged: boolean } {
     const task = this.tasks.get(report.task_id);
     if (!task) return { acknowledged: false };
     task.status = report.status;

@@ -1,14 +1,43 @@
 /** The CKP manifest layer: what other modules import. */
 
 export { CKP_ERRORS, isCkpErrorCode } from './codes.js';
-export * from './conformance.js';
-export * from './default-manifest.js';
-export * from './issues.js';
-export { type CheckResult, checkClaw, type LoadOptions, loadClaw } from './loader.js';
-export * from './render.js';
-export * from './resolved.js';
-export type * from './schemas.js';
-export { MANIFEST_SLOTS, PRIMITIVE_KINDS, SPEC_SCHEMAS } from './schemas.js';
-export * from './swarm-tree.js';
-export * from './uri.js';
-export * from './version.js';
+export type { ConformanceLevel } from './conformance.js';
+export {
+  initUserManifest,
+  loadActiveClaw,
+  loadOptionsFor,
+  ManifestExistsError,
+  type ManifestPlaces,
+  resolveActiveManifest,
+  resourcesDirOf,
+} from './default-manifest.js';
+
+export { checkClaw } from './loader.js';
+export { renderIssues, renderResolvedYaml, resolvedView, secretNamesOf } from './render.js';
+export {
+  autonomyOf,
+  type EffectivePolicyRule,
+  isLocalEngineProvider,
+  type Primitive,
+  policyRules,
+  providerChain,
+  type ResolvedClaw,
+  refName,
+  toolCategory,
+} from './resolved.js';
+export {
+  type ChannelSpec,
+  type MemoryStore,
+  SPEC_SCHEMAS,
+  type SwarmSpec,
+  type TelemetrySpec,
+  type WorldModelSpec,
+} from './schemas.js';
+export { type SwarmTree, swarmTree } from './swarm-tree.js';
+
+export {
+  CKP_PROTOCOL_VERSIONS,
+  checkProtocolVersion,
+  negotiateProtocolVersion,
+  parseSemver,
+} from './version.js';

@@ -3,12 +3,19 @@
  * inline primitives, validates every primitive and the manifest as a whole, and collects every
  * problem with its file, document path, rule and line.
  */
-import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { z } from 'zod';
 import { computeConformance } from './conformance.js';
 import { checkManifestRefs } from './crossrefs.js';
+import {
+  getAt,
+  IssueList,
+  isRecord,
+  type Raw,
+  reportZod,
+  withoutUnknownKeys,
+} from './issue-list.js';
 import {
   type DocPath,
   formatDocPath,
@@ -17,7 +24,9 @@ import {
   type RuleId,
 } from './issues.js';
 import { loadSchemaValidator, needsValidator, type SchemaVerdicts } from './json-schema-check.js';
+import { type Candidate, LOWER, ManifestReferences } from './manifest-references.js';
 import { resolvePathValue, substitutePathVars } from './path-vars.js';
+import { checkProtocol, introducedIn030 } from './protocol-fields.js';
 import type { AnyPrimitive, Primitive, ResolvedClaw } from './resolved.js';
 import { checkSpecRules } from './rules.js';
 import {
@@ -26,16 +35,13 @@ import {
   KEBAB_NAME,
   MANIFEST_SLOTS,
   type ManifestSlot,
-  MEMORY_STORE_FIELDS_0_3,
   metadataSchema,
   type PrimitiveKind,
   SPEC_SCHEMAS,
-  TELEMETRY_FIELDS_0_3,
 } from './schemas.js';
 import { keepSpec, type SpecParses, specKey } from './spec-parses.js';
-import { parseClawUri, type UriKind } from './uri.js';
-import { CKP_PROTOCOL_VERSION, checkProtocolVersion, protocolHas } from './version.js';
-import { readSource, type SourceCache, type SourceDocument } from './yaml-source.js';
+import { protocolHas } from './version.js';
+import type { SourceCache, SourceDocument } from './yaml-source.js';
 
 export interface LoadOptions {
   /** Where relative path values (context files, memory paths) resolve; default: manifest dir. */
@@ -60,148 +66,6 @@ export interface CheckResult {
   issues: ManifestIssue[];
 }
 
-type Raw = Record<string, unknown>;
-const isRecord = (value: unknown): value is Raw =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** A document region a primitive comes from, and where its spec fields live inside it. */
-interface Candidate {
-  kind: PrimitiveKind;
-  slot: ManifestSlot;
-  doc: SourceDocument;
-  /** Path of the primitive inside the document ([] for a whole document). */
-  base: DocPath;
-  inline: boolean;
-  /** Order inside the slot, for generated names. */
-  ordinal: number;
-}
-
-class IssueList {
-  readonly items: ManifestIssue[] = [];
-  add(
-    rule: RuleId,
-    doc: Pick<SourceDocument, 'file' | 'locate'>,
-    at: DocPath,
-    message: string,
-    severity: ManifestIssue['severity'] = 'error',
-  ) {
-    const pos = doc.locate(at);
-    this.items.push({
-      rule,
-      severity,
-      file: doc.file,
-      path: formatDocPath(at),
-      message,
-      ...(pos ? { line: pos.line, column: pos.column } : {}),
-    });
-  }
-  get hasErrors() {
-    return this.items.some((issue) => issue.severity === 'error');
-  }
-}
-
-const LOWER: Record<PrimitiveKind, UriKind> = {
-  Identity: 'identity',
-  Provider: 'provider',
-  Channel: 'channel',
-  Tool: 'tool',
-  Skill: 'skill',
-  Memory: 'memory',
-  Sandbox: 'sandbox',
-  Policy: 'policy',
-  Swarm: 'swarm',
-  Telemetry: 'telemetry',
-  WorldModel: 'world-model',
-};
-
-function getAt(data: unknown, at: DocPath): unknown {
-  let node = data;
-  for (const key of at) {
-    if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<string | number, unknown>)[key];
-  }
-  return node;
-}
-
-/** Turns zod issues on `data` (found at `base` in `doc`) into manifest issues. */
-function reportZod(
-  issues: IssueList,
-  doc: SourceDocument,
-  base: DocPath,
-  data: unknown,
-  error: z.ZodError,
-  kind: string,
-  lenientUnknown: boolean,
-) {
-  for (const issue of error.issues) {
-    const at = issue.path.filter((part): part is string | number => typeof part !== 'symbol');
-    const full = [...base, ...at];
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) {
-        issues.add(
-          'schema.unknown-field',
-          doc,
-          [...full, key],
-          `unknown field "${key}" in ${kind}${lenientUnknown ? ' (ignored: newer protocol minor)' : ''}`,
-          lenientUnknown ? 'warning' : 'error',
-        );
-      }
-    } else if (issue.code === 'invalid_type' && getAt(data, at) === undefined) {
-      const field = String(at.at(-1) ?? '');
-      issues.add('schema.required', doc, full, `${kind} requires "${field}"`);
-    } else {
-      issues.add('schema.type', doc, full, issue.message);
-    }
-  }
-}
-
-/** A copy of `data` without the keys zod reported as unrecognized. */
-function withoutUnknownKeys(data: unknown, error: z.ZodError): unknown {
-  const copy: unknown = structuredClone(data);
-  for (const issue of error.issues) {
-    if (issue.code !== 'unrecognized_keys') continue;
-    const at = issue.path.filter((part): part is string | number => typeof part !== 'symbol');
-    const owner = getAt(copy, at);
-    if (isRecord(owner)) for (const key of issue.keys) delete owner[key];
-  }
-  return copy;
-}
-
-/** Checks `claw:` of a document; returns whether its fields are to be read leniently. */
-function checkProtocol(issues: IssueList, doc: SourceDocument, at: DocPath, value: unknown) {
-  if (value === undefined) {
-    issues.add(
-      'envelope.required',
-      doc,
-      at.slice(0, -1),
-      'the "claw" protocol version is required',
-    );
-    return false;
-  }
-  const result = checkProtocolVersion(String(value));
-  if (!result.ok) {
-    issues.add(
-      'envelope.protocol-version',
-      doc,
-      at,
-      result.error === 'not-semver'
-        ? `claw "${String(value)}" is not a semver protocol version`
-        : `claw "${String(value)}" has another major version than this runtime's ${CKP_PROTOCOL_VERSION} (incompatible)`,
-    );
-    return false;
-  }
-  if (result.value.newerMinor) {
-    issues.add(
-      'envelope.protocol-version',
-      doc,
-      at,
-      `claw "${String(value)}" is newer than this runtime's ${CKP_PROTOCOL_VERSION}; fields it does not know are ignored`,
-      'warning',
-    );
-  }
-  return result.value.newerMinor;
-}
-
 export class ClawLoader {
   private readonly issues = new IssueList();
   private readonly options: Required<
@@ -217,6 +81,7 @@ export class ClawLoader {
   private rootLenient = false;
   /** Where each built primitive's spec sits, for problems found after it was built. */
   private readonly locations = new Map<AnyPrimitive, { doc: SourceDocument; specAt: DocPath }>();
+  private readonly references: ManifestReferences;
 
   constructor(file: string, options: LoadOptions = {}) {
     this.rootFile = path.resolve(file);
@@ -229,6 +94,7 @@ export class ClawLoader {
       sourceCache: options.sourceCache,
       specParses: options.specParses,
     };
+    this.references = new ManifestReferences(this.issues, this.rootFile, this.options);
   }
 
   async check(): Promise<CheckResult> {
@@ -237,7 +103,7 @@ export class ClawLoader {
   }
 
   private async run(): Promise<ResolvedClaw | undefined> {
-    const rootDoc = await this.readDocuments(this.rootFile, undefined, []);
+    const rootDoc = await this.references.readDocuments(this.rootFile, undefined, []);
     if (!rootDoc) return undefined;
     if (rootDoc.length !== 1 || !rootDoc[0]) {
       const first = rootDoc[0];
@@ -247,6 +113,7 @@ export class ClawLoader {
       return undefined;
     }
     this.root = rootDoc[0];
+    this.references.root = this.root;
     const data = this.root.data;
     if (!isRecord(data)) {
       this.issues.add(
@@ -328,7 +195,7 @@ export class ClawLoader {
     }
     const candidates: Candidate[] = [];
     for (const slot of Object.keys(MANIFEST_SLOTS) as ManifestSlot[]) {
-      candidates.push(...(await this.expandSlot(slot, spec[slot])));
+      candidates.push(...(await this.references.expandSlot(slot, spec[slot])));
     }
     this.checkCardinality(spec, candidates);
 
@@ -397,201 +264,6 @@ export class ClawLoader {
         `version "${version}" is not a semver`,
       );
     }
-  }
-
-  /** Reads a file's documents, reporting a missing file or YAML errors against `from`. */
-  private async readDocuments(
-    file: string,
-    from: SourceDocument | undefined,
-    at: DocPath,
-  ): Promise<SourceDocument[] | undefined> {
-    if (!existsSync(file)) {
-      const shown = from ? path.relative(path.dirname(from.file), file) : file;
-      if (from)
-        this.issues.add('ref.missing-file', from, at, `referenced file "${shown}" does not exist`);
-      else
-        this.issues.items.push({
-          rule: 'ref.missing-file',
-          severity: 'error',
-          file,
-          path: '(document)',
-          message: 'manifest file does not exist',
-        });
-      return undefined;
-    }
-    const source = await readSource(file, this.options.sourceCache);
-    this.issues.items.push(...source.issues);
-    if (source.issues.length > 0) return undefined;
-    const documents = source.documents.filter((doc) => doc.data !== null && doc.data !== undefined);
-    if (documents.length === 0) {
-      this.issues.items.push({
-        rule: 'envelope.required',
-        severity: 'error',
-        file,
-        path: '(document)',
-        message: 'the file holds no document',
-      });
-      return undefined;
-    }
-    return documents;
-  }
-
-  /** Every candidate primitive an entry of `spec.<slot>` stands for. */
-  private async expandSlot(slot: ManifestSlot, value: unknown): Promise<Candidate[]> {
-    if (value === undefined) return [];
-    const { kind, list } = MANIFEST_SLOTS[slot];
-    if (list && !Array.isArray(value)) {
-      this.issues.add('ref.entry', this.root, ['spec', slot], `spec.${slot} is a list of entries`);
-      return [];
-    }
-    if (!list && Array.isArray(value)) {
-      this.issues.add(
-        slot === 'identity' ? 'manifest.identity' : 'ref.entry',
-        this.root,
-        ['spec', slot],
-        `spec.${slot} takes exactly one entry, not a list`,
-      );
-      return [];
-    }
-    const entries: unknown[] = list ? (value as unknown[]) : [value];
-    const out: Candidate[] = [];
-    for (const [index, entry] of entries.entries()) {
-      const at: DocPath = list ? ['spec', slot, index] : ['spec', slot];
-      const add = (doc: SourceDocument, base: DocPath, inline: boolean) =>
-        out.push({ kind, slot, doc, base, inline, ordinal: out.length });
-      if (isRecord(entry) && 'inline' in entry) {
-        const extra = Object.keys(entry).filter((key) => key !== 'inline');
-        for (const key of extra) {
-          this.issues.add(
-            'ref.entry',
-            this.root,
-            [...at, key],
-            `unexpected "${key}" next to inline:`,
-          );
-        }
-        if (!isRecord(entry.inline)) {
-          this.issues.add(
-            'ref.entry',
-            this.root,
-            [...at, 'inline'],
-            'inline: holds the primitive spec as a mapping',
-          );
-          continue;
-        }
-        add(this.root, [...at, 'inline'], true);
-      } else if (typeof entry === 'string' && entry.startsWith('claw://')) {
-        const doc = await this.resolveUri(entry, kind, at);
-        if (doc) add(doc, [], false);
-      } else if (typeof entry === 'string' && entry.trim() !== '') {
-        for (const doc of await this.resolveFileRef(entry, at)) add(doc, [], false);
-      } else {
-        this.issues.add(
-          'ref.entry',
-          this.root,
-          at,
-          'an entry is a file path, a glob, a claw:// URI or { inline: {...} }',
-        );
-      }
-    }
-    return out;
-  }
-
-  private async resolveFileRef(ref: string, at: DocPath): Promise<SourceDocument[]> {
-    const dir = path.dirname(this.rootFile);
-    // The globber loads only for manifests that reference other files.
-    const { glob, isDynamicPattern } = await import('tinyglobby');
-    let files: string[];
-    if (isDynamicPattern(ref)) {
-      files = (await glob(ref, { cwd: dir, absolute: true, onlyFiles: true })).sort();
-      if (files.length === 0) {
-        this.issues.add(
-          'ref.missing-file',
-          this.root,
-          at,
-          `glob "${ref}" matched no files`,
-          'warning',
-        );
-      }
-    } else {
-      files = [path.resolve(dir, ref)];
-    }
-    const out: SourceDocument[] = [];
-    for (const file of files) {
-      if (path.resolve(file) === this.rootFile) {
-        this.issues.add(
-          'ref.cycle',
-          this.root,
-          at,
-          `"${ref}" refers back to the manifest itself (${path.basename(file)})`,
-        );
-        continue;
-      }
-      out.push(...((await this.readDocuments(file, this.root, at)) ?? []));
-    }
-    return out;
-  }
-
-  private async resolveUri(
-    text: string,
-    kind: PrimitiveKind,
-    at: DocPath,
-  ): Promise<SourceDocument | undefined> {
-    const parsed = parseClawUri(text);
-    if (!parsed.ok) {
-      this.issues.add('uri.grammar', this.root, at, `invalid claw URI "${text}": ${parsed.error}`);
-      return undefined;
-    }
-    const uri = parsed.value;
-    if (uri.form === 'registry') {
-      this.issues.add(
-        'uri.registry',
-        this.root,
-        at,
-        `"${text}" needs a CKP registry, and none is configured (no public registry exists yet); ` +
-          'copy the primitive into a local file and reference that instead',
-      );
-      return undefined;
-    }
-    if (uri.kind !== LOWER[kind]) {
-      this.issues.add(
-        'uri.kind',
-        this.root,
-        at,
-        `"${text}" names a ${uri.kind}, but this slot holds ${kind} entries`,
-      );
-      return undefined;
-    }
-    const searched: string[] = [];
-    for (const dir of this.options.libraryDirs) {
-      for (const ext of ['.yaml', '.yml', '.json']) {
-        const file = path.join(dir, uri.kind, `${uri.name}${ext}`);
-        searched.push(file);
-        if (!existsSync(file)) continue;
-        const docs = await this.readDocuments(file, this.root, at);
-        const doc = docs?.[0];
-        const version = isRecord(doc?.data) ? getAt(doc.data, ['metadata', 'version']) : undefined;
-        if (doc && uri.form === 'local' && uri.version && version !== uri.version) {
-          this.issues.add(
-            'ref.unresolved',
-            this.root,
-            at,
-            `"${text}" asks for version ${uri.version}, but ${file} has ${String(version ?? 'none')}`,
-          );
-          return undefined;
-        }
-        return doc;
-      }
-    }
-    this.issues.add(
-      'ref.unresolved',
-      this.root,
-      at,
-      `"${text}" (${uri.canonical}) is not in the local primitive library` +
-        (searched.length
-          ? ` (looked for ${uri.kind}/${uri.name}.yaml in ${this.options.libraryDirs.join(', ')})`
-          : ' (no library directory configured)'),
-    );
-    return undefined;
   }
 
   private checkCardinality(spec: Raw, candidates: Candidate[]) {
@@ -882,32 +554,6 @@ export class ClawLoader {
       }
     }
   }
-}
-
-/** What of a spec only 0.3.0 has: the WorldModel kind, a skill's world_model_ref, store fields. */
-function introducedIn030(kind: PrimitiveKind, spec: unknown): { at: DocPath; what: string }[] {
-  if (kind === 'WorldModel') return [{ at: [], what: 'the WorldModel kind' }];
-  if (!isRecord(spec)) return [];
-  if (kind === 'Skill' && spec.world_model_ref !== undefined)
-    return [{ at: ['world_model_ref'], what: 'world_model_ref' }];
-  if (kind === 'Telemetry')
-    return Object.entries(TELEMETRY_FIELDS_0_3).flatMap(([group, fields]) => {
-      const declared = spec[group];
-      return isRecord(declared)
-        ? fields
-            .filter((field) => declared[field] !== undefined)
-            .map((field) => ({ at: [group, field], what: `${group}.${field}` }))
-        : [];
-    });
-  if (kind !== 'Memory' || !Array.isArray(spec.stores)) return [];
-  return spec.stores.flatMap((store: unknown, index) =>
-    isRecord(store)
-      ? MEMORY_STORE_FIELDS_0_3.filter((field) => store[field] !== undefined).map((field) => ({
-          at: ['stores', index, field],
-          what: `the store field ${field}`,
-        }))
-      : [],
-  );
 }
 
 /** Loads and validates a manifest; collects every error and warning instead of throwing. */

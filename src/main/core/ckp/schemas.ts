@@ -645,7 +645,8 @@ export const SPEC_SCHEMAS = {
 export type IdentitySpec = z.output<typeof identitySpec>;
 export type ProviderSpec = z.output<typeof providerSpec>;
 export type ChannelSpec = z.output<typeof channelSpec>;
-export type ToolSpec = z.output<typeof toolSpec>;
+/** The manifest's Tool primitive (a registered tool's own declaration is tools/ToolSpec). */
+export type ToolPrimitiveSpec = z.output<typeof toolSpec>;
 export type SkillSpec = z.output<typeof skillSpec>;
 export type MemorySpec = z.output<typeof memorySpec>;
 export type MemoryStore = z.output<typeof memoryStore>;
@@ -660,7 +661,7 @@ export interface SpecByKind {
   Identity: IdentitySpec;
   Provider: ProviderSpec;
   Channel: ChannelSpec;
-  Tool: ToolSpec;
+  Tool: ToolPrimitiveSpec;
   Skill: SkillSpec;
   Memory: MemorySpec;
   Sandbox: SandboxSpec;

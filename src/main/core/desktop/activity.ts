@@ -13,7 +13,7 @@ export interface TrackedRun {
 }
 
 /** Who asked for a run: a person at the UI/CLI, or a trigger (cron, channel). */
-export type RunOrigin = 'user' | 'background';
+export type RunRequester = 'user' | 'background';
 
 export class AgentUnavailableError extends PincerError {
   constructor(
@@ -59,7 +59,7 @@ export class AgentActivity {
    * Throws when a new run may not start. Pausing holds background runs only: a person who types
    * into the chat while the agent is paused is answered. Nothing starts once quitting began.
    */
-  admit(origin: RunOrigin): void {
+  admit(origin: RunRequester): void {
     if (this.stoppingFlag) {
       throw new AgentUnavailableError('stopping', 'Pincer is quitting: no new runs start');
     }

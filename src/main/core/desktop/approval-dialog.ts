@@ -5,7 +5,7 @@
  */
 import { summarizeArguments } from '../../../shared/abridge.js';
 import { predictionLine } from '../../../shared/format.js';
-import { sessionGrantText, type Verdict } from '../policy/index.js';
+import { type ApprovalVerdict, sessionGrantText } from '../policy/index.js';
 
 /**
  * What the dialog needs from a pending approval: the broker's PendingApproval and the IPC
@@ -32,7 +32,7 @@ export interface ApprovalDialogModel {
   detail: string;
   buttons: string[];
   /** verdicts[i] is what buttons[i] answers. */
-  verdicts: Verdict[];
+  verdicts: ApprovalVerdict[];
   defaultId: number;
   cancelId: number;
 }
@@ -43,10 +43,10 @@ export interface ApprovalNotice {
 }
 
 export function approvalDialog(pending: RoutedApproval, now = new Date()): ApprovalDialogModel {
-  const verdicts: Verdict[] = pending.sessionApprovable
+  const verdicts: ApprovalVerdict[] = pending.sessionApprovable
     ? ['approve', 'approve-for-session', 'deny']
     : ['approve', 'deny'];
-  const labels: Record<Verdict, string> = {
+  const labels: Record<ApprovalVerdict, string> = {
     approve: 'Approve',
     'approve-for-session': 'Approve for this session',
     deny: 'Deny',

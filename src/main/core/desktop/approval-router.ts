@@ -7,7 +7,7 @@
  * UI and the CLI, the first answer wins, the rule's timeout still denies, and when someone else answers first the
  * dialog is closed (its answer, if any arrives, is ignored).
  */
-import type { Verdict } from '../policy/index.js';
+import type { ApprovalVerdict } from '../policy/index.js';
 import {
   type ApprovalDialogModel,
   type ApprovalNotice,
@@ -22,7 +22,7 @@ export interface ApprovalSource {
   onResolved(listener: (id: string) => void): () => void;
   pending(): RoutedApproval[];
   /** First answer wins; a late answer is refused by the source, which is harmless here. */
-  resolve(id: string, verdict: Verdict, by: string): unknown;
+  resolve(id: string, verdict: ApprovalVerdict, by: string): unknown;
 }
 
 /** The native side (Notification, dialog.showMessageBox), injected by the shell. */
@@ -120,7 +120,7 @@ export class ApprovalRouter {
     try {
       const index = await this.deps.ui.ask(dialog, controller.signal);
       if (controller.signal.aborted) return;
-      const verdict: Verdict = dialog.verdicts[index] ?? 'deny';
+      const verdict: ApprovalVerdict = dialog.verdicts[index] ?? 'deny';
       // 'already_resolved' here means another surface or the timeout won: nothing to do.
       this.deps.broker.resolve(pending.id, verdict, this.deps.by ?? 'dialog');
     } catch (error) {

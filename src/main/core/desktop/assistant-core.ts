@@ -1,5 +1,5 @@
 /**
- * The desktop shell's view of the headless assistant (#12): approvals, run lifecycle events,
+ * The desktop shell's view of the headless assistant: approvals, run lifecycle events,
  * cancel, new chat, close. Approvals answered from a native dialog go through the assistant's
  * own resolveApproval, so the UI, the CLI and the dialog share one broker entry.
  */

@@ -2,19 +2,16 @@
 export { AgentActivity } from './activity.js';
 export { appMenuTemplate } from './app-menu.js';
 export type { ApprovalNotice, RoutedApproval } from './approval-dialog.js';
-export type { NativeApprovalUi } from './approval-router.js';
-export { ApprovalRouter, windowAttended } from './approval-router.js';
-export type { ShellCoreParts } from './assistant-core.js';
-export { admittingAssistant, shellCoreFromAssistant } from './assistant-core.js';
+export { ApprovalRouter, type NativeApprovalUi, windowAttended } from './approval-router.js';
+export {
+  admittingAssistant,
+  type ShellCoreParts,
+  shellCoreFromAssistant,
+} from './assistant-core.js';
 export { startBackgroundChannels } from './background.js';
 export { CLOSE_TO_TRAY_NOTICE, CloseToTray } from './close-to-tray.js';
 export { autostartFile, loginItemSettings, setLinuxAutostart } from './login-item.js';
-export {
-  DesktopPreferenceError,
-  DesktopPreferences,
-  type DesktopPreferencesPatch,
-  type DesktopPreferencesView,
-} from './preferences.js';
+export { DesktopPreferences } from './preferences.js';
 export { QuitCoordinator } from './quit.js';
 export {
   APP_ENTRY_URL,
@@ -27,9 +24,7 @@ export {
 } from './renderer-files.js';
 export { RunEventTracker } from './run-events.js';
 export { DesktopSettingsStore, desktopSettingsPath } from './settings.js';
-export { registerSummonShortcut } from './shortcut.js';
-export type { TrayView } from './tray-controller.js';
-export { TrayController } from './tray-controller.js';
+export { TrayController, type TrayView } from './tray-controller.js';
 export { planUpdates } from './updates.js';
 export {
   decidePermission,
@@ -38,6 +33,11 @@ export {
   HARDENED_WEB_PREFERENCES,
   openExternalSafely,
 } from './web-guard.js';
-export type { InitialBounds, WindowBounds } from './window-bounds.js';
-export { boundsToSave, initialBounds, MAIN_WINDOW_SIZING } from './window-bounds.js';
+export {
+  boundsToSave,
+  type InitialBounds,
+  initialBounds,
+  MAIN_WINDOW_SIZING,
+  type WindowBounds,
+} from './window-bounds.js';
 export { claimSingleInstance, startsHidden, summonWindow } from './window-control.js';

@@ -15,22 +15,6 @@ export interface DoctorCheck {
   details?: Record<string, unknown>;
 }
 
-const MIN_NODE: readonly [number, number] = [20, 19];
-
-export function checkNode(version = process.versions.node): DoctorCheck {
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  const fine = major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
-  return {
-    id: 'node',
-    label: 'Node.js',
-    status: fine ? 'ok' : 'fail',
-    summary: fine
-      ? `Node ${version}`
-      : `Node ${version} is too old; Pincer needs ${MIN_NODE.join('.')} or newer`,
-    details: { version },
-  };
-}
-
 export async function checkDataDir(dataDir: string): Promise<DoctorCheck> {
   const base = { id: 'data-dir', label: 'Data directory', details: { path: dataDir } };
   try {

@@ -7,14 +7,12 @@ import {
   checkGpu,
   checkKeychain,
   checkModels,
-  checkNode,
   type DoctorCheck,
 } from './checks.js';
 import { checkNativeModules } from './native-check.js';
+import { checkNode } from './node-check.js';
 import { checkSandbox } from './sandbox-check.js';
 import { checkSecrets } from './secrets-check.js';
-
-export type { CheckStatus, DoctorCheck } from './checks.js';
 
 export interface DoctorReport {
   pincer: string;

@@ -4,7 +4,7 @@ import { errorMessage, LocalEngineError } from './errors.js';
 import { inspectModelFile } from './gguf-check.js';
 import { type LocalRuntime, loadRuntime, type RuntimeOptions } from './runtime.js';
 
-/** What memory search (#10) needs from any embedding source, local or cloud. */
+/** What memory search needs from any embedding source, local or cloud. */
 export interface EmbeddingProvider {
   readonly id: string;
   /** Length of every vector `embed` returns. */

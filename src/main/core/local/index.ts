@@ -9,8 +9,8 @@ export { errorMessage, isLocalEngineError } from './errors.js';
 export type { TurnSource } from './fair-gate.js';
 export { FairGate } from './fair-gate.js';
 export { inspectModelFile, type ModelFileFacts } from './gguf-check.js';
-export { type GpuMemory, probeGpuMemory } from './gpu-memory.js';
-export { type JsonGrammar, jsonSchemaGrammar } from './json-grammar.js';
+export { probeGpuMemory } from './gpu-memory.js';
+export { jsonSchemaGrammar } from './json-grammar.js';
 export type { ModelLocations, PullProgress, SkippedModel } from './model-manager.js';
 export {
   chatModelFiles,
@@ -23,7 +23,7 @@ export {
 } from './model-manager.js';
 export { LocalModelProvider } from './provider.js';
 export { loadRuntime } from './runtime.js';
-export { SCHEMA_BOUNDS, schemaBoundsProblem } from './schema-bounds.js';
+export { schemaBoundsProblem } from './schema-bounds.js';
 export { localSetup } from './setup.js';
 export type {
   CompleteRequest,

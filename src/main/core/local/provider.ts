@@ -1,5 +1,5 @@
 /**
- * The local engine as a provider of the model layer (#3): content-block messages in, the same
+ * The local engine as a provider of the model layer: content-block messages in, the same
  * ModelEvent stream as every HTTP protocol out. The engine delivers tool calls whole (its
  * grammar already guarantees their JSON), so they arrive as complete tool-call events.
  */

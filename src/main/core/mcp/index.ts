@@ -1,13 +1,13 @@
 /** The mcp module's public surface: what other modules import. */
 
-export type { InputAsker } from './client-requests.js';
-export type { McpGrant, McpImportOffer, McpServerEntry } from './config.js';
 export {
   addMcpServer,
   importMcpServers,
   isGranted,
   isStdioEntry,
   McpConfigError,
+  type McpImportOffer,
+  type McpServerEntry,
   mcpImportOffers,
   readMcpServers,
   removeMcpServer,

@@ -1,5 +1,5 @@
 /**
- * Compaction (#10, seed 004 "rolling summarization with race protection"): when a session's
+ * Compaction (seed 004 "rolling summarization with race protection"): when a session's
  * history passes a share of the context window (85% by default), the older turns are summarized
  * with the current model, in the background. Each summary is a new epoch of the session; a
  * summary started at epoch N is written only if the session is still at epoch N when it

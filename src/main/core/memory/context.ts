@@ -1,5 +1,5 @@
 /**
- * The context builder (#10, seed 002 "context loading"): the system text of each model call,
+ * The context builder (seed 002 "context loading"): the system text of each model call,
  * assembled from the identity (SOUL.md, else the manifest's personality), USER.md, the last N
  * daily threads and this week's thread, the top skills for the message, and memories retrieved
  * for it, within a token budget. What does not fit, or is not there, is reported with a reason,

@@ -1,5 +1,5 @@
 /**
- * Semantic memory (#10): documents and notes, chunked, indexed in FTS5 and (with an embedder)
+ * Semantic memory: documents and notes, chunked, indexed in FTS5 and (with an embedder)
  * as vectors; hybrid search fuses the two rankings by reciprocal rank fusion. The index is
  * derived data: files stay where they are, notes are stored whole, so a chunk can always be
  * rebuilt. Inputs are checked before anything is written, so a refused file changes nothing.

@@ -1,5 +1,5 @@
 /**
- * The built-in model catalog (#3): what the router knows about well-known models before the user
+ * The built-in model catalog: what the router knows about well-known models before the user
  * configures anything, plus `defineModel` for user-configured ones (Ollama, LM Studio, vLLM...).
  *
  * Snapshot of 2025-10. Prices (USD per 1000 tokens) and limits come from memory of the vendors'

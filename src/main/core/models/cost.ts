@@ -1,5 +1,5 @@
 /**
- * Cost accounting per run (#3): every finished model turn is recorded with its model's pricing,
+ * Cost accounting per run: every finished model turn is recorded with its model's pricing,
  * so a run can report what it spent in total and per model. Cached input is priced at the
  * cheaper cache rate when the model has one.
  */

@@ -1,5 +1,5 @@
 /**
- * Where a provider's API key comes from (#3; the secrets module of #9 implements `SecretLookup`).
+ * Where a provider's API key comes from (the secrets module implements `SecretLookup`).
  * Precedence: an explicit key (CLI flag, tests) -> the provider's `secret_ref` through the
  * injected lookup -> the provider's conventional environment variable -> none.
  */
@@ -10,7 +10,7 @@ export interface SecretLookup {
   resolve(name: string): Promise<string | undefined>;
 }
 
-/** Read-only lookup in an environment (the fallback until #9, and CI's way in). */
+/** Read-only lookup in an environment: how tests and CI reach providers without a secret store. */
 export function envLookup(env: NodeJS.ProcessEnv = process.env): SecretLookup {
   return {
     resolve: async (name) => {

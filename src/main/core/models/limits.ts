@@ -1,5 +1,5 @@
 /**
- * Per-provider limits (#3, config `tokens_per_day`, `tokens_per_request`, `requests_per_minute`)
+ * Per-provider limits (config `tokens_per_day`, `tokens_per_request`, `requests_per_minute`)
  * enforced BEFORE a request leaves the machine: the request's tokens are estimated and reserved,
  * then settled against the usage the provider reports. A violation is a typed `quota_exceeded`
  * ModelError (CKP -32021) so the router can move to another provider instead of paying.

@@ -1,5 +1,5 @@
 /**
- * Retries of a model call (#3): exponential backoff with full jitter so many clients hitting one
+ * Retries of a model call: exponential backoff with full jitter so many clients hitting one
  * rate-limited provider spread out instead of retrying in lockstep, at least the provider's
  * Retry-After when it gave one, and only for failures worth retrying (`error.retryable`).
  */

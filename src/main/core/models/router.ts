@@ -1,5 +1,5 @@
 /**
- * The model router (#3): picks which registered model serves a request, in an order given by a
+ * The model router: picks which registered model serves a request, in an order given by a
  * strategy, after filtering out models that cannot serve it; enforces per-provider limits before
  * anything is sent; retries what is worth retrying; falls back while the consumer has seen
  * nothing; accounts usage and cost when a reply finishes.
@@ -33,8 +33,8 @@ import type {
   ModelRequest,
 } from './types.js';
 
-export type Strategy = 'quality' | 'speed' | 'cost' | 'balanced' | 'fallback' | 'cascade';
-export const STRATEGIES: readonly Strategy[] = [
+export type RoutingStrategy = 'quality' | 'speed' | 'cost' | 'balanced' | 'fallback' | 'cascade';
+export const STRATEGIES: readonly RoutingStrategy[] = [
   'quality',
   'speed',
   'cost',
@@ -60,7 +60,7 @@ export interface RegisterOptions {
 }
 
 export interface RouteOptions {
-  strategy: Strategy;
+  strategy: RoutingStrategy;
   /** The primary model; required by `fallback`, refused by the other strategies. */
   model?: ModelId;
   requires?: Requirements;
@@ -86,7 +86,7 @@ export interface RouteStep {
 }
 
 export interface RoutePlan {
-  strategy: Strategy;
+  strategy: RoutingStrategy;
   /** In the order they will be tried. */
   steps: RouteStep[];
   /** Models of a ranking strategy's pool left out because they cannot serve the request. */
@@ -552,7 +552,7 @@ function hasImage(request: ModelRequest): boolean {
 }
 
 function rank(
-  strategy: Exclude<Strategy, 'fallback'>,
+  strategy: Exclude<RoutingStrategy, 'fallback'>,
   eligible: Registration[],
   cost: (descriptor: ModelDescriptor) => number,
 ): Array<{ registration: Registration; score?: number }> {

@@ -1,5 +1,5 @@
 /**
- * The contract between the agent loop and any model (#3): one request shape, one event stream.
+ * The contract between the agent loop and any model: one request shape, one event stream.
  * Adapters translate; the loop never learns which wire protocol is behind a provider.
  */
 import type { Message, StopReason, ToolDef, Usage } from '../../../shared/messages.js';

@@ -1,9 +1,7 @@
 /** Predictive planning: the manifest's WorldModels consulted before a call with side effects. */
 export {
   customPredictor,
-  type Predictor,
   providerPredictor,
-  readPrediction,
   type SimulatorRun,
   toolPredictor,
 } from './predictors.js';

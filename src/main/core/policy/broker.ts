@@ -9,7 +9,7 @@ import type { SessionId } from '../terms.js';
 import type { ApprovalAnswer, ApprovalHook, ApprovalRequest } from './hooks.js';
 import type { SessionScope } from './session-scope.js';
 
-export type Verdict = 'approve' | 'deny' | 'approve-for-session';
+export type ApprovalVerdict = 'approve' | 'deny' | 'approve-for-session';
 
 /** What a surface shows: the runtime's request without its signal and timeout mechanics. */
 export type PendingApproval = Pick<
@@ -105,7 +105,7 @@ export class ApprovalBroker implements ApprovalHook {
   }
 
   /** An answer from a surface; `by` names who answered (e.g. "terminal", "ui:alice"). */
-  resolve(id: string, verdict: Verdict, by: string): ResolveResult {
+  resolve(id: string, verdict: ApprovalVerdict, by: string): ResolveResult {
     const waiting = this.waiting.get(id);
     if (!waiting) return this.finished.has(id) ? 'already_resolved' : 'unknown';
     if (verdict === 'approve-for-session') {

@@ -14,6 +14,7 @@
  *   level and the manifest's rules, unless a manifest rule denies the call outright.
  */
 import path from 'node:path';
+import type { Autonomy } from '../../../shared/ipc-schemas.js';
 import type { ToolCall } from '../../../shared/messages.js';
 import type { EffectivePolicyRule } from '../ckp/index.js';
 import type { CapabilityGrant } from '../terms.js';
@@ -24,7 +25,8 @@ import type { PolicyContext, PolicyDecision, PolicyHook } from './hooks.js';
 import { firstMatch, type RuleContext, type ToolFacts } from './rules.js';
 import { sessionScopeOf } from './session-scope.js';
 
-export type Autonomy = 'observer' | 'supervised' | 'autonomous';
+/** The one autonomy level type is the IPC contract's, which the settings surfaces also show. */
+export type { Autonomy };
 
 export interface PolicyEngineOptions {
   rules: readonly EffectivePolicyRule[];

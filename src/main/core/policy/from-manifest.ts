@@ -1,7 +1,7 @@
 /**
  * The manifest's governance as live objects: the policy engine over its rules and the
  * identity's autonomy, the scanner configured by the first policy's screening settings, an
- * approval broker and the audit log. What the runtime needs from #7, in one place.
+ * approval broker and the audit log. What the runtime needs from the policy module, in one place.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +23,7 @@ export interface Governance {
 
 export interface GovernanceOptions {
   dataDir: string;
-  /** Facts of the tools the registry (#5) knows; manifest tools are described from the manifest. */
+  /** Facts of the tools the registry knows; manifest tools are described from the manifest. */
   facts?: (name: string) => ToolFacts | undefined;
   /** The folder the agent works in, when the user chose one (else one per identity in the data dir). */
   workspace?: string;

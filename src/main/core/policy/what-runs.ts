@@ -5,7 +5,8 @@
  * as that option), clusters of short options with a glued or a following value, `--` ending the
  * options, subcommands. Says, for a person, what the call would run besides its program.
  */
-import { type OptionEntry, PROGRAM_TABLE, type ProgramEntry } from './program-table.js';
+import type { OptionEntry, ProgramEntry } from './program-entry.js';
+import { PROGRAM_TABLE } from './program-table.js';
 import { READERS, shown } from './script-readers.js';
 
 /** What the call runs besides its program, one sentence each; empty when nothing. */

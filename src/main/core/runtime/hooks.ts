@@ -14,7 +14,7 @@ export interface HistoryEntry {
 
 /**
  * What the model sees of a session's history, and what happens after each reply: memory's
- * compaction (#10) shows a summary in place of older turns and summarizes in the background.
+ * compaction (memory/compaction.ts) shows a summary in place of older turns and summarizes in the background.
  * The stored history is never changed by it.
  */
 export interface HistoryShaper {

@@ -1,5 +1,5 @@
 /**
- * The credentials store of #9. `createSecretStore` assembles the backend chain for this
+ * The credentials store. `createSecretStore` assembles the backend chain for this
  * process: OS keychain (keytar) -> safeStorage vault (Electron only, encryptor injected by
  * src/main/app) -> passphrase vault (AES-256-GCM, scrypt) -> environment variables.
  */
@@ -12,11 +12,10 @@ import type { Availability, SecretBackend, StringEncryptor } from './types.js';
 import { VaultBackend } from './vault.js';
 import { EncryptorCodec, PassphraseCodec, type ScryptParams } from './vault-codec.js';
 
-export { type KnownSecretsReport, loadKnownSecrets } from './known.js';
-export type { BackendStatus, FoundSecret, MigrationReport, SecretEntry } from './store.js';
+export { loadKnownSecrets } from './known.js';
+
 export { SecretStore } from './store.js';
-export type { Availability, BackendId, SecretBackend, StringEncryptor } from './types.js';
-export { isValidSecretName, SecretsError, VaultError } from './types.js';
+export { type BackendId, SecretsError, type StringEncryptor } from './types.js';
 
 export const PASSPHRASE_ENV = 'PINCER_VAULT_PASSPHRASE';
 /** Set to "off" to skip the OS keychain (containers, tests that must not touch a real one). */

@@ -1,4 +1,4 @@
-/** The secrets module's contract (#9): one interface over several storage backends. */
+/** The secrets module's contract: one interface over several storage backends. */
 import { type ErrorCategory, PincerError } from '../errors.js';
 
 export type BackendId = 'keychain' | 'safe-storage' | 'vault' | 'env';

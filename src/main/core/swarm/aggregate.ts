@@ -4,7 +4,12 @@
  */
 import type { SwarmReport } from './types.js';
 
-export type Strategy = 'leader-decides' | 'majority-vote' | 'merge' | 'chain' | 'best-of-n';
+export type AggregationStrategy =
+  | 'leader-decides'
+  | 'majority-vote'
+  | 'merge'
+  | 'chain'
+  | 'best-of-n';
 
 /** The leader's judgement: pick a candidate, or write the answer from them. */
 export interface Leader {
@@ -30,7 +35,7 @@ export function normalizeAnswer(text: string): string {
 }
 
 export async function aggregate(
-  strategy: Strategy,
+  strategy: AggregationStrategy,
   goal: string,
   reports: readonly SwarmReport[],
   leader?: Leader,

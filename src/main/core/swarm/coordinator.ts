@@ -16,7 +16,7 @@ import {
   spanTraceparent,
 } from '../telemetry/index.js';
 import { newId } from '../terms.js';
-import { type Aggregate, aggregate, type Leader, type Strategy } from './aggregate.js';
+import { type Aggregate, type AggregationStrategy, aggregate, type Leader } from './aggregate.js';
 import { CircuitBreaker } from './breaker.js';
 import { DEFAULT_ROUNDS, revisionPrompt } from './peers.js';
 import { branchQueues } from './queues.js';
@@ -30,7 +30,7 @@ export interface SwarmSettings {
   /** Worker slots: the `count` of every agent whose role is not leader. */
   workers: number;
   maxParallel: number;
-  strategy: Strategy;
+  strategy: AggregationStrategy;
   timeoutMs: number;
   retries: number;
   deadLetter: boolean;

@@ -10,7 +10,7 @@ import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trac
 import type { TelemetrySpec } from '../ckp/index.js';
 import type { RunEvent } from '../runtime/index.js';
 import { createExporter, type ProfileDb } from './exporters.js';
-import { METRICS_INTERVAL_MS, openMetricsExport, otlpMetricsUrl } from './metric-export.js';
+import { openMetricsExport } from './metric-export.js';
 import { type MetricsSnapshot, TelemetryMetrics } from './metrics.js';
 import {
   DerivedIds,
@@ -20,20 +20,13 @@ import {
   type TelemetrySettings,
 } from './spans.js';
 
-export { SPANS_TABLE, type SpanRecord } from './exporters.js';
 export {
   delegationSpanId,
   operationSpanId,
-  otelSpanId,
-  otelTraceId,
   parentSpanOf,
-  runSpanId,
-  sampled,
   spanTraceparent,
   traceparent,
 } from './ids.js';
-export type { MetricsSnapshot } from './metrics.js';
-export type { SpanAttributes, SpanSpec } from './spans.js';
 
 /** A span around work no run's events describe (a swarm operation, a delegated task). */
 export interface TracedSpan {
@@ -45,7 +38,6 @@ export interface TracedSpan {
 export interface SpanOpener {
   span(spec: SpanSpec): TracedSpan;
 }
-export { METRICS_INTERVAL_MS, otlpMetricsUrl };
 
 export interface Telemetry extends SpanOpener {
   /** Every run event, in order; never throws. */

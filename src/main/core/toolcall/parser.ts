@@ -9,7 +9,7 @@ import { describeFound, Lexer, type Token, type TokenKind } from './lexer.js';
 
 /** `<namespace>` of the seed's BNF. */
 export const SEED_NAMESPACES = ['fs', 'net', 'sys', 'code', 'data', 'ui'] as const;
-/** The BNF's namespaces plus `memory`, which issue #5's built-in `memory/search` needs. */
+/** The BNF's namespaces plus `memory`, which the built-in `memory/search` tool needs. */
 export const DEFAULT_NAMESPACES: readonly string[] = [...SEED_NAMESPACES, 'memory'];
 export const DEFAULT_MAX_LENGTH = 64 * 1024;
 export const DEFAULT_MAX_DEPTH = 32;

@@ -17,7 +17,8 @@ import {
   type ToolOutput,
 } from './types.js';
 
-export type Verdict = 'allow' | { deny: string };
+/** What the policy says about one checked call just before it runs. */
+export type BeforeRunVerdict = 'allow' | { deny: string };
 
 /** A call whose tool is known and whose arguments passed validation. */
 export interface CheckedCall {
@@ -34,8 +35,8 @@ export interface ExecuteOptions {
   allowPrivateNetwork?: boolean;
   executor?: ToolExecutor;
   signal?: AbortSignal;
-  /** The policy's say (#7), asked after validation and before each run. */
-  beforeRun?: (checked: CheckedCall) => Promise<Verdict>;
+  /** The policy's say, asked after validation and before each run. */
+  beforeRun?: (checked: CheckedCall) => Promise<BeforeRunVerdict>;
 }
 
 export interface RunSettings {
@@ -95,7 +96,7 @@ async function guardedRun(
 ): Promise<ToolOutput> {
   if (signal.aborted) return { content: `${checked.tool.name} was cancelled`, isError: true };
   if (options.beforeRun) {
-    let verdict: Verdict;
+    let verdict: BeforeRunVerdict;
     try {
       verdict = await options.beforeRun(checked);
     } catch (error) {

@@ -4,7 +4,7 @@ export { fsRead } from './builtins/fs.js';
 export { BUILTIN_TOOLS } from './builtins/index.js';
 export { checkHop, pinnedLookup } from './builtins/net.js';
 export { runTool } from './execute.js';
-export type { ToolHost, ToolOutcome, ToolScope } from './host.js';
+export type { ToolHost, ToolOutcome } from './host.js';
 export type { GrammarBounds } from './local-grammar.js';
 export { grammarSchema } from './local-grammar.js';
 export { ToolRegistry } from './registry.js';
@@ -19,4 +19,4 @@ export type {
   ToolExecutor,
   ToolOutput,
 } from './types.js';
-export { inProcessExecutor, isToolError, ToolError } from './types.js';
+export { inProcessExecutor, ToolError } from './types.js';

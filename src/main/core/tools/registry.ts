@@ -39,7 +39,7 @@ export interface HostOptions {
    * each call, so it follows a model switch.
    */
   grammar?: () => GrammarBounds | undefined;
-  /** Where tools run; in-process unless the sandbox (#8) provides one. */
+  /** Where tools run; in-process unless the sandbox provides one. */
   executor?: ToolExecutor;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Tools (#5): what a tool is, beyond what the model sees. The model gets name, description and
+ * Tools: what a tool is, beyond what the model sees. The model gets name, description and
  * input schema; the registry also keeps annotations, category and safety tier for the policy,
  * and a timeout and output cap for execution.
  */
@@ -57,7 +57,7 @@ export interface ToolContext {
   env: Record<string, string>;
   /** Loopback and private hosts, refused by net/fetch unless this is set (tests, local servers). */
   allowPrivateNetwork?: boolean;
-  /** Set by the sandbox (#8): how commands are spawned (confined); unconfined when absent. */
+  /** Set by the sandbox: how commands are spawned (confined); unconfined when absent. */
   runCommand?: CommandRunner;
   /** Set by the sandbox: paths granted besides the workspace, and paths never reachable. */
   filesystem?: FilesystemScope;
@@ -125,8 +125,8 @@ export interface Tool extends ToolSpec {
 }
 
 /**
- * Where a tool's code actually runs. In-process today; the sandbox (#8) swaps in an executor
- * that runs the same tool in a child process, without the registry or the turn logic changing.
+ * Where a tool's code actually runs: in-process by default; the sandbox's executor runs the
+ * same tool in a worker process, without the registry or the turn logic changing.
  */
 export interface ToolExecutor {
   run(tool: Tool, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput>;

@@ -21,7 +21,7 @@ export interface ConfineScope {
 
 export interface ConfineOptions {
   access?: Access;
-  /** The sandbox's grants and denials (#8); the workspace alone, read-write, when absent. */
+  /** The sandbox's grants and denials; the workspace alone, read-write, when absent. */
   scope?: ConfineScope;
 }
 

@@ -6,7 +6,12 @@
  */
 import { useEffect, useState } from 'react';
 import { abridge, abridgedJson } from '../../../shared/abridge';
-import type { ApprovalPreview, PendingApprovalView, PredictionView } from '../../../shared/ipc';
+import type {
+  ApprovalPreview,
+  PendingApprovalView,
+  PredictionView,
+  RequestOf,
+} from '../../../shared/ipc';
 import { APPROVE_KEYS, APPROVE_SESSION_KEYS, DENY_KEYS } from '../lib/keys';
 import { TierBadge } from './ToolCard';
 
@@ -84,7 +89,8 @@ export function PredictionNote({ prediction }: { prediction: PredictionView }) {
   );
 }
 
-export type Verdict = 'approve' | 'approve-for-session' | 'deny';
+/** An answer to an approval, as `approvals.resolve` takes it. */
+export type ApprovalVerdict = RequestOf<'approvals.resolve'>['verdict'];
 
 function useCountdown(expiresAt: string | null): string | null {
   const [now, setNow] = useState(Date.now());
@@ -105,7 +111,7 @@ export function ApprovalCard({
   shortcuts = false,
 }: {
   approval: PendingApprovalView;
-  onResolve: (id: string, verdict: Verdict, reason?: string) => void;
+  onResolve: (id: string, verdict: ApprovalVerdict, reason?: string) => void;
   compact?: boolean;
   /** This card answers the keyboard shortcuts (the oldest pending one). */
   shortcuts?: boolean;

@@ -3,7 +3,7 @@
  * servers asked in conversations other than the one in view (that one shows them in the chat).
  */
 import type { PendingApprovalView, PendingInputView } from '../../../shared/ipc';
-import { ApprovalCard, type Verdict } from './ApprovalCard';
+import { ApprovalCard, type ApprovalVerdict } from './ApprovalCard';
 import { type InputAction, InputCard, type InputContent } from './InputCard';
 
 export function ApprovalsPanel({
@@ -21,7 +21,7 @@ export function ApprovalsPanel({
   inputs?: PendingInputView[];
   onAnswerInput?: (id: string, action: InputAction, content?: InputContent) => Promise<string[]>;
   sessionTitle: (id: string) => string;
-  onResolve: (id: string, verdict: Verdict, reason?: string) => void;
+  onResolve: (id: string, verdict: ApprovalVerdict, reason?: string) => void;
   onOpenSession: (id: string) => void;
 }) {
   return (

@@ -17,7 +17,7 @@ import type {
 import { applyRunEvent, type LiveRun, startLiveRun } from '../../../shared/live-run';
 import type { ImageAttachment } from '../lib/attach';
 import { useBridge, useCoreEvents } from '../lib/bridge-context';
-import type { Verdict } from './ApprovalCard';
+import type { ApprovalVerdict } from './ApprovalCard';
 import { Composer } from './Composer';
 import { Logo } from './Icons';
 import { type InputAction, InputCard, type InputContent } from './InputCard';
@@ -80,7 +80,7 @@ export function ChatView({
   sessionId: string | null;
   settings: Settings;
   approvals: PendingApprovalView[];
-  onResolve: (id: string, verdict: Verdict, reason?: string) => void;
+  onResolve: (id: string, verdict: ApprovalVerdict, reason?: string) => void;
   /** Forms MCP servers asked to fill mid-call (those of this conversation are shown here). */
   inputs?: PendingInputView[];
   onAnswerInput?: (id: string, action: InputAction, content?: InputContent) => Promise<string[]>;

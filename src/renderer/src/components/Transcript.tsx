@@ -7,7 +7,7 @@ import {
   type ToolCallView,
 } from '../../../shared/ipc';
 import type { LiveRun } from '../../../shared/live-run';
-import { ApprovalCard, type Verdict } from './ApprovalCard';
+import { ApprovalCard, type ApprovalVerdict } from './ApprovalCard';
 import { Logo } from './Icons';
 import { Markdown } from './Markdown';
 import { ToolCard, type ToolCardData } from './ToolCard';
@@ -128,7 +128,7 @@ function ToolWithApproval({
 }: {
   call: ToolCardData & { approvalId?: string | null };
   approvals: PendingApprovalView[];
-  onResolve: (id: string, verdict: Verdict, reason?: string) => void;
+  onResolve: (id: string, verdict: ApprovalVerdict, reason?: string) => void;
 }) {
   const approval = approvals.find(
     (a) => a.id === call.approvalId || (a.call.id === call.callId && a.runId === call.runId),
@@ -239,7 +239,7 @@ export function StoredAssistant({
   tools: Map<string, ToolCallView>;
   approvals: PendingApprovalView[];
   showReasoning: boolean;
-  onResolve: (id: string, verdict: Verdict, reason?: string) => void;
+  onResolve: (id: string, verdict: ApprovalVerdict, reason?: string) => void;
   onBranch: () => void;
 }) {
   return (
@@ -299,7 +299,7 @@ export function LiveAssistant({
   live: LiveRun;
   approvals: PendingApprovalView[];
   showReasoning: boolean;
-  onResolve: (id: string, verdict: Verdict, reason?: string) => void;
+  onResolve: (id: string, verdict: ApprovalVerdict, reason?: string) => void;
 }) {
   const thinking = live.items.length === 0 && !live.finished;
   return (

@@ -2,7 +2,7 @@
  * sys/exec: a program with an argument list, no shell unless asked, in the workspace. The child
  * leads its own process group so a timeout or a cancel kills everything it started. The
  * environment holds only PATH, HOME and what the policy grants: never Pincer's secrets.
- * Under the sandbox (#8) the context's runCommand spawns it confined (bwrap, limits); without
+ * Under the sandbox the context's runCommand spawns it confined (bwrap, limits); without
  * one it runs as a plain child process.
  */
 import { spawn } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * memory/search: hybrid search over what Pincer remembers (#10). The store reaches the tool
+ * memory/search: hybrid search over what Pincer remembers (memory/). The store reaches the tool
  * through its ToolContext (`context.memory`), set by the executor wrapper `withMemory`.
  */
 import { type Tool, ToolError } from '../types.js';
