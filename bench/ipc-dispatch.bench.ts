@@ -9,7 +9,7 @@ import { createAssistant } from '../src/main/core/assistant/index.js';
 import { dispatch } from '../src/main/core/ipc/dispatch.js';
 import { createCoreHandlers } from '../src/main/core/ipc/handlers.js';
 import { viaProvider } from '../src/main/core/models/access.js';
-import { ScriptedProvider } from '../src/main/core/models/scripted.js';
+import { ScriptedProvider } from '../test/support/scripted-provider.js';
 import { measure, report } from './lib.js';
 
 export async function run(): Promise<void> {

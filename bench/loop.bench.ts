@@ -7,7 +7,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { viaProvider } from '../src/main/core/models/access.js';
-import { ScriptedProvider, type ScriptedReply } from '../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../src/main/core/models/types.js';
 import { AgentRuntime } from '../src/main/core/runtime/runtime.js';
 import { RunStore } from '../src/main/core/runtime/store.js';
@@ -15,6 +14,7 @@ import { openDatabase } from '../src/main/core/storage/database.js';
 import type { ToolHost } from '../src/main/core/tools/host.js';
 import { userText } from '../src/shared/messages.js';
 import { noTools, UNGOVERNED } from '../test/support/runtime-hooks.js';
+import { ScriptedProvider, type ScriptedReply } from '../test/support/scripted-provider.js';
 import { measure, report } from './lib.js';
 
 const answer: ScriptedReply = { text: ['Hello', ' there'] };

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { openAgent } from '../src/main/core/agent/index.js';
 import { ToolCalls } from '../src/main/core/ckp-server/index.js';
 import { viaProvider } from '../src/main/core/models/access.js';
-import { ScriptedProvider } from '../src/main/core/models/scripted.js';
 import { createSecretStore } from '../src/main/core/secrets/index.js';
+import { ScriptedProvider } from '../test/support/scripted-provider.js';
 import { measure, report } from './lib.js';
 
 const root = path.resolve(import.meta.dirname, '..');

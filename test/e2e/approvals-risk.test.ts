@@ -4,30 +4,21 @@
  * folder and sandbox; `rm -rf` is marked destructive with a secondary-styled Approve that no key
  * answers; approval keys do nothing while the focus is in a text field.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Assistant, createAssistant } from '../../src/main/core/assistant/index.js';
-import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
 import { viaProvider } from '../../src/main/core/models/access.js';
-import { ScriptedProvider, type ScriptedReply } from '../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../src/main/core/models/types.js';
-import { createSecretStore } from '../../src/main/core/secrets/index.js';
 import { APP_DIR } from '../support/assistant-harness.js';
-import { chromiumMissingReason, launchChromium } from '../support/browser.js';
-import { FAST_SCRYPT } from '../support/secrets.js';
+import { type BrowserApp, browserSkipReason, openBrowserApp } from '../support/browser-app.js';
+import { ScriptedProvider, type ScriptedReply } from '../support/scripted-provider.js';
+import { vaultSecrets } from '../support/secrets.js';
 
-const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');
 const shots = path.resolve(import.meta.dirname, 'screenshots');
-const skipReason =
-  chromiumMissingReason() ??
-  (existsSync(path.join(rendererDir, 'index.html'))
-    ? null
-    : 'renderer not built: run `npm run build`');
-if (skipReason) console.warn(`[e2e] skipping the approvals suite: ${skipReason}`);
+const skipReason = browserSkipReason('the approvals suite');
 
 /** What the scripted model calls, by the first word of the message. */
 function script(request: ModelRequest): ScriptedReply {
@@ -63,8 +54,7 @@ describe.skipIf(skipReason !== null)('approvals that show risk', () => {
   let dataDir: string;
   let workspace: string;
   let assistant: Assistant;
-  let gateway: Gateway;
-  let browser: Browser;
+  let app: BrowserApp;
   let page: Page;
 
   const composer = () => page.getByRole('textbox', { name: 'Message' });
@@ -91,21 +81,13 @@ describe.skipIf(skipReason !== null)('approvals that show risk', () => {
         label: 'scripted/test',
         scripted: true,
       },
-      secrets: createSecretStore({
-        dataDir,
-        env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'risk' },
-        scrypt: FAST_SCRYPT,
-      }),
+      secrets: vaultSecrets(dataDir, 'risk'),
     });
-    gateway = await startAssistantGateway({ assistant, rendererDir });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-    await page.goto(gateway.openUrl);
-    await page.getByText('connected · gateway').waitFor();
+    app = await openBrowserApp({ assistant, viewport: { width: 1280, height: 860 } });
+    ({ page } = app);
   });
   afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
+    await app?.close();
     await assistant?.close();
     await rm(dataDir, { recursive: true, force: true });
   });

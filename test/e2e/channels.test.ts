@@ -6,9 +6,7 @@
  * the run that chat started shows its origin in the Runs view; a message sent while paused is
  * listed in the status bar as held, and runs on resume.
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Assistant, assistantOver } from '../../src/main/core/assistant/index.js';
 import { AgentActivity } from '../../src/main/core/desktop/activity.js';
@@ -16,18 +14,11 @@ import {
   type BackgroundChannels,
   startBackgroundChannels,
 } from '../../src/main/core/desktop/background.js';
-import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
 import { FakeBotApi, type SentCall } from '../fixtures/bot-api-server.js';
-import { chromiumMissingReason, launchChromium } from '../support/browser.js';
+import { type BrowserApp, browserSkipReason, openBrowserApp } from '../support/browser-app.js';
 import { type ChannelAgent, channelAgent } from '../support/channel-agent.js';
 
-const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');
-const skipReason =
-  chromiumMissingReason() ??
-  (existsSync(path.join(rendererDir, 'index.html'))
-    ? null
-    : 'renderer not built: run `npm run build`');
-if (skipReason) console.warn(`[e2e] skipping the channels suite: ${skipReason}`);
+const skipReason = browserSkipReason('the channels suite');
 
 const FRIEND = 4242;
 
@@ -43,8 +34,7 @@ describe.skipIf(skipReason !== null)('channels in the browser', () => {
   let background: BackgroundChannels;
   let disconnect: () => void;
   let activity: AgentActivity;
-  let gateway: Gateway;
-  let browser: Browser;
+  let app: BrowserApp;
   let page: Page;
 
   beforeAll(async () => {
@@ -68,15 +58,11 @@ describe.skipIf(skipReason !== null)('channels in the browser', () => {
     background = await startBackgroundChannels(fixture.agent, activity);
     if (!background.live) throw new Error('the channels were not served here');
     disconnect = assistant.channels.connect(background.live);
-    gateway = await startAssistantGateway({ assistant, rendererDir });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(gateway.openUrl);
-    await page.getByText('connected · gateway').waitFor();
+    app = await openBrowserApp({ assistant });
+    ({ page } = app);
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
+    await app?.close();
     disconnect?.();
     await background?.stop();
     await assistant?.close();

@@ -4,7 +4,6 @@
  * (a sibling reply with version arrows), edit and resend, retry after an error, continue after
  * Stop. The scripted model numbers its answers so versions tell apart.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,20 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Assistant, createAssistant } from '../../src/main/core/assistant/index.js';
 import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
 import { viaProvider } from '../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../src/main/core/models/types.js';
-import { createSecretStore } from '../../src/main/core/secrets/index.js';
 import { APP_DIR } from '../support/assistant-harness.js';
-import { chromiumMissingReason, launchChromium } from '../support/browser.js';
-import { FAST_SCRYPT } from '../support/secrets.js';
+import { launchChromium } from '../support/browser.js';
+import { browserSkipReason, RENDERER_DIR } from '../support/browser-app.js';
+import { ScriptedProvider } from '../support/scripted-provider.js';
+import { vaultSecrets } from '../support/secrets.js';
 
-const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');
-const skipReason =
-  chromiumMissingReason() ??
-  (existsSync(path.join(rendererDir, 'index.html'))
-    ? null
-    : 'renderer not built: run `npm run build`');
-if (skipReason) console.warn(`[e2e] skipping the conversation actions suite: ${skipReason}`);
+const skipReason = browserSkipReason('the conversation actions suite');
 
 function question(request: ModelRequest): string {
   const block = request.messages.at(-1)?.content.find((b) => b.type === 'text');
@@ -89,13 +82,9 @@ describe.skipIf(skipReason !== null)('conversation actions in the browser', () =
         label: 'scripted/test',
         scripted: true,
       },
-      secrets: createSecretStore({
-        dataDir,
-        env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'actions' },
-        scrypt: FAST_SCRYPT,
-      }),
+      secrets: vaultSecrets(dataDir, 'actions'),
     });
-    gateway = await startAssistantGateway({ assistant, rendererDir });
+    gateway = await startAssistantGateway({ assistant, rendererDir: RENDERER_DIR });
     browser = await launchChromium();
     context = await browser.newContext({
       viewport: { width: 1280, height: 800 },

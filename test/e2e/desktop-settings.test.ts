@@ -5,7 +5,6 @@
  * by pressing it, a taken one is refused with the reason and the old one kept, and the check
  * boxes are saved. Served by `pincer gateway` (no shell), the section says it belongs to the app.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,16 +18,11 @@ import {
 } from '../../src/main/core/gateway/server.js';
 import { createCoreHandlers } from '../../src/main/core/ipc/index.js';
 import { type AssistantFixture, scriptedAssistant } from '../support/assistant-harness.js';
-import { chromiumMissingReason, launchChromium } from '../support/browser.js';
+import { launchChromium } from '../support/browser.js';
+import { browserSkipReason, RENDERER_DIR } from '../support/browser-app.js';
 import { FakeGlobalShortcut } from '../unit/desktop/fake-electron.js';
 
-const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');
-const skipReason =
-  chromiumMissingReason() ??
-  (existsSync(path.join(rendererDir, 'index.html'))
-    ? null
-    : 'renderer not built: run `npm run build`');
-if (skipReason) console.warn(`[e2e] skipping the desktop settings suite: ${skipReason}`);
+const skipReason = browserSkipReason('the desktop settings suite');
 
 describe.skipIf(skipReason !== null)('Settings → Desktop in the browser', () => {
   let fixture: AssistantFixture;
@@ -70,9 +64,12 @@ describe.skipIf(skipReason !== null)('Settings → Desktop in the browser', () =
         desktop: () => preferences,
       }),
       subscribe: (listener) => fixture.assistant.subscribe(listener),
-      rendererDir,
+      rendererDir: RENDERER_DIR,
     });
-    plain = await startAssistantGateway({ assistant: fixture.assistant, rendererDir });
+    plain = await startAssistantGateway({
+      assistant: fixture.assistant,
+      rendererDir: RENDERER_DIR,
+    });
     browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {

@@ -6,8 +6,8 @@
 import path from 'node:path';
 import { bootDesktop } from '../../src/main/app/boot.js';
 import { viaProvider } from '../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../src/main/core/models/scripted.js';
 import { conversationScript } from '../support/assistant-harness.js';
+import { ScriptedProvider } from '../support/scripted-provider.js';
 
 bootDesktop({
   appDir: path.resolve(import.meta.dirname, '../..'),

@@ -5,41 +5,27 @@
  * attached in the composer reaches the model's request as a fenced block of that message, and a
  * file named as an image whose bytes are not one is refused with the reason (images: images.test.ts); a tool card names the file the agent wrote; Settings saves the system prompt, temperature and local context size.
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
-import { type AssistantFixture, scriptedAssistant } from '../support/assistant-harness.js';
-import { chromiumMissingReason, launchChromium } from '../support/browser.js';
+import type { AssistantFixture } from '../support/assistant-harness.js';
+import {
+  browserSkipReason,
+  openBrowserApp,
+  type ScriptedBrowserApp,
+} from '../support/browser-app.js';
 
-const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');
-const skipReason =
-  chromiumMissingReason() ??
-  (existsSync(path.join(rendererDir, 'index.html'))
-    ? null
-    : 'renderer not built: run `npm run build`');
-if (skipReason) console.warn(`[e2e] skipping the files suite: ${skipReason}`);
+const skipReason = browserSkipReason('the files suite');
 
 describe.skipIf(skipReason !== null)('files in and out, in the browser', () => {
-  let browser: Browser;
-  let gateway: Gateway;
   let fixture: AssistantFixture;
+  let app: ScriptedBrowserApp;
   let page: Page;
 
   beforeAll(async () => {
-    fixture = await scriptedAssistant({ delayMs: 1 });
-    gateway = await startAssistantGateway({ assistant: fixture.assistant, rendererDir });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(gateway.openUrl);
-    await page.getByText('connected · gateway').waitFor();
+    app = await openBrowserApp({ scripted: { delayMs: 1 } });
+    ({ page, fixture } = app);
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
-    await fixture?.close();
-  });
+  afterAll(() => app?.close());
 
   it('Settings → Workspace shows the agent’s folder to copy (no Open button in a browser)', async () => {
     await page.getByRole('tab', { name: 'Settings' }).click();

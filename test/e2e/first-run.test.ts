@@ -3,35 +3,25 @@
  * start with the recommended download's size and memory fit, and a GGUF file imported with the
  * file chooser that becomes the model.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Assistant, createAssistant } from '../../src/main/core/assistant/index.js';
-import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
-import { createSecretStore } from '../../src/main/core/secrets/index.js';
 import { placementText } from '../../src/shared/gpu-fit.js';
 import { writeTinyGguf } from '../fixtures/tiny-gguf.js';
 import { APP_DIR } from '../support/assistant-harness.js';
-import { chromiumMissingReason, launchChromium } from '../support/browser.js';
-import { FAST_SCRYPT } from '../support/secrets.js';
+import { type BrowserApp, browserSkipReason, openBrowserApp } from '../support/browser-app.js';
+import { vaultSecrets } from '../support/secrets.js';
 
-const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');
 const shots = path.resolve(import.meta.dirname, 'screenshots');
-const skipReason =
-  chromiumMissingReason() ??
-  (existsSync(path.join(rendererDir, 'index.html'))
-    ? null
-    : 'renderer not built: run `npm run build`');
-if (skipReason) console.warn(`[e2e] skipping the first-run suite: ${skipReason}`);
+const skipReason = browserSkipReason('the first-run suite');
 
 describe.skipIf(skipReason !== null)('the first run in the browser', () => {
   let dataDir: string;
   let assistant: Assistant;
-  let gateway: Gateway;
-  let browser: Browser;
+  let app: BrowserApp;
   let page: Page;
   let modelFile: string;
 
@@ -47,21 +37,13 @@ describe.skipIf(skipReason !== null)('the first run in the browser', () => {
       model: { kind: 'local' },
       env: {},
       local: { threads: 2 },
-      secrets: createSecretStore({
-        dataDir,
-        env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'first-run' },
-        scrypt: FAST_SCRYPT,
-      }),
+      secrets: vaultSecrets(dataDir, 'first-run'),
     });
-    gateway = await startAssistantGateway({ assistant, rendererDir });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.goto(gateway.openUrl);
-    await page.getByText('connected · gateway').waitFor();
+    app = await openBrowserApp({ assistant, viewport: { width: 1280, height: 800 } });
+    ({ page } = app);
   });
   afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
+    await app?.close();
     await assistant?.close();
     await rm(dataDir, { recursive: true, force: true });
   });

@@ -5,34 +5,26 @@
  * thumbnails, sent, received by the server as the exact bytes, and shown in the transcript, also
  * after a reload. A text-only model is said before sending, and Send waits.
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
 import { pngOf } from '../fixtures/images.js';
 import { startVendorServer, type VendorServer } from '../fixtures/vendor-server.js';
 import { openaiFrames } from '../fixtures/vendor-streams.js';
-import { type AssistantFixture, scriptedAssistant } from '../support/assistant-harness.js';
-import { chromiumMissingReason, launchChromium } from '../support/browser.js';
+import {
+  browserSkipReason,
+  openBrowserApp,
+  type ScriptedBrowserApp,
+} from '../support/browser-app.js';
 
-const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');
-const skipReason =
-  chromiumMissingReason() ??
-  (existsSync(path.join(rendererDir, 'index.html'))
-    ? null
-    : 'renderer not built: run `npm run build`');
-if (skipReason) console.warn(`[e2e] skipping the images suite: ${skipReason}`);
+const skipReason = browserSkipReason('the images suite');
 
 const RED = pngOf(6, 4, [220, 20, 20]);
 const BLUE = pngOf(5, 5, [20, 20, 220]);
 const GREEN = pngOf(2, 2, [20, 200, 20]);
 
 describe.skipIf(skipReason !== null)('images in a message, in the browser', () => {
-  let browser: Browser;
-  let gateway: Gateway;
-  let fixture: AssistantFixture;
   let server: VendorServer;
+  let app: ScriptedBrowserApp;
   let page: Page;
 
   const composer = () => page.getByRole('textbox', { name: 'Message' });
@@ -62,17 +54,11 @@ describe.skipIf(skipReason !== null)('images in a message, in the browser', () =
 
   beforeAll(async () => {
     server = await startVendorServer();
-    fixture = await scriptedAssistant({ delayMs: 5 });
-    gateway = await startAssistantGateway({ assistant: fixture.assistant, rendererDir });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(gateway.openUrl);
-    await page.getByText('connected · gateway').waitFor();
+    app = await openBrowserApp({ scripted: { delayMs: 5 } });
+    ({ page } = app);
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
-    await fixture?.close();
+    await app?.close();
     await server?.close();
   });
 

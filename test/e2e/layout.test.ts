@@ -3,23 +3,20 @@
  * text is squeezed to a letter per line; the sidebar is a drawer and approvals an inline sheet.
  * Then the core goes away: the composer is disabled and says why.
  */
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
-import { type AssistantFixture, scriptedAssistant } from '../support/assistant-harness.js';
-import { chromiumMissingReason, launchChromium } from '../support/browser.js';
+import type { Gateway } from '../../src/main/core/gateway/server.js';
+import type { AssistantFixture } from '../support/assistant-harness.js';
+import {
+  browserSkipReason,
+  openBrowserApp,
+  type ScriptedBrowserApp,
+} from '../support/browser-app.js';
 
-const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');
 const shots = path.resolve(import.meta.dirname, 'screenshots');
-const skipReason =
-  chromiumMissingReason() ??
-  (existsSync(path.join(rendererDir, 'index.html'))
-    ? null
-    : 'renderer not built: run `npm run build`');
-if (skipReason) console.warn(`[e2e] skipping the layout suite: ${skipReason}`);
+const skipReason = browserSkipReason('the layout suite');
 
 /** Text squeezed into a column: several lines tall and only a few characters wide. */
 function squeezed(page: Page) {
@@ -47,26 +44,18 @@ const overflow = (page: Page) =>
   page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 
 describe.skipIf(skipReason !== null)('the layout at 400 px', () => {
-  let browser: Browser;
   let gateway: Gateway;
   let fixture: AssistantFixture;
+  let app: ScriptedBrowserApp;
   let page: Page;
   const composer = () => page.getByRole('textbox', { name: 'Message' });
 
   beforeAll(async () => {
     await mkdir(shots, { recursive: true });
-    fixture = await scriptedAssistant({ delayMs: 5 });
-    gateway = await startAssistantGateway({ assistant: fixture.assistant, rendererDir });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 400, height: 800 } });
-    await page.goto(gateway.openUrl);
-    await page.getByText('connected · gateway').waitFor();
+    app = await openBrowserApp({ scripted: { delayMs: 5 }, viewport: { width: 400, height: 800 } });
+    ({ page, fixture, gateway } = app);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
-    await fixture?.close();
-  });
+  afterAll(() => app?.close());
 
   it('a conversation fits: no sideways overflow, no letter-per-line text', async () => {
     expect(await page.getByRole('navigation', { name: 'Sessions and views' }).isVisible()).toBe(

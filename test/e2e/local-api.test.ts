@@ -4,34 +4,24 @@
  * frame ever carries it), the official `openai` client gets answers with it, the status bar
  * counts the external requests and the log lists them without their content.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Assistant, createAssistant } from '../../src/main/core/assistant/index.js';
-import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
-import { createSecretStore } from '../../src/main/core/secrets/index.js';
 import { QWEN_TOOLS_TEMPLATE, writeTinyGguf } from '../fixtures/tiny-gguf.js';
 import { APP_DIR } from '../support/assistant-harness.js';
-import { chromiumMissingReason, launchChromium } from '../support/browser.js';
-import { FAST_SCRYPT } from '../support/secrets.js';
+import { type BrowserApp, browserSkipReason, openBrowserApp } from '../support/browser-app.js';
+import { vaultSecrets } from '../support/secrets.js';
 
-const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');
-const skipReason =
-  chromiumMissingReason() ??
-  (existsSync(path.join(rendererDir, 'index.html'))
-    ? null
-    : 'renderer not built: run `npm run build`');
-if (skipReason) console.warn(`[e2e] skipping the local API suite: ${skipReason}`);
+const skipReason = browserSkipReason('the local API suite');
 
 describe.skipIf(skipReason !== null)('Settings → Local API in the browser', () => {
   let dataDir: string;
   let assistant: Assistant;
-  let gateway: Gateway;
-  let browser: Browser;
+  let app: BrowserApp;
   let page: Page;
   /** Every WebSocket frame the page received, in order. */
   const frames: string[] = [];
@@ -47,22 +37,18 @@ describe.skipIf(skipReason !== null)('Settings → Local API in the browser', ()
       model: { kind: 'local', modelPath },
       local: { threads: 2, contextSize: 1024 },
       tools: '',
-      secrets: createSecretStore({
-        dataDir,
-        env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'local-api' },
-        scrypt: FAST_SCRYPT,
-      }),
+      secrets: vaultSecrets(dataDir, 'local-api'),
     });
-    gateway = await startAssistantGateway({ assistant, rendererDir });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('websocket', (ws) => ws.on('framereceived', (f) => frames.push(String(f.payload))));
-    await page.goto(gateway.openUrl);
-    await page.getByText('connected · gateway').waitFor();
+    app = await openBrowserApp({
+      assistant,
+      beforeLoad: (page) => {
+        page.on('websocket', (ws) => ws.on('framereceived', (f) => frames.push(String(f.payload))));
+      },
+    });
+    ({ page } = app);
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
+    await app?.close();
     await assistant?.close();
     await rm(dataDir, { recursive: true, force: true });
   });

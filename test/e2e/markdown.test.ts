@@ -2,45 +2,34 @@
  * Markdown in Chromium through the real gateway: headings in size order, table columns aligned
  * as written, and code highlighted by a highlighter loaded only when a code block first shows.
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
-import { type AssistantFixture, scriptedAssistant } from '../support/assistant-harness.js';
-import { chromiumMissingReason, launchChromium } from '../support/browser.js';
+import {
+  browserSkipReason,
+  openBrowserApp,
+  type ScriptedBrowserApp,
+} from '../support/browser-app.js';
 
-const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');
-const skipReason =
-  chromiumMissingReason() ??
-  (existsSync(path.join(rendererDir, 'index.html'))
-    ? null
-    : 'renderer not built: run `npm run build`');
-if (skipReason) console.warn(`[e2e] skipping the markdown suite: ${skipReason}`);
+const skipReason = browserSkipReason('the markdown suite');
 
 describe.skipIf(skipReason !== null)('markdown in the browser', () => {
-  let browser: Browser;
-  let gateway: Gateway;
-  let fixture: AssistantFixture;
+  let app: ScriptedBrowserApp;
   let page: Page;
   const scripts: string[] = [];
 
   beforeAll(async () => {
-    fixture = await scriptedAssistant({ delayMs: 5 });
-    gateway = await startAssistantGateway({ assistant: fixture.assistant, rendererDir });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    page.on('request', (request) => {
-      if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname);
+    app = await openBrowserApp({
+      scripted: { delayMs: 5 },
+      viewport: { width: 1200, height: 900 },
+      beforeLoad: (page) => {
+        page.on('request', (request) => {
+          if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname);
+        });
+      },
     });
-    await page.goto(gateway.openUrl);
-    await page.getByText('connected · gateway').waitFor();
+    ({ page } = app);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
-    await fixture?.close();
-  });
+  afterAll(() => app?.close());
 
   it('loads the highlighter only once code is shown, then colours the code', async () => {
     expect(scripts.some((s) => s.includes('lowlight'))).toBe(false);

@@ -6,50 +6,34 @@
  * typed is lost; the completed form (submitted from the keyboard) reaches the server, whose
  * result the model reads back.
  */
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
 import { APP_DIR, type AssistantFixture, scriptedAssistant } from '../support/assistant-harness.js';
-import { chromiumMissingReason, launchChromium } from '../support/browser.js';
+import { type BrowserApp, browserSkipReason, openBrowserApp } from '../support/browser-app.js';
+import { STUB_PROVIDER, writeClaw } from '../support/manifest.js';
 
-const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');
 const server = path.join(APP_DIR, 'test/fixtures/mcp/client-requests-server.mjs');
-const skipReason =
-  chromiumMissingReason() ??
-  (existsSync(path.join(rendererDir, 'index.html'))
-    ? null
-    : 'renderer not built: run `npm run build`');
-if (skipReason) console.warn(`[e2e] skipping the MCP elicitation suite: ${skipReason}`);
+const skipReason = browserSkipReason('the MCP elicitation suite');
 
 describe.skipIf(skipReason !== null)('an MCP server form in the browser', () => {
   let fixture: AssistantFixture;
-  let gateway: Gateway;
-  let browser: Browser;
+  let app: BrowserApp;
   let page: Page;
   let manifestDir = '';
 
   beforeAll(async () => {
     // Supervised, every tool allowed: a call with side effects is approved first.
     manifestDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-e2e-elicit-'));
-    const manifest = path.join(manifestDir, 'claw.yaml');
-    await writeFile(
-      manifest,
-      `claw: "0.2.0"
-kind: Claw
-metadata: { name: "pincer" }
-spec:
-  identity: { inline: { name: "pincer", personality: "Test.", autonomy: "supervised" } }
-  providers:
-    - inline: { name: "none", protocol: "openai-compatible", endpoint: "http://127.0.0.1:9/v1", model: "m", auth: { type: "none" } }
-  sandbox: { inline: { name: "box", level: "process" } }
-  policies:
-    - inline: { name: "p", rules: [{ id: "all", action: "allow", scope: "all" }] }
-`,
-    );
+    const manifest = await writeClaw(manifestDir, {
+      name: 'pincer',
+      identity: { name: 'pincer', personality: 'Test.', autonomy: 'supervised' },
+      providers: [{ ...STUB_PROVIDER, name: 'none', model: 'm' }],
+      sandbox: { name: 'box', level: 'process' },
+      policies: [{ name: 'p', rules: [{ id: 'all', action: 'allow', scope: 'all' }] }],
+    });
     fixture = await scriptedAssistant({ delayMs: 1, askForInput: true, manifest });
     const { servers } = await fixture.assistant.mcpServers.add({
       name: 'asker',
@@ -57,15 +41,11 @@ spec:
       args: [server],
     });
     expect(servers[0]?.tools).toContain('mcp/asker/signup');
-    gateway = await startAssistantGateway({ assistant: fixture.assistant, rendererDir });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(gateway.openUrl);
-    await page.getByText('connected · gateway').waitFor();
+    app = await openBrowserApp({ assistant: fixture.assistant });
+    ({ page } = app);
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
+    await app?.close();
     await fixture?.close();
     await rm(manifestDir, { recursive: true, force: true });
   });

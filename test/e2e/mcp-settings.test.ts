@@ -3,43 +3,29 @@
  * form starts (under the sandbox) and shows its tools; turning it off empties them, on brings
  * them back; a server that cannot start shows its error; Remove takes it out of the list.
  */
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
-import { APP_DIR, type AssistantFixture, scriptedAssistant } from '../support/assistant-harness.js';
-import { chromiumMissingReason, launchChromium } from '../support/browser.js';
+import { APP_DIR } from '../support/assistant-harness.js';
+import {
+  browserSkipReason,
+  openBrowserApp,
+  type ScriptedBrowserApp,
+} from '../support/browser-app.js';
 
-const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');
 const server = path.join(APP_DIR, 'test/fixtures/mcp/stdio-server.mjs');
-const skipReason =
-  chromiumMissingReason() ??
-  (existsSync(path.join(rendererDir, 'index.html'))
-    ? null
-    : 'renderer not built: run `npm run build`');
-if (skipReason) console.warn(`[e2e] skipping the MCP settings suite: ${skipReason}`);
+const skipReason = browserSkipReason('the MCP settings suite');
 
 describe.skipIf(skipReason !== null)('Settings → MCP servers in the browser', () => {
-  let fixture: AssistantFixture;
-  let gateway: Gateway;
-  let browser: Browser;
+  let app: ScriptedBrowserApp;
   let page: Page;
   const row = (name: string) => page.getByRole('listitem', { name: `MCP server ${name}` });
 
   beforeAll(async () => {
-    fixture = await scriptedAssistant({ delayMs: 1 });
-    gateway = await startAssistantGateway({ assistant: fixture.assistant, rendererDir });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(gateway.openUrl);
-    await page.getByText('connected · gateway').waitFor();
+    app = await openBrowserApp({ scripted: { delayMs: 1 } });
+    ({ page } = app);
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
-    await fixture?.close();
-  });
+  afterAll(() => app?.close());
 
   it('adds a server, shows its tools, turns it off and on, shows an error, removes one', async () => {
     await page.getByRole('tab', { name: 'Settings' }).click();

@@ -3,34 +3,27 @@
  * against a real OpenAI-compatible server on 127.0.0.1, then a switch to one of its models in the
  * middle of a conversation and back to the model the app started with.
  */
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
 import { startVendorServer, type VendorServer } from '../fixtures/vendor-server.js';
 import { openaiFrames } from '../fixtures/vendor-streams.js';
-import { type AssistantFixture, scriptedAssistant } from '../support/assistant-harness.js';
-import { chromiumMissingReason, launchChromium } from '../support/browser.js';
+import {
+  browserSkipReason,
+  openBrowserApp,
+  type ScriptedBrowserApp,
+} from '../support/browser-app.js';
 
-const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');
 const shots = path.resolve(import.meta.dirname, 'screenshots');
-const skipReason =
-  chromiumMissingReason() ??
-  (existsSync(path.join(rendererDir, 'index.html'))
-    ? null
-    : 'renderer not built: run `npm run build`');
-if (skipReason) console.warn(`[e2e] skipping the model picker suite: ${skipReason}`);
+const skipReason = browserSkipReason('the model picker suite');
 
 const KEY = 'sk-e2e-picker-51d0';
 const MODELS = { kind: 'json' as const, body: { data: [{ id: 'qwen2.5:7b' }, { id: 'llama3' }] } };
 
 describe.skipIf(skipReason !== null)('choosing a model in the browser', () => {
-  let browser: Browser;
-  let gateway: Gateway;
-  let fixture: AssistantFixture;
   let server: VendorServer;
+  let app: ScriptedBrowserApp;
   let page: Page;
   const framesFromCore: string[] = [];
 
@@ -47,20 +40,19 @@ describe.skipIf(skipReason !== null)('choosing a model in the browser', () => {
   beforeAll(async () => {
     await mkdir(shots, { recursive: true });
     server = await startVendorServer();
-    fixture = await scriptedAssistant({ delayMs: 5 });
-    gateway = await startAssistantGateway({ assistant: fixture.assistant, rendererDir });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.on('websocket', (ws) =>
-      ws.on('framereceived', (f) => framesFromCore.push(String(f.payload))),
-    );
-    await page.goto(gateway.openUrl);
-    await page.getByText('connected · gateway').waitFor();
+    app = await openBrowserApp({
+      scripted: { delayMs: 5 },
+      viewport: { width: 1280, height: 800 },
+      beforeLoad: (page) => {
+        page.on('websocket', (ws) =>
+          ws.on('framereceived', (f) => framesFromCore.push(String(f.payload))),
+        );
+      },
+    });
+    ({ page } = app);
   });
   afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
-    await fixture?.close();
+    await app?.close();
     await server?.close();
   });
 

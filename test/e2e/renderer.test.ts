@@ -9,23 +9,21 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
+import type { Gateway } from '../../src/main/core/gateway/server.js';
 import type { ModelCatalog } from '../../src/main/core/local/catalog.js';
 import { RENDERER_CSP } from '../../src/shared/csp.js';
 import { WireClose } from '../../src/shared/wire.js';
 import { buildTinyGguf } from '../fixtures/tiny-gguf.js';
-import { type AssistantFixture, scriptedAssistant } from '../support/assistant-harness.js';
-import { chromiumMissingReason, launchChromium } from '../support/browser.js';
+import type { AssistantFixture } from '../support/assistant-harness.js';
+import {
+  browserSkipReason,
+  openBrowserApp,
+  type ScriptedBrowserApp,
+} from '../support/browser-app.js';
 import { type SlowFileServer, startSlowFileServer } from '../support/slow-file-server.js';
 
-const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');
 const shots = path.resolve(import.meta.dirname, 'screenshots');
-const skipReason =
-  chromiumMissingReason() ??
-  (existsSync(path.join(rendererDir, 'index.html'))
-    ? null
-    : 'renderer not built: run `npm run build`');
-if (skipReason) console.warn(`[e2e] skipping the renderer suite: ${skipReason}`);
+const skipReason = browserSkipReason('the renderer suite');
 
 const TINY = buildTinyGguf();
 
@@ -56,6 +54,7 @@ describe.skipIf(skipReason !== null)('the UI in Chromium through pincer gateway'
   let gateway: Gateway;
   let fixture: AssistantFixture;
   let files: SlowFileServer;
+  let app: ScriptedBrowserApp;
   let page: Page;
   /** Every WebSocket frame the core sent to the page. */
   const framesFromCore: string[] = [];
@@ -85,20 +84,19 @@ describe.skipIf(skipReason !== null)('the UI in Chromium through pincer gateway'
   beforeAll(async () => {
     await mkdir(shots, { recursive: true });
     files = await startSlowFileServer({ 'tiny-test.gguf': TINY });
-    fixture = await scriptedAssistant({ catalog: tinyCatalog(files) });
-    gateway = await startAssistantGateway({ assistant: fixture.assistant, rendererDir });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
-    page.on('websocket', (ws) =>
-      ws.on('framereceived', (f) => framesFromCore.push(String(f.payload))),
-    );
-    await page.goto(gateway.openUrl);
-    await page.getByText('connected · gateway').waitFor();
+    app = await openBrowserApp({
+      scripted: { catalog: tinyCatalog(files) },
+      viewport: { width: 1400, height: 860 },
+      beforeLoad: (page) => {
+        page.on('websocket', (ws) =>
+          ws.on('framereceived', (f) => framesFromCore.push(String(f.payload))),
+        );
+      },
+    });
+    ({ page, fixture, gateway, browser } = app);
   });
   afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
-    await fixture?.close();
+    await app?.close();
     await files?.close();
   });
 

@@ -4,25 +4,22 @@
  * approval), then with its outcome, tokens and the parent's total; the tree folds, and the
  * parent's "Sub-agents" list opens the child.
  */
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
-import type { ScriptedReply } from '../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../src/main/core/models/types.js';
-import { type AssistantFixture, scriptedAssistant } from '../support/assistant-harness.js';
-import { chromiumMissingReason, launchChromium } from '../support/browser.js';
+import type { AssistantFixture } from '../support/assistant-harness.js';
+import {
+  browserSkipReason,
+  openBrowserApp,
+  type ScriptedBrowserApp,
+} from '../support/browser-app.js';
+import { STUB_PROVIDER, writeClaw } from '../support/manifest.js';
+import type { ScriptedReply } from '../support/scripted-provider.js';
 
-const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');
-const skipReason =
-  chromiumMissingReason() ??
-  (existsSync(path.join(rendererDir, 'index.html'))
-    ? null
-    : 'renderer not built: run `npm run build`');
-if (skipReason) console.warn(`[e2e] skipping the run tree suite: ${skipReason}`);
+const skipReason = browserSkipReason('the run tree suite');
 
 const BRIEF = 'Summarize the quarterly notes';
 
@@ -48,48 +45,44 @@ function delegatingScript(request: ModelRequest): ScriptedReply {
 
 describe.skipIf(skipReason !== null)('sub-agents in the Runs view', () => {
   let fixture: AssistantFixture;
-  let gateway: Gateway;
-  let browser: Browser;
+  let app: ScriptedBrowserApp;
   let page: Page;
   let manifestDir = '';
 
   beforeAll(async () => {
     // Delegating is allowed; a memory note asks, which holds the child open while we look.
     manifestDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-e2e-runtree-'));
-    const manifest = path.join(manifestDir, 'claw.yaml');
-    await writeFile(
-      manifest,
-      `claw: "0.2.0"
-kind: Claw
-metadata: { name: "pincer" }
-spec:
-  identity: { inline: { name: "pincer", personality: "Test.", autonomy: "autonomous" } }
-  providers:
-    - inline: { name: "none", protocol: "openai-compatible", endpoint: "http://127.0.0.1:9/v1", model: "m", auth: { type: "none" } }
-  sandbox: { inline: { name: "box", level: "process" } }
-  policies:
-    - inline:
-        name: "p"
-        rules:
-          - { id: "ask-memory", action: "require-approval", scope: "category", match: { category: "memory" } }
-          - { id: "all", action: "allow", scope: "all" }
-`,
-    );
-    fixture = await scriptedAssistant({
-      manifest,
-      tools: 'memory/*,agents/delegate',
-      script: delegatingScript,
+    const manifest = await writeClaw(manifestDir, {
+      name: 'pincer',
+      identity: { name: 'pincer', personality: 'Test.', autonomy: 'autonomous' },
+      providers: [{ ...STUB_PROVIDER, name: 'none', model: 'm' }],
+      sandbox: { name: 'box', level: 'process' },
+      policies: [
+        {
+          name: 'p',
+          rules: [
+            {
+              id: 'ask-memory',
+              action: 'require-approval',
+              scope: 'category',
+              match: { category: 'memory' },
+            },
+            { id: 'all', action: 'allow', scope: 'all' },
+          ],
+        },
+      ],
     });
-    gateway = await startAssistantGateway({ assistant: fixture.assistant, rendererDir });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(gateway.openUrl);
-    await page.getByText('connected · gateway').waitFor();
+    app = await openBrowserApp({
+      scripted: {
+        manifest,
+        tools: 'memory/*,agents/delegate',
+        script: delegatingScript,
+      },
+    });
+    ({ page, fixture } = app);
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
-    await fixture?.close();
+    await app?.close();
     await rm(manifestDir, { recursive: true, force: true });
   });
 

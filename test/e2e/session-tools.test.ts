@@ -3,29 +3,23 @@
  * (scripted model): a tool turned off in one conversation is missing from that conversation's
  * next model request, and a new conversation is offered it again.
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
 import type { ModelRequest } from '../../src/main/core/models/types.js';
-import { type AssistantFixture, scriptedAssistant } from '../support/assistant-harness.js';
-import { chromiumMissingReason, launchChromium } from '../support/browser.js';
+import type { AssistantFixture } from '../support/assistant-harness.js';
+import {
+  browserSkipReason,
+  openBrowserApp,
+  type ScriptedBrowserApp,
+} from '../support/browser-app.js';
 
-const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');
-const skipReason =
-  chromiumMissingReason() ??
-  (existsSync(path.join(rendererDir, 'index.html'))
-    ? null
-    : 'renderer not built: run `npm run build`');
-if (skipReason) console.warn(`[e2e] skipping the tools menu suite: ${skipReason}`);
+const skipReason = browserSkipReason('the tools menu suite');
 
 const offered = (request: ModelRequest | undefined) => (request?.tools ?? []).map((t) => t.name);
 
 describe.skipIf(skipReason !== null)('turning a tool off for one conversation', () => {
-  let browser: Browser;
-  let gateway: Gateway;
   let fixture: AssistantFixture;
+  let app: ScriptedBrowserApp;
   let page: Page;
 
   const composer = () => page.getByRole('textbox', { name: 'Message' });
@@ -39,18 +33,10 @@ describe.skipIf(skipReason !== null)('turning a tool off for one conversation', 
   }
 
   beforeAll(async () => {
-    fixture = await scriptedAssistant({ delayMs: 1 });
-    gateway = await startAssistantGateway({ assistant: fixture.assistant, rendererDir });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(gateway.openUrl);
-    await page.getByText('connected · gateway').waitFor();
+    app = await openBrowserApp({ scripted: { delayMs: 1 } });
+    ({ page, fixture } = app);
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
-    await fixture?.close();
-  });
+  afterAll(() => app?.close());
 
   it('the next request of that conversation lacks the tool; a new one has it', async () => {
     const tools = page.getByRole('button', { name: 'Tools', exact: true });

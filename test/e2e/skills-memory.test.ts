@@ -3,23 +3,18 @@
  * picker is registered and listed, turned off and on again; a malformed one shows its reason;
  * a note typed there is remembered and found by the search beside it.
  */
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Gateway, startAssistantGateway } from '../../src/main/core/gateway/server.js';
-import { type AssistantFixture, scriptedAssistant } from '../support/assistant-harness.js';
-import { chromiumMissingReason, launchChromium } from '../support/browser.js';
+import {
+  browserSkipReason,
+  openBrowserApp,
+  type ScriptedBrowserApp,
+} from '../support/browser-app.js';
 
-const rendererDir = path.resolve(import.meta.dirname, '../../out/renderer');
 const shots = path.join(import.meta.dirname, 'screenshots');
-const skipReason =
-  chromiumMissingReason() ??
-  (existsSync(path.join(rendererDir, 'index.html'))
-    ? null
-    : 'renderer not built: run `npm run build`');
-if (skipReason) console.warn(`[e2e] skipping the skills and memory settings suite: ${skipReason}`);
+const skipReason = browserSkipReason('the skills and memory settings suite');
 
 const skillFile = (text: string) => ({
   name: 'SKILL.md',
@@ -28,26 +23,16 @@ const skillFile = (text: string) => ({
 });
 
 describe.skipIf(skipReason !== null)('Settings → Skills & memory in the browser', () => {
-  let fixture: AssistantFixture;
-  let gateway: Gateway;
-  let browser: Browser;
+  let app: ScriptedBrowserApp;
   let page: Page;
 
   beforeAll(async () => {
-    fixture = await scriptedAssistant({ delayMs: 1 });
-    gateway = await startAssistantGateway({ assistant: fixture.assistant, rendererDir });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(gateway.openUrl);
-    await page.getByText('connected · gateway').waitFor();
+    app = await openBrowserApp({ scripted: { delayMs: 1 } });
+    ({ page } = app);
     await page.getByRole('tab', { name: 'Settings' }).click();
     await page.getByRole('button', { name: 'Skills & memory' }).click();
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await gateway?.close();
-    await fixture?.close();
-  });
+  afterAll(() => app?.close());
 
   it('adds a skill from a file, turns it off and on, and shows why a bad file is refused', async () => {
     const skills = page.getByRole('list', { name: 'Skills' });

@@ -8,10 +8,10 @@ import path from 'node:path';
 import { type Assistant, createAssistant } from '../../src/main/core/assistant/index.js';
 import type { ModelCatalog } from '../../src/main/core/local/catalog.js';
 import { viaProvider } from '../../src/main/core/models/access.js';
-import { ScriptedProvider, type ScriptedReply } from '../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../src/main/core/models/types.js';
-import { createSecretStore, type SecretStore } from '../../src/main/core/secrets/index.js';
-import { FAST_SCRYPT } from './secrets.js';
+import type { SecretStore } from '../../src/main/core/secrets/index.js';
+import { ScriptedProvider, type ScriptedReply } from './scripted-provider.js';
+import { vaultSecrets } from './secrets.js';
 
 export const APP_DIR = path.resolve(import.meta.dirname, '../..');
 
@@ -145,13 +145,7 @@ export async function scriptedAssistant(
     ...(options.manifest ? { manifest: options.manifest } : {}),
     ...(options.tools !== undefined ? { tools: options.tools } : {}),
     // A real passphrase vault in the temp dir: no keychain, and nothing from this machine's env.
-    secrets:
-      options.secrets ??
-      createSecretStore({
-        dataDir,
-        env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'harness-passphrase' },
-        scrypt: FAST_SCRYPT,
-      }),
+    secrets: options.secrets ?? vaultSecrets(dataDir, 'harness-passphrase'),
   });
   return {
     assistant,

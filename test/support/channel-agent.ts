@@ -2,20 +2,19 @@
  * An agent from the root with channels declared in its manifest (the shipped default plus the
  * channels a test gives), answering with a scripted model, in a temp data dir.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { parseDocument } from 'yaml';
 import { type Agent, openAgent } from '../../src/main/core/agent/index.js';
 import type { Clock } from '../../src/main/core/channels/clock.js';
 import { ChannelHub } from '../../src/main/core/channels/hub.js';
 import type { ChannelDecl } from '../../src/main/core/channels/types.js';
 import { viaProvider } from '../../src/main/core/models/access.js';
-import { type Script, ScriptedProvider } from '../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../src/main/core/models/types.js';
-import { createSecretStore } from '../../src/main/core/secrets/index.js';
 import { APP_DIR } from './assistant-harness.js';
-import { FAST_SCRYPT } from './secrets.js';
+import { shippedClaw, writeDocument, type YamlDocument } from './manifest.js';
+import { type Script, ScriptedProvider } from './scripted-provider.js';
+import { vaultSecrets } from './secrets.js';
 
 export interface ChannelAgent {
   agent: Agent;
@@ -61,17 +60,15 @@ export const channelScript: Script = (request) => {
 export async function writeManifest(
   dir: string,
   channels: unknown[],
-  edit?: (doc: ReturnType<typeof parseDocument>) => void,
+  edit?: (doc: YamlDocument) => void,
 ): Promise<string> {
-  const doc = parseDocument(await readFile(path.join(APP_DIR, 'resources', 'claw.yaml'), 'utf8'));
+  const doc = await shippedClaw();
   doc.setIn(
     ['spec', 'channels'],
     channels.map((inline) => ({ inline })),
   );
   edit?.(doc);
-  const file = path.join(dir, 'claw.yaml');
-  await writeFile(file, doc.toString());
-  return file;
+  return writeDocument(dir, doc);
 }
 
 /** Sets the approval timeout of the shipped rules that ask (by default: for file writes). */
@@ -80,7 +77,7 @@ export function approvalTimeout(
   defaultIfTimeout: 'deny' | 'allow' = 'deny',
   ids: readonly string[] = ['approve-filesystem-writes'],
 ) {
-  return (doc: ReturnType<typeof parseDocument>) => {
+  return (doc: YamlDocument) => {
     const rules = doc.getIn(['spec', 'policies', 0, 'inline', 'rules']) as {
       items: Array<{ get(key: string): unknown; set(key: string, value: unknown): void }>;
     };
@@ -94,7 +91,7 @@ export function approvalTimeout(
 export async function channelAgent(options: {
   channels: unknown[];
   script?: Script;
-  edit?: (doc: ReturnType<typeof parseDocument>) => void;
+  edit?: (doc: YamlDocument) => void;
   clock?: Clock;
   dataDir?: string;
   /** The agent's tool allow list (default: the surfaces' default). */
@@ -109,11 +106,7 @@ export async function channelAgent(options: {
     manifest,
     model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
     ...(options.tools !== undefined ? { tools: options.tools } : {}),
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets: vaultSecrets(dataDir, 'test-passphrase'),
   });
   const hub = new ChannelHub(agent);
   return {

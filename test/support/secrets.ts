@@ -1,5 +1,9 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { passphraseVault, SecretStore } from '../../src/main/core/secrets/index.js';
+import {
+  createSecretStore,
+  passphraseVault,
+  SecretStore,
+} from '../../src/main/core/secrets/index.js';
 import type { StringEncryptor } from '../../src/main/core/secrets/types.js';
 import type { ScryptParams } from '../../src/main/core/secrets/vault-codec.js';
 
@@ -41,4 +45,17 @@ export async function seedFastVault(dataDir: string, passphrase: string): Promis
   const store = new SecretStore([passphraseVault(dataDir, env, undefined, FAST_SCRYPT)]);
   await store.set('PINCER_TEST_SEED', 'seed-value');
   await store.delete('PINCER_TEST_SEED');
+}
+
+/**
+ * The store a headless run builds (the OS keychain off, so a test never touches the user's),
+ * over a passphrase vault in `dataDir` with FAST_SCRYPT. Opening another with the same dir and
+ * passphrase reads what this one wrote, as a restarted process would.
+ */
+export function vaultSecrets(dataDir: string, passphrase = 'test'): SecretStore {
+  return createSecretStore({
+    dataDir,
+    env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: passphrase },
+    scrypt: FAST_SCRYPT,
+  });
 }

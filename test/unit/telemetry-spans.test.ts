@@ -3,29 +3,25 @@
  * refused calls, failed runs (their reason screened), resumed runs, runs cut off at close, and
  * a stray event after a run finished.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
 import { telemetrySpec } from '../../src/main/core/ckp/schemas.js';
 import type { RunEvent, RunEventBody } from '../../src/main/core/runtime/events.js';
 import type { SpanRecord } from '../../src/main/core/telemetry/exporters.js';
 import { runSpanId } from '../../src/main/core/telemetry/ids.js';
 import { openTelemetry, type Telemetry } from '../../src/main/core/telemetry/index.js';
 import type { RunId, SessionId, TaskId, TraceId } from '../../src/main/core/terms.js';
-
-let dir = '';
-beforeEach(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'pincer-spans-'));
-});
-afterEach(() => rm(dir, { recursive: true, force: true }));
+import { expect, it } from '../support/fixtures.js';
 
 const SECRET = 'hunter2-secret-value';
 /** Stands in for the content scanner: the one value it knows. */
 const screen = <T>(value: T): T =>
   JSON.parse(JSON.stringify(value).replaceAll(SECRET, '[REDACTED:known]')) as T;
 
-async function open(extra: Record<string, unknown> = {}): Promise<{
+async function open(
+  dir: string,
+  extra: Record<string, unknown> = {},
+): Promise<{
   telemetry: Telemetry;
   spans: () => Promise<SpanRecord[]>;
 }> {
@@ -63,8 +59,10 @@ function stream(run: string) {
 const usage = { input_tokens: 1, output_tokens: 1 };
 const call = { id: 'c1', name: 'x/do', input: { key: SECRET } };
 
-it('a refused call and a failed run are error spans; results opted in and the reason are screened', async () => {
-  const { telemetry, spans } = await open({ redaction: { strip_results: false } });
+it('a refused call and a failed run are error spans; results opted in and the reason are screened', async ({
+  dataDir,
+}) => {
+  const { telemetry, spans } = await open(dataDir, { redaction: { strip_results: false } });
   const e = stream('run_a');
   telemetry.consume(e({ type: 'run.started', goal: `use ${SECRET}`, resumed: false }));
   telemetry.consume(e({ type: 'tool.requested', call, read_only: false }));
@@ -115,8 +113,10 @@ it('a refused call and a failed run are error spans; results opted in and the re
   });
 });
 
-it('a resumed run is a span under the run span; a run cut off by close ends marked unfinished', async () => {
-  const { telemetry, spans } = await open();
+it('a resumed run is a span under the run span; a run cut off by close ends marked unfinished', async ({
+  dataDir,
+}) => {
+  const { telemetry, spans } = await open(dataDir);
   const e = stream('run_b');
   telemetry.consume(e({ type: 'run.started', goal: 'g', resumed: true }));
   telemetry.consume(e({ type: 'tool.started', call_id: 'c1', name: 'x/do' }));

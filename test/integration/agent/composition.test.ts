@@ -2,45 +2,34 @@
  * The agent as the app composes it (the root's registry, sandbox, policy and approvals, behind
  * the assistant API), driven by a scripted model.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
 import { openAgent } from '../../../src/main/core/agent/index.js';
 import { assistantOver, createAssistant } from '../../../src/main/core/assistant/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider, type ScriptedReply } from '../../../src/main/core/models/scripted.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
+import type { SecretStore } from '../../../src/main/core/secrets/index.js';
 import type { AssistantEvent } from '../../../src/shared/ipc-schemas.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { expect, it } from '../../support/fixtures.js';
+import { ScriptedProvider, type ScriptedReply } from '../../support/scripted-provider.js';
 
-let dataDir = '';
-beforeEach(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-agent-'));
-});
-afterEach(() => rm(dataDir, { recursive: true, force: true }));
-
-async function appAssistant(script: ScriptedReply[]) {
+async function appAssistant(dataDir: string, secrets: SecretStore, script: ScriptedReply[]) {
   const provider = new ScriptedProvider(script);
   const assistant = await createAssistant({
     dataDir,
     appDir: APP_DIR,
     model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets,
   });
   const events: AssistantEvent[] = [];
   assistant.subscribe((event) => events.push(event));
   return { assistant, provider, events };
 }
 
-it('a call with invalid arguments gets the validation error and no approval is ever requested', async () => {
+it('a call with invalid arguments gets the validation error and no approval is ever requested', async ({
+  dataDir,
+  secrets,
+}) => {
   // fs/write is guarded: under the shipped (supervised) manifest a valid call would ask a person.
-  const { assistant, provider, events } = await appAssistant([
+  const { assistant, provider, events } = await appAssistant(dataDir, secrets, [
     { toolCalls: [{ name: 'fs/write', input: { path: 'notes/a.md' } }] },
     { text: 'I left out the content.' },
   ]);
@@ -62,7 +51,10 @@ it('a call with invalid arguments gets the validation error and no approval is e
   }
 });
 
-it('every run event names its session and run; tool.finished carries the output, read from no table', async () => {
+it('every run event names its session and run; tool.finished carries the output, read from no table', async ({
+  dataDir,
+  secrets,
+}) => {
   const provider = new ScriptedProvider([
     { toolCalls: [{ name: 'fs/write', input: { path: 'a.md', content: 'alpha' } }] },
     { toolCalls: [{ name: 'fs/read', input: { path: 'a.md' } }] },
@@ -72,11 +64,7 @@ it('every run event names its session and run; tool.finished carries the output,
     dataDir,
     appDir: APP_DIR,
     model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets,
   });
   const assistant = await assistantOver(agent);
   // Rendering a live run must not read the tool-calls table.

@@ -2,21 +2,21 @@
  * Sub-agents as a tool (agents/delegate): a child is a run of the same root's parts with its own
  * session, never wider than its parent; driven end to end by scripted models through openAgent.
  */
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { narrowedPolicy } from '../../../src/main/core/agent/delegation.js';
 import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider, type ScriptedReply } from '../../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../../src/main/core/models/types.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import type { RunId } from '../../../src/main/core/terms.js';
 import type { ToolResultBlock } from '../../../src/shared/messages.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import { runCliInProcess } from '../../support/cli-run.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { type IdentityInline, OPEN_POLICY, writeClaw } from '../../support/manifest.js';
+import { ScriptedProvider, type ScriptedReply } from '../../support/scripted-provider.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 let dataDir = '';
 beforeEach(async () => {
@@ -24,33 +24,16 @@ beforeEach(async () => {
 });
 afterEach(() => rm(dataDir, { recursive: true, force: true }));
 
-async function manifest(autonomy: string, delegation = '') {
-  const file = path.join(dataDir, 'test-claw.yaml');
-  await writeFile(
-    file,
-    `claw: "0.2.0"
-kind: Claw
-metadata: { name: "delegator" }
-spec:
-  identity:
-    inline:
-      personality: "A test agent."
-      autonomy: "${autonomy}"
-      ${delegation}
-  providers:
-    - inline:
-        protocol: "openai-compatible"
-        endpoint: "http://127.0.0.1:9/v1"
-        model: "none"
-        auth: { type: "none" }
-  policies:
-    - inline:
-        name: "open"
-        rules:
-          - { id: "allow-all", action: "allow", scope: "all" }
-`,
+function manifest(autonomy: IdentityInline['autonomy'], delegation?: IdentityInline['delegation']) {
+  return writeClaw(
+    dataDir,
+    {
+      name: 'delegator',
+      identity: { personality: 'A test agent.', autonomy, delegation },
+      policies: [OPEN_POLICY],
+    },
+    'test-claw.yaml',
   );
-  return file;
 }
 
 const SUB = 'You are a sub-agent';
@@ -63,7 +46,11 @@ const toolNames = (request: ModelRequest) => (request.tools ?? []).map((tool) =>
 
 async function agentWith(
   script: (request: ModelRequest) => ScriptedReply,
-  options: { autonomy?: string; delegation?: string; tools: string },
+  options: {
+    autonomy?: IdentityInline['autonomy'];
+    delegation?: IdentityInline['delegation'];
+    tools: string;
+  },
 ): Promise<{ agent: Agent; provider: ScriptedProvider }> {
   const provider = new ScriptedProvider((request) => script(request));
   const agent = await openAgent({
@@ -72,11 +59,7 @@ async function agentWith(
     manifest: await manifest(options.autonomy ?? 'autonomous', options.delegation),
     model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
     tools: options.tools,
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets: vaultSecrets(dataDir, 'test-passphrase'),
   });
   return { agent, provider };
 }
@@ -248,7 +231,7 @@ it('depth and fan-out limits come from the identity declaration', async () => {
     },
     {
       tools: 'fs/read,agents/delegate',
-      delegation: 'delegation: { max_depth: 1, max_children: 1 }',
+      delegation: { max_depth: 1, max_children: 1 },
     },
   );
   try {

@@ -12,17 +12,16 @@ import { openAgent } from '../../../src/main/core/agent/index.js';
 import { lazyLocalEmbedder } from '../../../src/main/core/local/embeddings.js';
 import { MemoryStore } from '../../../src/main/core/memory/store.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import { createSandbox } from '../../../src/main/core/sandbox/sandbox.js';
 import { sandboxSettings } from '../../../src/main/core/sandbox/settings.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { openDatabase } from '../../../src/main/core/storage/database.js';
 import type { SessionId } from '../../../src/main/core/terms.js';
 import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
 import { runTool } from '../../../src/main/core/tools/execute.js';
 import { writeTinyGguf } from '../../fixtures/tiny-gguf.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 let dir = '';
 beforeEach(async () => {
@@ -59,11 +58,7 @@ it('a text turn starts no tool worker; the first tool call starts them and they 
     dataDir,
     appDir: APP_DIR,
     model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets: vaultSecrets(dataDir, 'test-passphrase'),
   });
   try {
     const text = agent.runtime.start({ text: 'hi' });

@@ -3,34 +3,28 @@
  * OpenAI-compatible server on 127.0.0.1, then the local model again; each next run uses the
  * model chosen last.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { openAgent } from '../../../src/main/core/agent/index.js';
 import { assistantOver } from '../../../src/main/core/assistant/index.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { writeTinyGguf } from '../../fixtures/tiny-gguf.js';
 import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { expect, it } from '../../support/fixtures.js';
 
-let dataDir = '';
-let modelPath = '';
 let server: VendorServer;
 beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-switch-'));
-  modelPath = path.join(dataDir, 'tiny.gguf');
-  await writeTinyGguf(modelPath);
   server = await startVendorServer();
 });
-afterAll(async () => {
-  await server.close();
-  await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => server.close());
 
-it('local -> OpenAI-compatible server -> local, without a restart; the next run uses each', async () => {
+it('local -> OpenAI-compatible server -> local, without a restart; the next run uses each', async ({
+  dataDir,
+  secrets,
+}) => {
+  const modelPath = path.join(dataDir, 'tiny.gguf');
+  await writeTinyGguf(modelPath);
   const agent = await openAgent({
     dataDir,
     appDir: APP_DIR,
@@ -39,11 +33,7 @@ it('local -> OpenAI-compatible server -> local, without a restart; the next run 
     tools: '',
     local: { threads: 1, contextSize: 512 },
     generation: { maxTokens: 8, temperature: 0 },
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets,
   });
   const assistant = await assistantOver(agent);
   const turn = async (text: string) => {

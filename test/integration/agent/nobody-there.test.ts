@@ -17,7 +17,6 @@ import {
 } from '../../../src/main/core/channels/webhook.js';
 import { CkpHost, sessionFactory, ToolCalls } from '../../../src/main/core/ckp-server/index.js';
 import { InProcessSwarm } from '../../../src/main/core/ckp-server/swarm.js';
-import type { Script } from '../../../src/main/core/models/scripted.js';
 import { agentWorker } from '../../../src/main/core/swarm/index.js';
 import type { RunId } from '../../../src/main/core/terms.js';
 import {
@@ -28,6 +27,7 @@ import {
   lastUserText,
 } from '../../support/channel-agent.js';
 import { CkpPeer } from '../../support/ckp-peer.js';
+import type { Script } from '../../support/scripted-provider.js';
 
 const SECRET = 'webhook-test-secret';
 let fixture: ChannelAgent | undefined;

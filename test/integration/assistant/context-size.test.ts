@@ -11,10 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAgent } from '../../../src/main/core/agent/index.js';
 import { assistantOver } from '../../../src/main/core/assistant/index.js';
 import type { BuiltContext } from '../../../src/main/core/memory/index.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { writeTinyGguf } from '../../fixtures/tiny-gguf.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 let dataDir = '';
 let modelPath = '';
@@ -34,11 +33,7 @@ async function open(builds: BuiltContext[] = []) {
     local: { threads: 1 },
     generation: { maxTokens: 4, temperature: 0 },
     onContext: (built) => builds.push(built),
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets: vaultSecrets(dataDir, 'test-passphrase'),
   });
   return { agent, assistant: await assistantOver(agent, { kind: 'local', modelPath }) };
 }

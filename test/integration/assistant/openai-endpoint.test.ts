@@ -11,11 +11,10 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Assistant, createAssistant } from '../../../src/main/core/assistant/index.js';
 import { ENDPOINT_KEY_NAME } from '../../../src/main/core/assistant/openai-endpoint.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import type { OpenAiEndpointView } from '../../../src/shared/ipc-schemas.js';
 import { QWEN_TOOLS_TEMPLATE, writeTinyGguf } from '../../fixtures/tiny-gguf.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 let dir = '';
 let modelFile = '';
@@ -33,11 +32,7 @@ async function open(): Promise<Assistant> {
     // No tools: their definitions would not fit the tiny model's context.
     tools: '',
     generation: { maxTokens: 8 },
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'endpoint-test' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets: vaultSecrets(dataDir, 'endpoint-test'),
   });
   opened.subscribe((event) => {
     if (event.topic === 'openaiEndpoint.changed') views.push(event.endpoint);

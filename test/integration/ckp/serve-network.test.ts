@@ -18,10 +18,9 @@ import {
   ToolCalls,
 } from '../../../src/main/core/ckp-server/index.js';
 import { InProcessSwarm } from '../../../src/main/core/ckp-server/swarm.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { CkpPeer } from '../../support/ckp-peer.js';
 import { repoRoot } from '../../support/cli-run.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 const TOKEN = 'test-token-for-loopback';
 let dataDir = '';
@@ -42,11 +41,7 @@ beforeAll(async () => {
         manifest,
         model: { kind: 'provider', name: 'metered' },
         tools: '**',
-        secrets: createSecretStore({
-          dataDir,
-          env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test' },
-          scrypt: FAST_SCRYPT,
-        }),
+        secrets: vaultSecrets(dataDir),
       }),
   });
   const open = sessionFactory({

@@ -10,10 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { CkpHost, sessionFactory, ToolCalls } from '../../../src/main/core/ckp-server/index.js';
 import { InProcessSwarm } from '../../../src/main/core/ckp-server/swarm.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { CkpPeer } from '../../support/ckp-peer.js';
 import { repoRoot } from '../../support/cli-run.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 const manifest = path.join(repoRoot, 'test/fixtures/ckp/serve/level-3.yaml');
 let dataDir = '';
@@ -26,11 +25,7 @@ async function openTestAgent(): Promise<Agent> {
     manifest,
     model: { kind: 'provider', name: 'metered' },
     tools: '**',
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets: vaultSecrets(dataDir),
   });
 }
 

@@ -14,11 +14,10 @@ import { openAgent } from '../../../src/main/core/agent/index.js';
 import { loadClaw } from '../../../src/main/core/ckp/loader.js';
 import { CkpHost, sessionFactory, ToolCalls } from '../../../src/main/core/ckp-server/index.js';
 import { InProcessSwarm } from '../../../src/main/core/ckp-server/swarm.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
 import { CkpPeer } from '../../support/ckp-peer.js';
 import { repoRoot } from '../../support/cli-run.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 let dataDir = '';
 let provider: Server;
@@ -74,11 +73,7 @@ describe('claw.shutdown with a delegated swarm task', () => {
           manifest,
           model: { kind: 'provider', name: 'metered' },
           tools: '**',
-          secrets: createSecretStore({
-            dataDir,
-            env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test' },
-            scrypt: FAST_SCRYPT,
-          }),
+          secrets: vaultSecrets(dataDir),
         }),
     });
     const open = sessionFactory({

@@ -4,7 +4,6 @@
  * welcomed and the typed contract answers, and closing removes only its own file.
  */
 import { existsSync } from 'node:fs';
-import { afterEach, expect, it } from 'vitest';
 import { AgentActivity, admittingAssistant } from '../../../src/main/core/desktop/index.js';
 import { connectGateway } from '../../../src/main/core/gateway/client.js';
 import { gatewayFilePath } from '../../../src/main/core/gateway/gateway-file.js';
@@ -13,16 +12,11 @@ import {
   serveAttachPoint,
   writeGatewayFile,
 } from '../../../src/main/core/gateway/index.js';
-import { type AssistantFixture, scriptedAssistant } from '../../support/assistant-harness.js';
+import { expect, it } from '../../support/fixtures.js';
 
-let fixture: AssistantFixture | undefined;
-afterEach(async () => {
-  await fixture?.close();
-  fixture = undefined;
-});
-
-it('names itself in gateway.json, answers the token in it, and removes the file on close', async () => {
-  fixture = await scriptedAssistant();
+it('names itself in gateway.json, answers the token in it, and removes the file on close', async ({
+  assistant: fixture,
+}) => {
   const { dataDir } = fixture;
   const point = await serveAttachPoint({
     assistant: admittingAssistant(fixture.assistant, new AgentActivity()),
@@ -45,8 +39,7 @@ it('names itself in gateway.json, answers the token in it, and removes the file 
   ).rejects.toThrow();
 });
 
-it('leaves a newer gateway’s file in place when it closes', async () => {
-  fixture = await scriptedAssistant();
+it('leaves a newer gateway’s file in place when it closes', async ({ assistant: fixture }) => {
   const { dataDir } = fixture;
   const point = await serveAttachPoint({
     assistant: fixture.assistant,

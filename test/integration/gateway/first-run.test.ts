@@ -9,12 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Assistant, createAssistant } from '../../../src/main/core/assistant/index.js';
 import { dispatch, type IpcHandlers } from '../../../src/main/core/ipc/dispatch.js';
 import { createCoreHandlers } from '../../../src/main/core/ipc/handlers.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import type { GpuMemory } from '../../../src/shared/gpu-fit.js';
 import { type ChannelName, IMPORT_CHUNK_BYTES } from '../../../src/shared/ipc.js';
 import { buildTinyGguf } from '../../fixtures/tiny-gguf.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 let dataDir = '';
 let assistant: Assistant;
@@ -50,11 +49,7 @@ beforeAll(async () => {
     model: { kind: 'local' },
     env: {},
     local: { threads: 2 },
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'first-run' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets: vaultSecrets(dataDir, 'first-run'),
   });
   handlers = createCoreHandlers({ assistant, electronVersion: null });
 });

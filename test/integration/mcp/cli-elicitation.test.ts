@@ -5,13 +5,14 @@
  * cancel when stdin closes without an answer. The model is a vendor stub on 127.0.0.1 that calls
  * the tool; what the server returned reaches it as the tool result.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
 import { repoRoot, runBuiltCli } from '../../support/cli-run.js';
+import { mcpTool, STUB_PROVIDER, writeClaw } from '../../support/manifest.js';
 
 const server = path.join(repoRoot, 'test/fixtures/mcp/client-requests-server.mjs');
 let home = '';
@@ -22,25 +23,14 @@ let vendor: VendorServer;
 beforeAll(async () => {
   vendor = await startVendorServer();
   home = await mkdtemp(path.join(os.tmpdir(), 'pincer-cli-elicit-'));
-  manifest = path.join(home, 'claw.yaml');
-  await writeFile(
-    manifest,
-    `claw: "0.2.0"
-kind: Claw
-metadata: { name: "elicit" }
-spec:
-  identity: { inline: { name: "elicit", personality: "Test.", autonomy: "autonomous" } }
-  providers:
-    - inline: { name: "stub", protocol: "openai-compatible", endpoint: "${vendor.url}", model: "m", auth: { type: "none" } }
-  tools:
-    - inline:
-        name: "signup"
-        mcp_source: { uri: "stdio://${process.execPath} ${server}", tool_name: "signup" }
-  sandbox: { inline: { name: "box", level: "process" } }
-  policies:
-    - inline: { name: "p", rules: [{ id: "all", action: "allow", scope: "all" }] }
-`,
-  );
+  manifest = await writeClaw(home, {
+    name: 'elicit',
+    identity: { name: 'elicit', personality: 'Test.', autonomy: 'autonomous' },
+    providers: [{ ...STUB_PROVIDER, name: 'stub', endpoint: vendor.url, model: 'm' }],
+    tools: [mcpTool('signup', server, 'signup')],
+    sandbox: { name: 'box', level: 'process' },
+    policies: [{ name: 'p', rules: [{ id: 'all', action: 'allow', scope: 'all' }] }],
+  });
   env = {
     ...process.env,
     PINCER_HOME: home,

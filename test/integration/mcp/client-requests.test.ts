@@ -6,7 +6,7 @@
  * client with no model does not offer sampling at all. Answering forms: elicitation.test.ts.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,11 +15,11 @@ import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { RpcError, ToolCalls } from '../../../src/main/core/ckp-server/index.js';
 import { SAMPLING_LIMITS } from '../../../src/main/core/mcp/client-requests.js';
 import { McpConnection } from '../../../src/main/core/mcp/connection.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
 import { repoRoot } from '../../support/cli-run.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { type ClawParts, mcpTool, writeClaw } from '../../support/manifest.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 const server = path.join(repoRoot, 'test/fixtures/mcp/client-requests-server.mjs');
 let dataDir = '';
@@ -27,32 +27,24 @@ let agent: Agent;
 let vendor: VendorServer;
 const calls = new ToolCalls({ channel: 'mcp', type: 'mcp' });
 
-function manifest(endpoint: string): string {
-  return `claw: "0.2.0"
-kind: Claw
-metadata: { name: "mcp-asker" }
-spec:
-  identity: { inline: { name: "mcp-asker", personality: "Test.", autonomy: "autonomous" } }
-  providers:
-    - inline:
-        name: "metered"
-        protocol: "openai-compatible"
-        endpoint: "${endpoint}"
-        model: "m"
-        auth: { type: "none" }
-        limits: { tokens_per_request: 1500 }
-  tools:
-${['ask', 'ask-many', 'roots', 'form', 'caps']
-  .map(
-    (name) => `    - inline:
-        name: "${name}"
-        mcp_source: { uri: "stdio://${process.execPath} ${server}", tool_name: "${name}" }`,
-  )
-  .join('\n')}
-  sandbox: { inline: { name: "box", level: "process" } }
-  policies:
-    - inline: { name: "p", rules: [{ id: "all", action: "allow", scope: "all" }] }
-`;
+function manifest(endpoint: string): ClawParts {
+  return {
+    name: 'mcp-asker',
+    identity: { name: 'mcp-asker', personality: 'Test.', autonomy: 'autonomous' },
+    providers: [
+      {
+        name: 'metered',
+        protocol: 'openai-compatible',
+        endpoint,
+        model: 'm',
+        auth: { type: 'none' },
+        limits: { tokens_per_request: 1500 },
+      },
+    ],
+    tools: ['ask', 'ask-many', 'roots', 'form', 'caps'].map((name) => mcpTool(name, server, name)),
+    sandbox: { name: 'box', level: 'process' },
+    policies: [{ name: 'p', rules: [{ id: 'all', action: 'allow', scope: 'all' }] }],
+  };
 }
 
 async function text(name: string, input: Record<string, unknown>, id: string): Promise<string> {
@@ -68,19 +60,14 @@ async function text(name: string, input: Record<string, unknown>, id: string): P
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-mcp-ask-'));
   vendor = await startVendorServer();
-  const file = path.join(dataDir, 'claw.yaml');
-  await writeFile(file, manifest(vendor.url));
+  const file = await writeClaw(dataDir, manifest(vendor.url));
   agent = await openAgent({
     dataDir,
     appDir: repoRoot,
     manifest: file,
     model: { kind: 'provider', name: 'metered' },
     tools: '**',
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets: vaultSecrets(dataDir),
   });
 });
 

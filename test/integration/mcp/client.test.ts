@@ -4,7 +4,7 @@
  * list. Calls go through the runtime like a built-in's: validation against the schema the
  * server listed, policy, the manifest's timeout_ms, a crash and its restart, list_changed.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,11 +12,11 @@ import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { RpcError, ToolCalls } from '../../../src/main/core/ckp-server/index.js';
 import { addMcpServer } from '../../../src/main/core/mcp/config.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { startMcpHttpServer } from '../../fixtures/mcp/http-server.js';
 import { repoRoot } from '../../support/cli-run.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { type ClawParts, mcpTool, STUB_PROVIDER, writeClaw } from '../../support/manifest.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 const server = path.join(repoRoot, 'test/fixtures/mcp/stdio-server.mjs');
 let dataDir = '';
@@ -24,36 +24,36 @@ let agent: Agent;
 let web: Awaited<ReturnType<typeof startMcpHttpServer>>;
 const calls = new ToolCalls({ channel: 'mcp', type: 'mcp' });
 
-function manifest(): string {
-  return `claw: "0.2.0"
-kind: Claw
-metadata: { name: "mcp-user" }
-spec:
-  identity: { inline: { name: "mcp-user", personality: "Test.", autonomy: "autonomous" } }
-  providers:
-    - inline: { protocol: "openai-compatible", endpoint: "http://127.0.0.1:9/v1", model: "x", auth: { type: "none" } }
-  tools:
-    - inline:
-        name: "echo"
-        mcp_source: { uri: "stdio://${process.execPath} ${server}", tool_name: "echo" }
-    - inline:
-        name: "slow-op"
-        mcp_source: { uri: "stdio://${process.execPath} ${server}", tool_name: "slow" }
-        timeout_ms: 300
-    - inline:
-        name: "nuke"
-        description: "Destroys things"
-        input_schema: { type: "object" }
-        annotations: { destructiveHint: true }
-        mcp_source: { uri: "stdio://${process.execPath} ${server}", tool_name: "crash" }
-  sandbox: { inline: { name: "box", level: "process" } }
-  policies:
-    - inline:
-        name: "p"
-        rules:
-          - { id: "no-destruction", action: "deny", scope: "tool", match: { annotations: { destructiveHint: true } } }
-          - { id: "rest", action: "allow", scope: "all" }
-`;
+function manifest(): ClawParts {
+  return {
+    name: 'mcp-user',
+    identity: { name: 'mcp-user', personality: 'Test.', autonomy: 'autonomous' },
+    providers: [{ ...STUB_PROVIDER, model: 'x' }],
+    tools: [
+      mcpTool('echo', server, 'echo'),
+      mcpTool('slow-op', server, 'slow', { timeout_ms: 300 }),
+      mcpTool('nuke', server, 'crash', {
+        description: 'Destroys things',
+        input_schema: { type: 'object' },
+        annotations: { destructiveHint: true },
+      }),
+    ],
+    sandbox: { name: 'box', level: 'process' },
+    policies: [
+      {
+        name: 'p',
+        rules: [
+          {
+            id: 'no-destruction',
+            action: 'deny',
+            scope: 'tool',
+            match: { annotations: { destructiveHint: true } },
+          },
+          { id: 'rest', action: 'allow', scope: 'all' },
+        ],
+      },
+    ],
+  };
 }
 
 async function call(name: string, input: Record<string, unknown>, id: string) {
@@ -74,8 +74,7 @@ beforeAll(async () => {
   web = await startMcpHttpServer();
   await addMcpServer(dataDir, 'local', { command: process.execPath, args: [server] });
   await addMcpServer(dataDir, 'web', { url: web.url });
-  const file = path.join(dataDir, 'claw.yaml');
-  await writeFile(file, manifest());
+  const file = await writeClaw(dataDir, manifest());
   agent = await openAgent({
     dataDir,
     appDir: repoRoot,
@@ -86,11 +85,7 @@ beforeAll(async () => {
       label: 'scripted',
     },
     tools: '**',
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets: vaultSecrets(dataDir),
   });
 });
 

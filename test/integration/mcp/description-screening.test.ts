@@ -3,27 +3,21 @@
  * instructions to the model (the scanner's injection phrases) is withheld before the model sees
  * the tool list, as other untrusted text is screened. A real SDK server over stdio, sandboxed.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
 import { openAgent } from '../../../src/main/core/agent/index.js';
 import { addMcpServer } from '../../../src/main/core/mcp/config.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import { repoRoot } from '../../support/cli-run.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { expect, it } from '../../support/fixtures.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 
 const server = path.join(repoRoot, 'test/fixtures/mcp/injection-server.mjs');
-let dataDir = '';
-beforeEach(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-mcp-screen-'));
-});
-afterEach(() => rm(dataDir, { recursive: true, force: true }));
 
-it('withholds injection text in MCP tool and schema descriptions before the model sees them', async () => {
+it('withholds injection text in MCP tool and schema descriptions before the model sees them', async ({
+  dataDir,
+  secrets,
+}) => {
   await addMcpServer(dataDir, 'inj', { command: process.execPath, args: [server] });
   const provider = new ScriptedProvider([{ text: 'ok' }]);
   const agent = await openAgent({
@@ -31,11 +25,7 @@ it('withholds injection text in MCP tool and schema descriptions before the mode
     appDir: APP_DIR,
     model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
     tools: 'mcp/**',
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets,
   });
   try {
     expect(agent.mcp.status()).toEqual([expect.objectContaining({ name: 'inj', state: 'ready' })]);

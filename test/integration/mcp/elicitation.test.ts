@@ -14,8 +14,6 @@ import { type Assistant, createAssistant } from '../../../src/main/core/assistan
 import { dispatch, type IpcHandlers } from '../../../src/main/core/ipc/dispatch.js';
 import { createCoreHandlers } from '../../../src/main/core/ipc/handlers.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import type {
   AssistantEvent,
   ChannelName,
@@ -25,7 +23,9 @@ import type {
 } from '../../../src/shared/ipc.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import { repoRoot } from '../../support/cli-run.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { type ClawParts, STUB_PROVIDER, writeClaw } from '../../support/manifest.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 const server = path.join(repoRoot, 'test/fixtures/mcp/client-requests-server.mjs');
 
@@ -37,21 +37,17 @@ interface Fixture {
   close(): Promise<void>;
 }
 
-function manifest(approvalTimeoutSeconds?: number): string {
+function manifest(approvalTimeoutSeconds?: number): ClawParts {
   const approval = approvalTimeoutSeconds
-    ? `, approval: { timeout_seconds: ${approvalTimeoutSeconds} }`
-    : '';
-  return `claw: "0.2.0"
-kind: Claw
-metadata: { name: "elicit" }
-spec:
-  identity: { inline: { name: "elicit", personality: "Test.", autonomy: "autonomous" } }
-  providers:
-    - inline: { name: "none", protocol: "openai-compatible", endpoint: "http://127.0.0.1:9/v1", model: "m", auth: { type: "none" } }
-  sandbox: { inline: { name: "box", level: "process" } }
-  policies:
-    - inline: { name: "p", rules: [{ id: "all", action: "allow", scope: "all"${approval} }] }
-`;
+    ? { approval: { timeout_seconds: approvalTimeoutSeconds } }
+    : {};
+  return {
+    name: 'elicit',
+    identity: { name: 'elicit', personality: 'Test.', autonomy: 'autonomous' },
+    providers: [{ ...STUB_PROVIDER, name: 'none', model: 'm' }],
+    sandbox: { name: 'box', level: 'process' },
+    policies: [{ name: 'p', rules: [{ id: 'all', action: 'allow', scope: 'all', ...approval }] }],
+  };
 }
 
 /**
@@ -74,8 +70,7 @@ function script() {
 
 async function open(options: { approvalTimeoutSeconds?: number } = {}): Promise<Fixture> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-elicit-'));
-  const file = path.join(dataDir, 'claw.yaml');
-  await writeFile(file, manifest(options.approvalTimeoutSeconds));
+  const file = await writeClaw(dataDir, manifest(options.approvalTimeoutSeconds));
   await writeFile(
     path.join(dataDir, 'mcp.json'),
     JSON.stringify({ mcpServers: { asker: { command: process.execPath, args: [server] } } }),
@@ -92,11 +87,7 @@ async function open(options: { approvalTimeoutSeconds?: number } = {}): Promise<
       scripted: true,
       contextWindow: 8192,
     },
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'elicit' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets: vaultSecrets(dataDir, 'elicit'),
   });
   const events: AssistantEvent[] = [];
   assistant.subscribe((event) => events.push(event));

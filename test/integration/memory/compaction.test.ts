@@ -12,12 +12,12 @@ import {
 import { MemoryStore } from '../../../src/main/core/memory/store.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
 import { IMAGE_TOKEN_ESTIMATE } from '../../../src/main/core/models/limits.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import { AgentRuntime } from '../../../src/main/core/runtime/runtime.js';
 import { RunStore } from '../../../src/main/core/runtime/store.js';
 import { openDatabase } from '../../../src/main/core/storage/database.js';
 import { textOf, userText, userTurn } from '../../../src/shared/messages.js';
 import { noTools, UNGOVERNED } from '../../support/runtime-hooks.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 
 const dirs: string[] = [];
 afterAll(async () => {

@@ -13,7 +13,6 @@ import type { BuiltContext } from '../../../src/main/core/memory/context.js';
 import { memoryNote } from '../../../src/main/core/memory/note-tool.js';
 import { openSessionMemory } from '../../../src/main/core/memory/session.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import { AgentRuntime } from '../../../src/main/core/runtime/runtime.js';
 import { RunStore } from '../../../src/main/core/runtime/store.js';
 import { openDatabase } from '../../../src/main/core/storage/database.js';
@@ -21,6 +20,7 @@ import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 import { writeTinyGguf } from '../../fixtures/tiny-gguf.js';
 import { UNGOVERNED } from '../../support/runtime-hooks.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 
 let dir = '';
 let model = '';

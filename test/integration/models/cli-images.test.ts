@@ -14,6 +14,7 @@ import { pngOf } from '../../fixtures/images.js';
 import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { anthropicFrames, openaiFrames } from '../../fixtures/vendor-streams.js';
 import { runBuiltCli } from '../../support/cli-run.js';
+import { writeClaw } from '../../support/manifest.js';
 
 const PNG = pngOf(4, 4, [0, 200, 0]);
 let dir = '';
@@ -30,32 +31,27 @@ beforeAll(async () => {
     path.join(dir, 'big.png'),
     Buffer.concat([PNG, Buffer.alloc(MAX_IMAGE_BYTES + 1 - PNG.length)]),
   );
-  await writeFile(
-    path.join(dir, 'claw.yaml'),
-    `claw: "0.2.0"
-kind: Claw
-metadata:
-  name: "eyes"
-spec:
-  identity:
-    inline:
-      personality: "Terse."
-  providers:
-    - inline:
-        name: "eyes"
-        protocol: "anthropic-native"
-        endpoint: "${server.url}"
-        model: "some-model"
-        capabilities: ["text", "image"]
-        auth: { type: "api-key-header", secret_ref: "EYES_KEY" }
-    - inline:
-        name: "words"
-        protocol: "anthropic-native"
-        endpoint: "${server.url}"
-        model: "claude-sonnet-4-5"
-        auth: { type: "api-key-header", secret_ref: "EYES_KEY" }
-`,
-  );
+  await writeClaw(dir, {
+    name: 'eyes',
+    identity: { personality: 'Terse.' },
+    providers: [
+      {
+        name: 'eyes',
+        protocol: 'anthropic-native',
+        endpoint: server.url,
+        model: 'some-model',
+        capabilities: ['text', 'image'],
+        auth: { type: 'api-key-header', secret_ref: 'EYES_KEY' },
+      },
+      {
+        name: 'words',
+        protocol: 'anthropic-native',
+        endpoint: server.url,
+        model: 'claude-sonnet-4-5',
+        auth: { type: 'api-key-header', secret_ref: 'EYES_KEY' },
+      },
+    ],
+  });
 });
 afterAll(async () => {
   await server?.close();

@@ -2,13 +2,14 @@
  * `pincer run --provider NAME`: providers, limits, retries and the fallback chain come from a
  * claw.yaml; the built CLI walks the chain against real servers on 127.0.0.1.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { anthropicFrames } from '../../fixtures/vendor-streams.js';
 import { runBuiltCli } from '../../support/cli-run.js';
+import { writeClaw } from '../../support/manifest.js';
 
 let dir = '';
 let primary: VendorServer;
@@ -18,35 +19,29 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'pincer-route-'));
   primary = await startVendorServer('/v1');
   backup = await startVendorServer('/v1');
-  await writeFile(
-    path.join(dir, 'claw.yaml'),
-    `claw: "0.2.0"
-kind: Claw
-metadata:
-  name: "routed"
-spec:
-  identity:
-    inline:
-      personality: "Terse."
-  providers:
-    - inline:
-        name: "main"
-        protocol: "openai-compatible"
-        endpoint: "${primary.url}"
-        model: "big"
-        auth: { type: "bearer", secret_ref: "MAIN_KEY" }
-        retry: { max_attempts: 2, backoff: "constant", initial_delay_ms: 1 }
-        limits: { tokens_per_request: 100000 }
-        fallback:
-          - provider_ref: "spare"
-    - inline:
-        name: "spare"
-        protocol: "anthropic-native"
-        endpoint: "${backup.url}"
-        model: "claude-haiku-4-5"
-        auth: { type: "api-key-header", secret_ref: "SPARE_KEY" }
-`,
-  );
+  await writeClaw(dir, {
+    name: 'routed',
+    identity: { personality: 'Terse.' },
+    providers: [
+      {
+        name: 'main',
+        protocol: 'openai-compatible',
+        endpoint: primary.url,
+        model: 'big',
+        auth: { type: 'bearer', secret_ref: 'MAIN_KEY' },
+        retry: { max_attempts: 2, backoff: 'constant', initial_delay_ms: 1 },
+        limits: { tokens_per_request: 100000 },
+        fallback: [{ provider_ref: 'spare' }],
+      },
+      {
+        name: 'spare',
+        protocol: 'anthropic-native',
+        endpoint: backup.url,
+        model: 'claude-haiku-4-5',
+        auth: { type: 'api-key-header', secret_ref: 'SPARE_KEY' },
+      },
+    ],
+  });
 });
 afterAll(async () => {
   await Promise.all([primary.close(), backup.close(), rm(dir, { recursive: true, force: true })]);

@@ -5,18 +5,19 @@
  * events and telemetry, and `planning.fallback: conservative` turns a predicted high risk, or no
  * prediction at all, into an approval where the rule alone would allow.
  */
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import type { RunEvent } from '../../../src/main/core/runtime/index.js';
 import type { ToolResultBlock } from '../../../src/shared/messages.js';
 import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
+import { OPEN_POLICY, type WorldModelInline, writeClaw } from '../../support/manifest.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 
 let dataDir = '';
 let server: VendorServer;
@@ -32,53 +33,45 @@ afterEach(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-async function manifest(backend: string, fallback: string) {
-  const file = path.join(dataDir, 'claw.yaml');
-  await writeFile(
-    file,
-    `claw: "0.3.0"
-kind: Claw
-metadata: { name: "planner" }
-spec:
-  identity:
-    inline:
-      name: "planner"
-      personality: "A test agent."
-      autonomy: "autonomous"
-  providers:
-    - inline:
-        name: "forecaster"
-        protocol: "openai-compatible"
-        endpoint: "${server.url}"
-        model: "m"
-        auth: { type: "none" }
-  policies:
-    - inline:
-        name: "open"
-        rules:
-          - { id: "allow-all", action: "allow", scope: "all" }
-  world_models:
-    - inline:
-        name: "environment-model"
-        paradigm: "hybrid"
-        backend: ${backend}
-        predicts: { state: true, risk: true, cost: true }
-        planning: { fallback: "${fallback}" }
-  telemetry:
-    inline:
-      exporters:
-        - { type: "file", path: "${path.join(dataDir, 'spans.jsonl')}" }
-      events: { world_model_ops: true }
-`,
-  );
-  return file;
+type Backend = WorldModelInline['backend'];
+type Fallback = NonNullable<NonNullable<WorldModelInline['planning']>['fallback']>;
+
+function manifest(backend: Backend, fallback: Fallback) {
+  return writeClaw(dataDir, {
+    claw: '0.3.0',
+    name: 'planner',
+    identity: { name: 'planner', personality: 'A test agent.', autonomy: 'autonomous' },
+    providers: [
+      {
+        name: 'forecaster',
+        protocol: 'openai-compatible',
+        endpoint: server.url,
+        model: 'm',
+        auth: { type: 'none' },
+      },
+    ],
+    policies: [OPEN_POLICY],
+    world_models: [
+      {
+        name: 'environment-model',
+        paradigm: 'hybrid',
+        backend,
+        predicts: { state: true, risk: true, cost: true },
+        planning: { fallback },
+      },
+    ],
+    telemetry: {
+      exporters: [{ type: 'file', path: path.join(dataDir, 'spans.jsonl') }],
+      events: { world_model_ops: true },
+    },
+  });
 }
 
 const lastResult = (messages: { content: { type: string }[] }[]) =>
   messages.at(-1)?.content.find((b) => b.type === 'tool_result') as ToolResultBlock | undefined;
 
 /** An agent whose model writes one file, then says what happened. */
-async function open(backend: string, fallback: string): Promise<Agent> {
+async function open(backend: Backend, fallback: Fallback): Promise<Agent> {
   const model = new ScriptedProvider((request) => {
     const result = lastResult(request.messages);
     if (!result)
@@ -113,7 +106,7 @@ const written = async () =>
   );
 
 it('a predicted high risk turns an allowed write into an approval that shows the prediction', async () => {
-  const opened = await open('{ type: "provider", ref: "forecaster" }', 'conservative');
+  const opened = await open({ type: 'provider', ref: 'forecaster' }, 'conservative');
   predicting({ state: 'plan.md is overwritten', risk: 'high', cost: 'none' });
   const asked: unknown[] = [];
   opened.governance.broker.onRequest((pending) => {
@@ -158,7 +151,7 @@ it('a predicted high risk turns an allowed write into an approval that shows the
 });
 
 it('a predicted low risk lets the rule decide: the write runs, with its prediction recorded', async () => {
-  const opened = await open('{ type: "provider", ref: "forecaster" }', 'conservative');
+  const opened = await open({ type: 'provider', ref: 'forecaster' }, 'conservative');
   predicting({ state: 'plan.md is created', risk: 'low' });
   opened.governance.broker.onRequest(() => {
     throw new Error('no approval was expected');
@@ -170,7 +163,7 @@ it('a predicted low risk lets the rule decide: the write runs, with its predicti
 });
 
 it('no prediction (a custom backend) is a reason for a conservative model to ask a person', async () => {
-  const opened = await open('{ type: "custom", ref: "elsewhere" }', 'conservative');
+  const opened = await open({ type: 'custom', ref: 'elsewhere' }, 'conservative');
   const asked: string[] = [];
   opened.governance.broker.onRequest((pending) => {
     asked.push(pending.reason);
@@ -183,7 +176,7 @@ it('no prediction (a custom backend) is a reason for a conservative model to ask
 });
 
 it('without a cautious fallback a high risk is shown, never acted on; read-only calls ask nothing', async () => {
-  const opened = await open('{ type: "provider", ref: "forecaster" }', 'retry');
+  const opened = await open({ type: 'provider', ref: 'forecaster' }, 'retry');
   predicting({ state: 'plan.md is overwritten', risk: 'high' });
   const { events, result } = await run(opened, 'write the plan');
   expect(result.outcome).toBe('completed');

@@ -7,7 +7,6 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { screenedTools } from '../../../src/main/core/agent/screened-tools.js';
 import type { EffectivePolicyRule } from '../../../src/main/core/ckp/resolved.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import { ApprovalBroker } from '../../../src/main/core/policy/broker.js';
 import { PolicyEngine } from '../../../src/main/core/policy/engine.js';
 import { ContentScanner } from '../../../src/main/core/policy/scanner.js';
@@ -15,6 +14,7 @@ import { Redactor } from '../../../src/main/core/redaction/index.js';
 import { AuditLog } from '../../../src/main/core/runtime/audit.js';
 import { AgentRuntime } from '../../../src/main/core/runtime/runtime.js';
 import type { RunStore } from '../../../src/main/core/runtime/store.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 import { drain, tempStore, toolHost } from '../runtime/harness.js';
 
 const PLANTED = 'pk-planted-7f3a9c1e5b';

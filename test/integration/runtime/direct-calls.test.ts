@@ -8,7 +8,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import type { ApprovalHook, PolicyHook } from '../../../src/main/core/policy/hooks.js';
 import { AgentRuntime, type RuntimeDeps } from '../../../src/main/core/runtime/runtime.js';
 import type { RunStore } from '../../../src/main/core/runtime/store.js';
@@ -19,6 +18,7 @@ import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 import type { Tool } from '../../../src/main/core/tools/types.js';
 import { textOf, toolCallsOf } from '../../../src/shared/messages.js';
 import { UNGOVERNED } from '../../support/runtime-hooks.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 import { drain, tempStore } from './harness.js';
 
 let store: RunStore;

@@ -6,13 +6,13 @@
 import os from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider, type ScriptedReply } from '../../../src/main/core/models/scripted.js';
 import type { ApprovalHook, PolicyHook } from '../../../src/main/core/policy/hooks.js';
 import { AgentRuntime, type RuntimeDeps } from '../../../src/main/core/runtime/runtime.js';
 import type { RunStore } from '../../../src/main/core/runtime/store.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 import { textOf } from '../../../src/shared/messages.js';
 import { noTools, UNGOVERNED } from '../../support/runtime-hooks.js';
+import { ScriptedProvider, type ScriptedReply } from '../../support/scripted-provider.js';
 import { drain, tempStore, toolHost, untilAborted } from './harness.js';
 
 let store: RunStore;

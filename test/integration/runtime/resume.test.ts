@@ -10,11 +10,11 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import { AgentRuntime } from '../../../src/main/core/runtime/runtime.js';
 import type { RunId } from '../../../src/main/core/terms.js';
 import { textOf } from '../../../src/shared/messages.js';
 import { UNGOVERNED } from '../../support/runtime-hooks.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 import { crashScript } from './fixtures/crash-script.js';
 import { tempStore, toolHost } from './harness.js';
 

@@ -8,7 +8,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider, type ScriptedReply } from '../../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../../src/main/core/models/types.js';
 import { AgentRuntime } from '../../../src/main/core/runtime/runtime.js';
 import { RunStore } from '../../../src/main/core/runtime/store.js';
@@ -18,6 +17,7 @@ import { type Db, openDatabase } from '../../../src/main/core/storage/database.j
 import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 import { UNGOVERNED } from '../../support/runtime-hooks.js';
+import { ScriptedProvider, type ScriptedReply } from '../../support/scripted-provider.js';
 import { hostileTools } from './fixtures/hostile-tools.js';
 
 let dir = '';

@@ -11,7 +11,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import { AgentRuntime } from '../../../src/main/core/runtime/runtime.js';
 import { detectBackend } from '../../../src/main/core/sandbox/backend.js';
 import { Launcher } from '../../../src/main/core/sandbox/launcher.js';
@@ -25,6 +24,7 @@ import { netFetch } from '../../../src/main/core/tools/builtins/net.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 import type { Tool, ToolContext, ToolExecutor } from '../../../src/main/core/tools/types.js';
 import { UNGOVERNED } from '../../support/runtime-hooks.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 import { drain, tempStore, toolHost } from '../runtime/harness.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');

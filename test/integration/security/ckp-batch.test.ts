@@ -27,9 +27,8 @@ import {
 } from '../../../src/main/core/ckp-server/jsonrpc.js';
 import { InProcessSwarm } from '../../../src/main/core/ckp-server/swarm.js';
 import { MAX_FRAME_BYTES } from '../../../src/main/core/ckp-server/transports.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { repoRoot } from '../../support/cli-run.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 const TOKEN = 'test-token-for-loopback';
 const ZEROS = `[${Array.from({ length: 1_999_999 }, () => '0').join(',')}]`;
@@ -50,11 +49,7 @@ beforeAll(async () => {
         manifest,
         model: { kind: 'provider', name: 'metered' },
         tools: '**',
-        secrets: createSecretStore({
-          dataDir,
-          env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test' },
-          scrypt: FAST_SCRYPT,
-        }),
+        secrets: vaultSecrets(dataDir),
       }),
   });
   open = sessionFactory({

@@ -4,13 +4,12 @@
  * HTTP servers on 127.0.0.1; the command half decides calls with the shipped default manifest
  * plus a user's allow rules, as `pincer run` would.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseDocument } from 'yaml';
 import { loadClaw } from '../../../src/main/core/ckp/loader.js';
 import { autonomyOf, policyRules } from '../../../src/main/core/ckp/resolved.js';
 import { PolicyEngine } from '../../../src/main/core/policy/engine.js';
@@ -22,8 +21,7 @@ import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
 import { checkHop, netFetch } from '../../../src/main/core/tools/builtins/net.js';
 import type { ToolHost } from '../../../src/main/core/tools/host.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
-
-const RESOURCES = path.join(import.meta.dirname, '..', '..', '..', 'resources');
+import { addUserRules, shippedClaw, writeDocument } from '../../support/manifest.js';
 
 describe('network: a host allowlist narrows, it never opens an internal address', () => {
   let root = '';
@@ -158,42 +156,33 @@ describe('commands: rules match what runs', () => {
   /** The shipped manifest, autonomous, with the user's command rules where its comment says. */
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'pincer-rules-'));
-    const doc = parseDocument(await readFile(path.join(RESOURCES, 'claw.yaml'), 'utf8'));
+    const doc = await shippedClaw();
     doc.setIn(['spec', 'identity', 'inline', 'autonomy'], 'autonomous');
-    const rules = doc.getIn(['spec', 'policies', 0, 'inline', 'rules']) as {
-      items: unknown[];
-    };
-    const at = (rules.items as Array<{ get(key: string): unknown }>).findIndex(
-      (rule) => rule.get('id') === 'approve-network',
-    );
     const shell = { category: 'shell' };
-    rules.items.splice(
-      at,
-      0,
-      doc.createNode({
+    addUserRules(doc, [
+      {
         id: 'allow-git',
         action: 'allow',
         scope: 'category',
         match: shell,
         conditions: { command: 'git *' },
-      }),
-      doc.createNode({
+      },
+      {
         id: 'allow-programs',
         action: 'allow',
         scope: 'category',
         match: shell,
         conditions: { command: '* *' },
-      }),
-      doc.createNode({
+      },
+      {
         id: 'allow-ls-line',
         action: 'allow',
         scope: 'category',
         match: shell,
         conditions: { command: 'ls -la', shell: true },
-      }),
-    );
-    const file = path.join(dir, 'claw.yaml');
-    await writeFile(file, doc.toString());
+      },
+    ]);
+    const file = await writeDocument(dir, doc);
     const claw = await loadClaw(file, { contextDir: dir });
     expect(claw.warnings).toEqual([]);
     engine = new PolicyEngine({
@@ -247,13 +236,12 @@ describe('commands: rules match what runs', () => {
   });
 
   it('a rule whose shell or command has the wrong type is a manifest error, not a looser rule', async () => {
-    const doc = parseDocument(await readFile(path.join(RESOURCES, 'claw.yaml'), 'utf8'));
+    const doc = await shippedClaw();
     doc.setIn(['spec', 'policies', 0, 'inline', 'rules', 0, 'conditions'], {
       command: 'git *',
       shell: 'yes',
     });
-    const file = path.join(dir, 'bad.yaml');
-    await writeFile(file, doc.toString());
+    const file = await writeDocument(dir, doc, 'bad.yaml');
     await expect(loadClaw(file, { contextDir: dir })).rejects.toThrow(/conditions\.shell/);
   });
 

@@ -13,15 +13,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../../src/main/core/models/types.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { openDatabase, profileDatabasePath } from '../../../src/main/core/storage/index.js';
 import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import { runBuiltCli } from '../../support/cli-run.js';
-import { FAST_SCRYPT, seedFastVault } from '../../support/secrets.js';
+import { OPEN_POLICY, writeClaw } from '../../support/manifest.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
+import { seedFastVault, vaultSecrets } from '../../support/secrets.js';
 
 // No credential pattern matches it: only the registry of stored values can catch it.
 const SECRET = 'vault-Q7x2mZ9kLp4w/+Rn8v';
@@ -174,35 +174,15 @@ describe('a tool output holding a stored secret in each spelling', () => {
     const dataDir = path.join(home, 'tool');
     const spans = path.join(dataDir, 'spans.jsonl');
     await mkdir(dataDir, { recursive: true });
-    const manifest = path.join(dataDir, 'claw.yaml');
-    await writeFile(
-      manifest,
-      `claw: "0.2.0"
-kind: Claw
-metadata: { name: "redacting" }
-spec:
-  identity:
-    inline:
-      personality: "A test agent."
-      autonomy: "supervised"
-  providers:
-    - inline:
-        protocol: "openai-compatible"
-        endpoint: "http://127.0.0.1:9/v1"
-        model: "none"
-        auth: { type: "none" }
-  policies:
-    - inline:
-        name: "open"
-        rules:
-          - { id: "allow-all", action: "allow", scope: "all" }
-  telemetry:
-    inline:
-      exporters:
-        - { type: "file", path: "${spans}" }
-      redaction: { strip_arguments: false, strip_results: false }
-`,
-    );
+    const manifest = await writeClaw(dataDir, {
+      name: 'redacting',
+      identity: { personality: 'A test agent.', autonomy: 'supervised' },
+      policies: [OPEN_POLICY],
+      telemetry: {
+        exporters: [{ type: 'file', path: spans }],
+        redaction: { strip_arguments: false, strip_results: false },
+      },
+    });
     const workspace = path.join(dataDir, 'workspace', 'redacting');
     await mkdir(workspace, { recursive: true });
     const file = Object.entries(ENCODED)
@@ -218,11 +198,7 @@ spec:
         : { toolCalls: [{ name: 'fs/read', input: { path: 'leak.txt' } }] };
     });
     // Stored by another process: this agent has not read it before the run starts.
-    await createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: PASSPHRASE },
-      scrypt: FAST_SCRYPT,
-    }).set('STORED_KEY', SECRET);
+    await vaultSecrets(dataDir, PASSPHRASE).set('STORED_KEY', SECRET);
     const agent = await openAgent({
       dataDir,
       appDir: APP_DIR,
@@ -230,11 +206,7 @@ spec:
       model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
       tools: 'fs/read',
       workspace,
-      secrets: createSecretStore({
-        dataDir,
-        env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: PASSPHRASE },
-        scrypt: FAST_SCRYPT,
-      }),
+      secrets: vaultSecrets(dataDir, PASSPHRASE),
     });
     try {
       const handle = agent.runtime.start({ text: 'read leak.txt' });

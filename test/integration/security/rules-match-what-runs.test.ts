@@ -9,11 +9,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseDocument } from 'yaml';
 import { loadClaw } from '../../../src/main/core/ckp/loader.js';
 import { policyRules } from '../../../src/main/core/ckp/resolved.js';
 import { ApprovalBroker } from '../../../src/main/core/policy/broker.js';
@@ -26,8 +25,7 @@ import type { RunId, SessionId, StepId } from '../../../src/main/core/terms.js';
 import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
 import type { ToolHost } from '../../../src/main/core/tools/host.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
-
-const RESOURCES = path.join(import.meta.dirname, '..', '..', '..', 'resources');
+import { addUserRules, shippedClaw, writeDocument } from '../../support/manifest.js';
 
 let root = '';
 let workspace = '';
@@ -107,25 +105,18 @@ beforeAll(async () => {
   host = registry.host({ allow: ['**'], workspace, executor: sandbox.executor });
 
   // The shipped manifest, autonomous, with the user's rules where its comment says to put them.
-  const doc = parseDocument(await readFile(path.join(RESOURCES, 'claw.yaml'), 'utf8'));
+  const doc = await shippedClaw();
   doc.setIn(['spec', 'identity', 'inline', 'autonomy'], 'autonomous');
-  const rules = doc.getIn(['spec', 'policies', 0, 'inline', 'rules']) as { items: unknown[] };
-  const at = (rules.items as Array<{ get(key: string): unknown }>).findIndex(
-    (rule) => rule.get('id') === 'approve-network',
-  );
-  rules.items.splice(
-    at,
-    0,
-    doc.createNode({
+  addUserRules(doc, [
+    {
       id: 'allow-tools',
       action: 'allow',
       scope: 'category',
       match: { category: 'shell' },
       conditions: { command: ['git *', 'tar *', 'sed *', 'split *'] },
-    }),
-  );
-  const file = path.join(root, 'claw.yaml');
-  await writeFile(file, doc.toString());
+    },
+  ]);
+  const file = await writeDocument(root, doc);
   const claw = await loadClaw(file, { contextDir: root });
   broker = new ApprovalBroker();
   engine = new PolicyEngine({

@@ -15,7 +15,6 @@ import WebSocket from 'ws';
 import { type Assistant, createAssistant } from '../../../src/main/core/assistant/index.js';
 import { type Gateway, startAssistantGateway } from '../../../src/main/core/gateway/server.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../../src/main/core/models/types.js';
 import { ContentScanner } from '../../../src/main/core/policy/scanner.js';
 import { Redactor } from '../../../src/main/core/redaction/index.js';
@@ -28,6 +27,7 @@ import {
 import { loadKnownSecrets } from '../../../src/main/core/secrets/known.js';
 import { openDatabase, profileDatabasePath } from '../../../src/main/core/storage/index.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 import { FAST_SCRYPT, testEncryptor } from '../../support/secrets.js';
 
 // Values no credential pattern matches: only the registry of stored secrets can catch them.

@@ -13,7 +13,6 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { openSwarm, SwarmCoordinator } from '../../../src/main/core/swarm/index.js';
 import type { OpenedSwarm } from '../../../src/main/core/swarm/open.js';
@@ -30,6 +29,7 @@ import {
   type Receiver,
   resourceAttr,
 } from '../../support/otlp-receiver.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 import { FAST_SCRYPT } from '../../support/secrets.js';
 import { writeSwarmManifest } from './fixtures/manifest.js';
 
@@ -76,14 +76,16 @@ describe.skipIf(missing)('a swarm is one trace across processes', () => {
       backend: 'nats',
       natsUrl: nats.url,
       workers: 2,
-      telemetry: `  telemetry:
-    inline:
-      exporters:
-        - type: "otlp"
-          endpoint: "${otlp.url}"
-          auth: { secret_ref: "OTLP_TEST_TOKEN" }
-          batch: { flush_interval_ms: 100 }
-`,
+      telemetry: {
+        exporters: [
+          {
+            type: 'otlp',
+            endpoint: otlp.url,
+            auth: { secret_ref: 'OTLP_TEST_TOKEN' },
+            batch: { flush_interval_ms: 100 },
+          },
+        ],
+      },
     });
     const leaderDir = path.join(root, 'leader');
     leader = await openAgent({

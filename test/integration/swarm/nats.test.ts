@@ -18,15 +18,14 @@ import {
   ToolCalls,
 } from '../../../src/main/core/ckp-server/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { agentLeader, openSwarm, SwarmCoordinator } from '../../../src/main/core/swarm/index.js';
 import type { OpenedSwarm } from '../../../src/main/core/swarm/open.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import { CkpPeer } from '../../support/ckp-peer.js';
 import { repoRoot, runCliInProcess } from '../../support/cli-run.js';
 import { type NatsServer, natsMissing, startNats } from '../../support/nats.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
+import { vaultSecrets } from '../../support/secrets.js';
 import { writeSwarmManifest } from './fixtures/manifest.js';
 
 const missing = natsMissing();
@@ -105,11 +104,7 @@ describe.skipIf(missing)('swarm over NATS', () => {
         label: 'scripted',
       },
       tools: '',
-      secrets: createSecretStore({
-        dataDir: leaderDir,
-        env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-        scrypt: FAST_SCRYPT,
-      }),
+      secrets: vaultSecrets(leaderDir, 'test-passphrase'),
     });
     swarm = await openSwarm(leader.claw.swarm, leader.secrets, { ackWaitMs: 1500 });
     await Promise.all([
@@ -185,11 +180,7 @@ describe.skipIf(missing)('swarm over NATS', () => {
             label: 'scripted',
           },
           tools: '',
-          secrets: createSecretStore({
-            dataDir,
-            env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-            scrypt: FAST_SCRYPT,
-          }),
+          secrets: vaultSecrets(dataDir, 'test-passphrase'),
         }),
     });
     const open = sessionFactory({

@@ -4,16 +4,15 @@
  * while the agent runs, and once more when it closes, with the counts of the run (runs by
  * outcome, model calls, GenAI token usage and durations, tool calls) and no prompt or secret.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { otlpMetricsUrl } from '../../../src/main/core/telemetry/metric-export.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
+import { OPEN_POLICY, type TelemetryExporter, writeClaw } from '../../support/manifest.js';
 import {
   type OtlpAttribute,
   otlpReceiver,
@@ -23,7 +22,8 @@ import {
   type Receiver,
   resourceAttr,
 } from '../../support/otlp-receiver.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 const PROMPT = 'PROMPT-TEXT-never-in-metrics-77aa';
 const SECRET = 'sk-metrics-SECRET-0c1d2e3f4a5b6c7d';
@@ -91,24 +91,11 @@ afterEach(async () => {
 });
 
 /** An agent whose run writes one memory note (a tool call), with the usage the script sets. */
-async function agentWith(exporters: string): Promise<Agent> {
-  const manifest = path.join(dataDir, 'test-claw.yaml');
-  await writeFile(
-    manifest,
-    `claw: "0.2.0"
-kind: Claw
-metadata: { name: "metered" }
-spec:
-  identity: { inline: { personality: "A test agent.", autonomy: "autonomous" } }
-  providers:
-    - inline: { protocol: "openai-compatible", endpoint: "http://127.0.0.1:9/v1", model: "none", auth: { type: "none" } }
-  policies:
-    - inline: { name: "open", rules: [{ id: "allow-all", action: "allow", scope: "all" }] }
-  telemetry:
-    inline:
-      exporters:
-${exporters}
-`,
+async function agentWith(exporters: TelemetryExporter[]): Promise<Agent> {
+  const manifest = await writeClaw(
+    dataDir,
+    { name: 'metered', policies: [OPEN_POLICY], telemetry: { exporters } },
+    'test-claw.yaml',
   );
   const provider = new ScriptedProvider((request) => {
     const answered = request.messages.at(-1)?.content.some((b) => b.type === 'tool_result');
@@ -119,11 +106,7 @@ ${exporters}
           usage: { inputTokens: 11, outputTokens: 5 },
         };
   });
-  const secrets = createSecretStore({
-    dataDir,
-    env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-    scrypt: FAST_SCRYPT,
-  });
+  const secrets = vaultSecrets(dataDir, 'test-passphrase');
   await secrets.set('METRICS_TEST_TOKEN', SECRET);
   return openAgent({
     dataDir,
@@ -166,9 +149,14 @@ function expectRunCounts(metrics: Map<string, OtlpMetric>, n: number): void {
 it('the periodic reader sends the counts of a run with a tool call while the agent runs', async () => {
   const otlp = await otlpReceiver();
   receivers.push(otlp);
-  const agent = await agentWith(
-    `        - { type: "otlp", endpoint: "${otlp.url}", auth: { secret_ref: "METRICS_TEST_TOKEN" }, batch: { flush_interval_ms: 150 } }`,
-  );
+  const agent = await agentWith([
+    {
+      type: 'otlp',
+      endpoint: otlp.url,
+      auth: { secret_ref: 'METRICS_TEST_TOKEN' },
+      batch: { flush_interval_ms: 150 },
+    },
+  ]);
   try {
     await runOnce(agent);
     // Cumulative: the latest collection holds the whole run once its events are in.
@@ -212,10 +200,10 @@ it('closing the agent sends the last counts; a collector answering 500 is counte
   const broken = await otlpReceiver(500);
   receivers.push(otlp, broken);
   // No interval given: the default (a minute) does not pass during the test.
-  const agent = await agentWith(
-    `        - { type: "otlp", endpoint: "${otlp.url}/v1/traces" }
-        - { type: "otlp", endpoint: "${broken.url}" }`,
-  );
+  const agent = await agentWith([
+    { type: 'otlp', endpoint: `${otlp.url}/v1/traces` },
+    { type: 'otlp', endpoint: broken.url },
+  ]);
   await runOnce(agent);
   expect(metricPosts(otlp.bodies)).toEqual([]);
   await agent.close();
@@ -240,7 +228,7 @@ it('an OTLP endpoint names where metrics go', () => {
 it('metrics and traces carry one resource: service.name pincer and the same instance id', async () => {
   const otlp = await otlpReceiver();
   receivers.push(otlp);
-  const agent = await agentWith(`        - { type: "otlp", endpoint: "${otlp.url}" }`);
+  const agent = await agentWith([{ type: 'otlp', endpoint: otlp.url }]);
   await runOnce(agent);
   await agent.close();
 

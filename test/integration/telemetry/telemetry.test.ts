@@ -3,15 +3,13 @@
  * approvals becomes OpenTelemetry spans, exported over OTLP/HTTP to a receiver on 127.0.0.1 and
  * to a JSON-lines file; sampling 0 exports nothing; prompts and secret values never leave.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { type Agent, openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
 import type { ModelRequest } from '../../../src/main/core/models/types.js';
-import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import { openDatabase, profileDatabasePath } from '../../../src/main/core/storage/index.js';
 import { InProcessBackend } from '../../../src/main/core/swarm/in-process.js';
 import { agentWorker, SwarmCoordinator } from '../../../src/main/core/swarm/index.js';
@@ -20,6 +18,7 @@ import { otelTraceId, runSpanId } from '../../../src/main/core/telemetry/ids.js'
 import { delegationSpanId, traceparent } from '../../../src/main/core/telemetry/index.js';
 import type { ToolResultBlock } from '../../../src/shared/messages.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
+import { OPEN_POLICY, type TelemetryInline, writeClaw } from '../../support/manifest.js';
 import {
   attr,
   isTraces,
@@ -28,7 +27,8 @@ import {
   type Receiver,
   otlpReceiver as receiver,
 } from '../../support/otlp-receiver.js';
-import { FAST_SCRYPT } from '../../support/secrets.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
+import { vaultSecrets } from '../../support/secrets.js';
 
 const PROMPT = 'PROMPT-TEXT-never-exported-4f1c';
 const SECRET = 'sk-telemetry-SECRET-9b7e5d3a1c0f2468';
@@ -44,32 +44,17 @@ afterEach(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-async function manifest(telemetry: string) {
-  const file = path.join(dataDir, 'test-claw.yaml');
-  await writeFile(
-    file,
-    `claw: "0.2.0"
-kind: Claw
-metadata: { name: "traced" }
-spec:
-  identity:
-    inline:
-      personality: "A test agent."
-      autonomy: "supervised"
-  providers:
-    - inline:
-        protocol: "openai-compatible"
-        endpoint: "http://127.0.0.1:9/v1"
-        model: "none"
-        auth: { type: "none" }
-  policies:
-    - inline:
-        name: "open"
-        rules:
-          - { id: "allow-all", action: "allow", scope: "all" }
-${telemetry}`,
+function manifest(telemetry?: TelemetryInline) {
+  return writeClaw(
+    dataDir,
+    {
+      name: 'traced',
+      identity: { personality: 'A test agent.', autonomy: 'supervised' },
+      policies: [OPEN_POLICY],
+      telemetry,
+    },
+    'test-claw.yaml',
   );
-  return file;
 }
 
 const SUB = 'You are a sub-agent';
@@ -80,7 +65,9 @@ const lastResult = (request: ModelRequest) =>
     | undefined;
 
 /** The parent delegates; the child writes a note holding a secret value; both ask approval. */
-async function delegatingRun(telemetry: string): Promise<{ agent: Agent; runId: string }> {
+async function delegatingRun(
+  telemetry?: TelemetryInline,
+): Promise<{ agent: Agent; runId: string }> {
   const provider = new ScriptedProvider((request) => {
     const result = lastResult(request);
     if (isChild(request)) {
@@ -97,11 +84,7 @@ async function delegatingRun(telemetry: string): Promise<{ agent: Agent; runId: 
       };
     return { text: 'Done.', usage: { inputTokens: 13, outputTokens: 2 } };
   });
-  const secrets = createSecretStore({
-    dataDir,
-    env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-    scrypt: FAST_SCRYPT,
-  });
+  const secrets = vaultSecrets(dataDir, 'test-passphrase');
   await secrets.set('TELEMETRY_TEST_TOKEN', SECRET);
   const agent = await openAgent({
     dataDir,
@@ -129,14 +112,14 @@ it('a run with a delegated child, tool calls and approvals reaches an OTLP/HTTP 
   const broken = await receiver(500);
   servers.push(otlp, broken);
   const file = path.join(dataDir, 'spans.jsonl');
-  const { agent, runId } = await delegatingRun(`  telemetry:
-    inline:
-      exporters:
-        - { type: "otlp", endpoint: "${otlp.url}", batch: { flush_interval_ms: 100 } }
-        - { type: "file", path: "${file}" }
-        - { type: "webhook", endpoint: "${broken.url}/hook" }
-      metrics: { cost_usd: true }
-`);
+  const { agent, runId } = await delegatingRun({
+    exporters: [
+      { type: 'otlp', endpoint: otlp.url, batch: { flush_interval_ms: 100 } },
+      { type: 'file', path: file },
+      { type: 'webhook', endpoint: `${broken.url}/hook` },
+    ],
+    metrics: { cost_usd: true },
+  });
   const traceId = agent.store.getRun(runId as never)?.traceId as string;
   const child = agent.store.childRuns(runId as never)[0];
   expect(child).toBeDefined();
@@ -207,14 +190,14 @@ it('tool arguments are exported only when the manifest opts in, and then screene
   const file = path.join(dataDir, 'spans.jsonl');
   const hook = await receiver();
   servers.push(hook);
-  const { agent } = await delegatingRun(`  telemetry:
-    inline:
-      exporters:
-        - { type: "file", path: "${file}" }
-        - { type: "webhook", endpoint: "${hook.url}/hook" }
-        - { type: "sqlite", path: "${profileDatabasePath(dataDir)}" }
-      redaction: { strip_arguments: false }
-`);
+  const { agent } = await delegatingRun({
+    exporters: [
+      { type: 'file', path: file },
+      { type: 'webhook', endpoint: `${hook.url}/hook` },
+      { type: 'sqlite', path: profileDatabasePath(dataDir) },
+    ],
+    redaction: { strip_arguments: false },
+  });
   await agent.close();
   expect(agent.telemetry?.metrics().export_failures).toBe(0);
   const posted = hook.bodies.flatMap((b) => (JSON.parse(b.text) as { spans: SpanRecord[] }).spans);
@@ -248,13 +231,13 @@ it('sampling 0 exports no span, and a manifest without telemetry opens none', as
   const otlp = await receiver();
   servers.push(otlp);
   const file = path.join(dataDir, 'spans.jsonl');
-  const sampled = await delegatingRun(`  telemetry:
-    inline:
-      exporters:
-        - { type: "otlp", endpoint: "${otlp.url}" }
-        - { type: "file", path: "${file}" }
-      sampling: { rate: 0 }
-`);
+  const sampled = await delegatingRun({
+    exporters: [
+      { type: 'otlp', endpoint: otlp.url },
+      { type: 'file', path: file },
+    ],
+    sampling: { rate: 0 },
+  });
   await sampled.agent.close();
   expect(otlp.bodies.filter(isTraces)).toEqual([]);
   // Metrics are not sampled: closing sent them.
@@ -266,7 +249,7 @@ it('sampling 0 exports no span, and a manifest without telemetry opens none', as
   });
   await expect(readFile(file, 'utf8')).rejects.toThrow(/ENOENT/);
 
-  const plain = await delegatingRun('');
+  const plain = await delegatingRun();
   try {
     expect(plain.agent.telemetry).toBeUndefined();
   } finally {
@@ -280,18 +263,10 @@ it('an in-process swarm: each member run span is a child of the delegation span 
   const agent = await openAgent({
     dataDir,
     appDir: APP_DIR,
-    manifest: await manifest(`  telemetry:
-    inline:
-      exporters:
-        - { type: "file", path: "${file}" }
-`),
+    manifest: await manifest({ exporters: [{ type: 'file', path: file }] }),
     model: { kind: 'fixed', access: viaProvider(provider, 'scripted'), label: 'scripted' },
     tools: '',
-    secrets: createSecretStore({
-      dataDir,
-      env: { PINCER_KEYCHAIN: 'off', PINCER_VAULT_PASSPHRASE: 'test-passphrase' },
-      scrypt: FAST_SCRYPT,
-    }),
+    secrets: vaultSecrets(dataDir, 'test-passphrase'),
   });
   const backend = new InProcessBackend();
   try {

@@ -1,14 +1,15 @@
 /**
- * A deterministic model: a real ModelProvider that replays a script instead of thinking. Tests
- * and benchmarks drive the agent loop with it (no network, no weights), and a script can be a
- * function of the request, so a resumed run in a new process gets the reply it would have got.
+ * A deterministic model for tests and benchmarks only (no shipped bundle imports it): a real
+ * ModelProvider that replays a script instead of thinking. It drives the agent loop with no
+ * network and no weights, and a script can be a function of the request, so a resumed run in a
+ * new process gets the reply it would have got.
  */
 import { randomUUID } from 'node:crypto';
-import type { StopReason, Usage } from '../../../shared/messages.js';
-import { StreamAssembler } from './assembler.js';
-import { ModelError } from './errors.js';
-import { type ProviderId, providerId } from './ids.js';
-import type { ModelEvent, ModelProvider, ModelRequest } from './types.js';
+import { StreamAssembler } from '../../src/main/core/models/assembler.js';
+import { ModelError } from '../../src/main/core/models/errors.js';
+import { type ProviderId, providerId } from '../../src/main/core/models/ids.js';
+import type { ModelEvent, ModelProvider, ModelRequest } from '../../src/main/core/models/types.js';
+import type { StopReason, Usage } from '../../src/shared/messages.js';
 
 export interface ScriptedReply {
   /** Streamed as one delta per array entry (a string is one delta). */
