@@ -9,7 +9,7 @@ export {
   type LifecycleState,
 } from './host.js';
 export { answerFrame, RpcError } from './jsonrpc.js';
-export { CkpSession } from './session.js';
+export { CkpSession, type CkpTasks } from './session.js';
 export { type CkpSwarm, InProcessSwarm } from './swarm.js';
 export { ToolCalls } from './tool-calls.js';
 export {
