@@ -60,7 +60,8 @@ export class AgentTaskExecutor implements AgentExecutor {
           contextId,
           status: {
             state,
-            message: text === undefined ? undefined : agentMessage(text, taskId, contextId),
+            message:
+              text === undefined ? undefined : agentMessage(text, taskId, contextId, metadata),
             timestamp: now(),
           },
           metadata,
@@ -167,14 +168,19 @@ export function textPart(text: string): Part {
   };
 }
 
-function agentMessage(text: string, taskId: string, contextId: string): Message {
+function agentMessage(
+  text: string,
+  taskId: string,
+  contextId: string,
+  metadata: Record<string, unknown>,
+): Message {
   return {
     messageId: randomUUID(),
     contextId,
     taskId,
     role: Role.ROLE_AGENT,
     parts: [textPart(text)],
-    metadata: {},
+    metadata,
     extensions: [],
     referenceTaskIds: [],
   };
