@@ -50,7 +50,9 @@ export function remoteAgentTool(
       additionalProperties: false,
     },
     annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
-    category: 'agents',
+    // It sends what the model writes to another party: the policy's network rules decide (the
+    // default manifest asks the person each time).
+    category: 'network',
     tier: 'guarded',
     timeoutMs: REMOTE_TIMEOUT_MS,
     maxOutputBytes: 64 * 1024,
