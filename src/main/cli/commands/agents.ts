@@ -8,7 +8,6 @@ import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import {
   addRemoteAgent,
-  fetchAgentCard,
   RemoteAgentConfigError,
   type RemoteAgentEntry,
   readRemoteAgents,
@@ -71,6 +70,8 @@ export function registerAgents(program: Command, ctx: CliContext, setExit: SetEx
       try {
         if (!/^https?:\/\//i.test(url))
           throw new RemoteAgentConfigError('bad_file', `${url} is not an http(s) URL`);
+        // The SDK's client loads only for this command.
+        const { fetchAgentCard } = await import('../../core/a2a/client.js');
         const card = await fetchAgentCard(url, AbortSignal.timeout(30_000));
         const name = options.name ?? remoteAgentName(card.name);
         const show = (text: string) => sanitizeTerminalText(text);

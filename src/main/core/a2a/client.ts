@@ -15,6 +15,7 @@ import {
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
 import { guardedFetch } from './fetch.js';
+import { stateName } from './states.js';
 
 /** The host grants a declared URL makes: its own address when it is a literal or localhost. */
 export function grantsOf(url: string): string[] {
@@ -115,10 +116,6 @@ function answerOf(task: Task): RemoteAnswer {
     state: stateName(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED),
     reply: artifacts.length ? artifacts.join('\n') : status,
   };
-}
-
-export function stateName(state: TaskState): string {
-  return (TaskState[state] ?? 'UNSPECIFIED').replace(/^TASK_STATE_/, '').toLowerCase();
 }
 
 export function partsText(parts: readonly Part[]): string {

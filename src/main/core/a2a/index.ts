@@ -1,5 +1,7 @@
-/** The A2A client: remote agents a person declared, offered to the model as tools. */
-export { askRemoteAgent, fetchAgentCard, grantsOf, partsText, stateName } from './client.js';
+/**
+ * The A2A client: remote agents a person declared, offered to the model as tools. The SDK's
+ * client loads with the first call (`client.ts`, imported lazily), not with every agent.
+ */
 export {
   addRemoteAgent,
   RemoteAgentConfigError,
@@ -10,4 +12,5 @@ export {
   removeRemoteAgent,
 } from './config.js';
 export { guardedFetch } from './fetch.js';
+export { stateName } from './states.js';
 export { REMOTE_AGENT_NAMESPACE, remoteAgentTool } from './tools.js';

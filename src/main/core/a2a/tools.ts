@@ -7,7 +7,6 @@
  */
 import type { SecretLookup } from '../models/index.js';
 import { type Tool, ToolError } from '../tools/index.js';
-import { askRemoteAgent } from './client.js';
 import type { RemoteAgentEntry } from './config.js';
 
 export const REMOTE_AGENT_NAMESPACE = 'a2a';
@@ -66,6 +65,7 @@ export function remoteAgentTool(
       if (entry.token && !token)
         throw new ToolError(`the token of agent "${name}" (${entry.token}) is not stored`);
       try {
+        const { askRemoteAgent } = await import('./client.js');
         const answer = await askRemoteAgent(entry.url, input.message as string, {
           contextId: input.context_id as string | undefined,
           token,
