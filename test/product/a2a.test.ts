@@ -260,3 +260,42 @@ it('a risky tool call is denied at once: nobody is attached to approve it', asyn
     readFile(path.join(scratch.dir, 'workspace', 'owned.txt'), 'utf8'),
   ).rejects.toThrow();
 });
+
+it('the daemon serves A2A with its CKP token; with no surface attached a risky call is denied', async () => {
+  const { scratch, manifest } = await served('daemon');
+  const daemon = product.start(
+    [
+      'daemon',
+      '--manifest',
+      manifest,
+      '--provider',
+      'metered',
+      '--no-attach',
+      '--drain',
+      '2',
+      '--a2a-http',
+      '0',
+      '--ckp-token-env',
+      'A2A_TOKEN',
+    ],
+    scratch.env,
+  );
+  const base = (
+    await daemon.waitFor(/A2A \(http\) on (http:\/\/127\.0\.0\.1:\d+)\/a2a/)
+  )[1] as string;
+  const client = await new ClientFactory().createFromUrl(base);
+  expect((await client.getAgentCard()).name).toBe('served');
+
+  const sent = (await client.sendMessage(request('hello daemon'), auth)) as Task;
+  expect(replyOf(sent)).toBe('echo: hello daemon');
+
+  const risky = (await client.sendMessage(
+    request('call fs__write {"path":"owned.txt","content":"from afar"}'),
+    auth,
+  )) as Task;
+  const runId = risky.status?.message?.metadata?.pincer_run_id;
+  daemon.child.kill('SIGTERM');
+  await daemon.exited;
+  const shown = await product.run(['runs', 'show', String(runId), '--json'], scratch.env);
+  expect(shown.stdout).toMatch(/nobody is attached to approve/);
+});

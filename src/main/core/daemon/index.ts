@@ -1,4 +1,5 @@
 /** `pincer daemon`: the agent without a window, one per data dir. */
+export * from './a2a.js';
 export * from './ckp.js';
 export * from './daemon.js';
 export * from './instance-lock.js';
