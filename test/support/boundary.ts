@@ -42,7 +42,7 @@ export const LAYERS: readonly (readonly string[])[] = [
     'product',
     'redaction',
   ],
-  ['models', 'local', 'tools', 'policy', 'sandbox', 'secrets', 'mcp'],
+  ['models', 'local', 'tools', 'policy', 'sandbox', 'secrets', 'mcp', 'a2a'],
   ['runtime', 'memory', 'skills', 'planning'],
   ['agent', 'telemetry'],
   [
@@ -54,6 +54,7 @@ export const LAYERS: readonly (readonly string[])[] = [
     'openai-server',
     'ckp-server',
     'mcp-server',
+    'a2a-server',
     'channels',
     'daemon',
     'swarm',

@@ -152,7 +152,17 @@ export const COMMANDS: ReadonlyArray<{
         name: 'serve',
         term: 'serve [options]',
         summary:
-          'serve the agent over the Claw Kernel Protocol (--stdio, --http PORT, --ws PORT), or with --openai the local model as an OpenAI-compatible API',
+          'serve the agent over the Claw Kernel Protocol (--stdio, --http PORT, --ws PORT) and A2A (--a2a PORT), or with --openai the local model as an OpenAI-compatible API',
+      },
+    ],
+  },
+  {
+    load: async () => (await import('./commands/agents.js')).registerAgents,
+    commands: [
+      {
+        name: 'agents',
+        term: 'agents',
+        summary: 'remote A2A agents the model may ask, each a tool (add shows the AgentCard)',
       },
     ],
   },

@@ -218,15 +218,15 @@ it('carries the CKP and MCP listener flags into the unit, and refuses a token th
     env,
   });
   expect(badPort.code).toBe(2);
-  expect(badPort.stderr).toMatch(/a CKP or MCP port is 0-65535/);
+  expect(badPort.stderr).toMatch(/a CKP, MCP or A2A port is 0-65535/);
   const badMcpPort = await runBuiltCli(['daemon', 'install', ...FLAGS, '--mcp-http', 'x'], { env });
   expect(badMcpPort.code).toBe(2);
-  expect(badMcpPort.stderr).toMatch(/a CKP or MCP port is 0-65535/);
+  expect(badMcpPort.stderr).toMatch(/a CKP, MCP or A2A port is 0-65535/);
   const hostAlone = await runBuiltCli(['daemon', 'install', ...FLAGS, '--ckp-host', '0.0.0.0'], {
     env,
   });
   expect(hostAlone.code).toBe(2);
-  expect(hostAlone.stderr).toMatch(/go with --ckp-http, --ckp-ws or --mcp-http/);
+  expect(hostAlone.stderr).toMatch(/go with --ckp-http, --ckp-ws, --mcp-http or --a2a-http/);
   // The unit written first is untouched by the refused installs.
   expect(await readFile(unit, 'utf8')).toContain('"--ckp-http" "7411"');
 }, 60_000);

@@ -3,6 +3,8 @@
  * request by what it was asked, so any number of runs (a cron firing each second, a swarm's
  * workers, a page's title request) get an answer without a queue of replies to keep in step.
  * The rule: the last user text `t` is answered `echo: t`; a turn after a tool result, `done`.
+ * Two scripts in the text: `call WIRE_NAME {json}` answers with that tool call instead, and a
+ * leading `slow MS ` holds the answer that long (something to cancel while it runs).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,13 +34,25 @@ function textOf(content: unknown): string {
     .join('');
 }
 
-export function answerTo(body: ChatBody): { asked: string; answer: string } {
+export function answerTo(body: ChatBody): {
+  asked: string;
+  answer: string;
+  call?: { name: string; args: string };
+  delayMs?: number;
+} {
   const messages = body.messages ?? [];
   const last = messages.at(-1);
   if (last?.role === 'tool') return { asked: '', answer: 'done' };
   const user = [...messages].reverse().find((message) => message.role === 'user');
   const asked = textOf(user?.content);
-  return { asked, answer: `echo: ${asked}` };
+  const slow = /^slow (\d+) /.exec(asked);
+  const call = /(?:^|\n)call ([\w-]+) (\{.*\})\s*$/.exec(asked);
+  return {
+    asked,
+    answer: `echo: ${asked}`,
+    ...(call ? { call: { name: call[1] as string, args: call[2] as string } } : {}),
+    ...(slow ? { delayMs: Number(slow[1]) } : {}),
+  };
 }
 
 export async function startScriptedModel(): Promise<ScriptedModel> {
@@ -66,9 +80,26 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     }
     const turn = answerTo(body);
     asked.push(turn.asked);
+    if (turn.delayMs) {
+      // Held, unless the client gives up first (a cancelled run closes its request).
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, turn.delayMs);
+        response.once('close', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      if (response.destroyed) return;
+    }
     if (body.stream) {
       response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      response.end(openaiFrames({ text: [turn.answer] }).join(''));
+      response.end(
+        openaiFrames(
+          turn.call
+            ? { tools: [{ id: 'call-1', name: turn.call.name, args: [turn.call.args] }] }
+            : { text: [turn.answer] },
+        ).join(''),
+      );
       return;
     }
     response.writeHead(200, { 'content-type': 'application/json' });
@@ -81,8 +112,20 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content: turn.answer },
-            finish_reason: 'stop',
+            message: turn.call
+              ? {
+                  role: 'assistant',
+                  content: null,
+                  tool_calls: [
+                    {
+                      id: 'call-1',
+                      type: 'function',
+                      function: { name: turn.call.name, arguments: turn.call.args },
+                    },
+                  ],
+                }
+              : { role: 'assistant', content: turn.answer },
+            finish_reason: turn.call ? 'tool_calls' : 'stop',
           },
         ],
         usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },

@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import {
   ckpTokenFileOf,
+  type DaemonA2aOptions,
   type DaemonCkpOptions,
   type DaemonMcpOptions,
   type DaemonStatus,
@@ -46,6 +47,8 @@ type DaemonOptions = ModelChoiceOptions & {
   ckpHttp?: string;
   ckpWs?: string;
   mcpHttp?: string;
+  a2aHttp?: string;
+  a2aPushHosts?: string;
   ckpHost?: string;
   ckpTokenEnv?: string;
 };
@@ -79,8 +82,16 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
           'also serve the agent over MCP (Streamable HTTP, at /mcp) with the CKP token',
         )
         .option(
+          '--a2a-http <port>',
+          'also serve the agent over A2A (AgentCard, tasks, push) with the CKP token',
+        )
+        .option(
+          '--a2a-push-hosts <hosts>',
+          'A2A: internal addresses push notifications may reach (e.g. 127.0.0.1:8080)',
+        )
+        .option(
           '--ckp-host <host>',
-          'the interface the CKP and MCP listeners bind (default 127.0.0.1)',
+          'the interface the CKP, MCP and A2A listeners bind (default 127.0.0.1)',
         )
         .option(
           '--ckp-token-env <name>',
@@ -102,8 +113,9 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
     );
     let ckp: DaemonCkpOptions | undefined;
     let mcp: DaemonMcpOptions | undefined;
+    let a2a: DaemonA2aOptions | undefined;
     try {
-      ({ ckp, mcp } = listenerOptionsOf(options, agentOptions.dataDir));
+      ({ ckp, mcp, a2a } = listenerOptionsOf(options, agentOptions.dataDir));
     } catch (error) {
       ctx.stderr.write(`pincer daemon: ${(error as Error).message}\n`);
       setExit(ExitCode.failed);
@@ -113,6 +125,7 @@ export function registerDaemon(program: Command, ctx: CliContext, setExit: SetEx
       running = await startDaemon({
         ckp,
         mcp,
+        a2a,
         agent: agentOptions,
         drainMs: options.drain * 1000,
         attach: options.attach
@@ -215,11 +228,18 @@ function portOf(value: string | undefined): number | undefined | null {
 
 /** What is wrong with the protocol listeners' flags, if anything (checked before anything starts). */
 function checkListeners(options: DaemonOptions, check = { env: true }): string | undefined {
-  const ports = [portOf(options.ckpHttp), portOf(options.ckpWs), portOf(options.mcpHttp)];
-  if (ports.includes(null)) return 'a CKP or MCP port is 0-65535';
+  const ports = [
+    portOf(options.ckpHttp),
+    portOf(options.ckpWs),
+    portOf(options.mcpHttp),
+    portOf(options.a2aHttp),
+  ];
+  if (ports.includes(null)) return 'a CKP, MCP or A2A port is 0-65535';
+  if (options.a2aPushHosts !== undefined && options.a2aHttp === undefined)
+    return '--a2a-push-hosts goes with --a2a-http';
   if (ports.every((port) => port === undefined)) {
     if (options.ckpHost !== undefined || options.ckpTokenEnv !== undefined)
-      return '--ckp-host and --ckp-token-env go with --ckp-http, --ckp-ws or --mcp-http';
+      return '--ckp-host and --ckp-token-env go with --ckp-http, --ckp-ws, --mcp-http or --a2a-http';
     return undefined;
   }
   if (check.env && options.ckpTokenEnv !== undefined && !process.env[options.ckpTokenEnv])
@@ -231,11 +251,13 @@ function checkListeners(options: DaemonOptions, check = { env: true }): string |
 function listenerOptionsOf(
   options: DaemonOptions,
   dataDir: string,
-): { ckp?: DaemonCkpOptions; mcp?: DaemonMcpOptions } {
+): { ckp?: DaemonCkpOptions; mcp?: DaemonMcpOptions; a2a?: DaemonA2aOptions } {
   const http = portOf(options.ckpHttp) ?? undefined;
   const ws = portOf(options.ckpWs) ?? undefined;
   const mcpHttp = portOf(options.mcpHttp) ?? undefined;
-  if (http === undefined && ws === undefined && mcpHttp === undefined) return {};
+  const a2aHttp = portOf(options.a2aHttp) ?? undefined;
+  if (http === undefined && ws === undefined && mcpHttp === undefined && a2aHttp === undefined)
+    return {};
   const token = options.ckpTokenEnv
     ? (process.env[options.ckpTokenEnv] as string)
     : storedCkpToken(dataDir);
@@ -245,6 +267,18 @@ function listenerOptionsOf(
         ? undefined
         : { http, ws, host: options.ckpHost, token },
     mcp: mcpHttp === undefined ? undefined : { http: mcpHttp, host: options.ckpHost, token },
+    a2a:
+      a2aHttp === undefined
+        ? undefined
+        : {
+            http: a2aHttp,
+            host: options.ckpHost,
+            token,
+            pushGrants: (options.a2aPushHosts ?? '')
+              .split(',')
+              .map((part) => part.trim())
+              .filter(Boolean),
+          },
   };
 }
 

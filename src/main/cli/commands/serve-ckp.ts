@@ -35,13 +35,22 @@ export interface CkpServeOptions {
   modelPath?: string;
   threads?: number;
   contextSize?: number;
+  /** A2A over HTTP on this port: the AgentCard, message/send and stream, tasks, push. */
+  a2a?: string;
+  /** Host grants a push notification may reach besides public addresses (comma-separated). */
+  a2aPushHosts?: string;
 }
 
 /** Every tool of the registry is served; the manifest's policy decides each call. */
 const SERVED_TOOLS = '**';
 
 export function wantsCkp(options: CkpServeOptions): boolean {
-  return options.stdio === true || options.http !== undefined || options.ws !== undefined;
+  return (
+    options.stdio === true ||
+    options.http !== undefined ||
+    options.ws !== undefined ||
+    options.a2a !== undefined
+  );
 }
 
 export async function serveCkp(ctx: CliContext, options: CkpServeOptions): Promise<number> {
@@ -49,8 +58,9 @@ export async function serveCkp(ctx: CliContext, options: CkpServeOptions): Promi
     ctx.stderr.write(`pincer serve: ${message}\n`);
     return ExitCode.usage;
   };
-  const ports = { http: portOf(options.http), ws: portOf(options.ws) };
-  if (ports.http === null || ports.ws === null) return usage('a port is 0-65535');
+  const ports = { http: portOf(options.http), ws: portOf(options.ws), a2a: portOf(options.a2a) };
+  if (ports.http === null || ports.ws === null || ports.a2a === null)
+    return usage('a port is 0-65535');
   const heartbeatMs = options.heartbeat === undefined ? undefined : Number(options.heartbeat);
   if (heartbeatMs !== undefined && !(Number.isInteger(heartbeatMs) && heartbeatMs > 0))
     return usage('--heartbeat is a positive number of milliseconds');
@@ -81,9 +91,16 @@ export async function serveCkp(ctx: CliContext, options: CkpServeOptions): Promi
       onLifecycle: (event) => ctx.stderr.write(`${JSON.stringify(event)}\n`),
     });
     const swarm = swarmFor(claw);
+    // A2A tasks, shared by the A2A listener and CKP's claw.task.*; nobody here answers approvals.
+    const { A2aTasks, listenA2a } = await import('../../core/a2a-server/index.js');
+    const tasks = new A2aTasks({
+      claw,
+      pushGrants: listOf(options.a2aPushHosts),
+      log: (line) => ctx.stderr.write(`pincer serve: ${line}\n`),
+    });
     const open = sessionFactory({
       host,
-      services: { tools: new ToolCalls({ channel: 'ckp', type: 'ckp' }), swarm },
+      services: { tools: new ToolCalls({ channel: 'ckp', type: 'ckp' }), swarm, tasks },
     });
     const listeners: Listener[] = [];
     const bind = { host: options.host, token };
@@ -93,10 +110,22 @@ export async function serveCkp(ctx: CliContext, options: CkpServeOptions): Promi
       listeners.push(await listenWebSocket(open, { ...bind, port: ports.ws }));
     for (const listener of listeners)
       ctx.stderr.write(`pincer serve: CKP on ${listener.url} (Authorization: Bearer <token>)\n`);
+    if (ports.a2a !== undefined) {
+      // A2A has no initialize: the agent opens now and serves until the server stops.
+      await host.start();
+      const agent = host.ready();
+      if (!agent) throw new Error(`the agent did not start (${host.state})`);
+      const listener = await listenA2a({ agent, tasks, ...bind, port: ports.a2a });
+      listeners.push(listener);
+      ctx.stderr.write(
+        `pincer serve: A2A on ${listener.url}, card at ${listener.cardUrl} (Authorization: Bearer <token>)\n`,
+      );
+    }
     if (listeners.length && !options.tokenEnv) ctx.stderr.write(`pincer serve: token ${token}\n`);
     if (diverted) await serveStdio(open, process.stdin, diverted.stream);
     else await stopSignal();
     await Promise.all(listeners.map((listener) => listener.close()));
+    tasks.close();
     await host.stop(0);
     await swarm.close?.();
     return ExitCode.ok;
@@ -112,4 +141,11 @@ function portOf(value: string | undefined): number | undefined | null {
   if (value === undefined) return undefined;
   const port = Number(value);
   return Number.isInteger(port) && port >= 0 && port <= 65535 ? port : null;
+}
+
+function listOf(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
 }

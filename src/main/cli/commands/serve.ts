@@ -38,11 +38,16 @@ export function registerServe(program: Command, ctx: CliContext, setExit: SetExi
   program
     .command('serve')
     .description(
-      'serve the agent over the Claw Kernel Protocol (--stdio, --http PORT, --ws PORT), or with --openai the local model as an OpenAI-compatible API',
+      'serve the agent over the Claw Kernel Protocol (--stdio, --http PORT, --ws PORT) and A2A (--a2a PORT), or with --openai the local model as an OpenAI-compatible API',
     )
     .option('--stdio', 'CKP over stdin/stdout, one JSON-RPC message per line')
     .option('--http <port>', 'CKP over HTTP POST (bearer token)')
     .option('--ws <port>', 'CKP over WebSocket (bearer token)')
+    .option('--a2a <port>', 'A2A over HTTP: AgentCard, messages, tasks, push (bearer token)')
+    .option(
+      '--a2a-push-hosts <hosts>',
+      'A2A: internal addresses push notifications may reach (e.g. 127.0.0.1:8080)',
+    )
     .option(
       '--manifest <file>',
       'CKP: the claw.yaml of the agent served (default: the one in force)',
@@ -94,7 +99,10 @@ export function registerServe(program: Command, ctx: CliContext, setExit: SetExi
       if (options.openai) return setExit(await serveOpenAi(ctx, options));
       if (wantsCkp(options)) return setExit(await serveCkp(ctx, options));
       setExit(
-        usage(ctx, 'choose a transport: --stdio, --http PORT or --ws PORT (CKP), or --openai'),
+        usage(
+          ctx,
+          'choose a transport: --stdio, --http PORT or --ws PORT (CKP), --a2a PORT, or --openai',
+        ),
       );
     });
 }

@@ -8,6 +8,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import type { Autonomy, RiskTier } from '../../../shared/ipc-schemas.js';
+import { readRemoteAgents, remoteAgentTool } from '../a2a/index.js';
 import {
   autonomyOf,
   loadActiveClaw,
@@ -82,7 +83,7 @@ import { screenedDescription, screenedTools } from './screened-tools.js';
 import { plannersOf, simulatorsOf } from './world-models.js';
 
 /** Tools a model sees unless told otherwise (every surface alike); the policy decides every call. */
-export const DEFAULT_TOOLS = 'fs/*,sys/exec,net/fetch,memory/*,mcp/**';
+export const DEFAULT_TOOLS = 'fs/*,sys/exec,net/fetch,memory/*,mcp/**,a2a/*';
 export const DEFAULT_SYSTEM =
   'You are Pincer, a helpful assistant running locally. Answer concisely.';
 const SUB_AGENT_NOTE =
@@ -348,6 +349,17 @@ async function assemble(
     await readMcpServers(options.dataDir),
   );
   opened.push(() => mcp.close());
+  // Remote A2A agents a person added (`pincer agents add`): a tool each, their cards' words
+  // screened like an MCP server's descriptions and their answers like any tool's output.
+  for (const [name, entry] of Object.entries(await readRemoteAgents(options.dataDir))) {
+    if (entry.disabled) continue;
+    registry.register(
+      remoteAgentTool(name, entry, {
+        secrets,
+        screen: (text) => screenedDescription(governance.scanner, text),
+      }),
+    );
+  }
 
   const memory = await openSessionMemory({
     executor: sandbox.executor,

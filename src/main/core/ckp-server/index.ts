@@ -3,6 +3,7 @@
 export { swarmFor } from './backend-swarm.js';
 export { CkpHost } from './host.js';
 export { RpcError } from './jsonrpc.js';
+export type { CkpTasks } from './session.js';
 
 export { ToolCalls } from './tool-calls.js';
 export {

@@ -64,6 +64,14 @@ const METHODS: Record<
   'claw.memory.query': { type: 'request', level: 'level-3', toAgent: true },
   'claw.memory.store': { type: 'request', level: 'level-3', toAgent: true },
   'claw.memory.compact': { type: 'request', level: 'level-3', toAgent: true },
+  // The CKP-A2A profile's task namespace (§6.1): tasks are runs of the agent, hence level 2.
+  'claw.task.create': { type: 'request', level: 'level-2', toAgent: true },
+  'claw.task.get': { type: 'request', level: 'level-2', toAgent: true },
+  'claw.task.list': { type: 'request', level: 'level-2', toAgent: true },
+  'claw.task.cancel': { type: 'request', level: 'level-2', toAgent: true },
+  'claw.task.subscribe': { type: 'request', level: 'level-2', toAgent: true },
+  // Agent -> Operator only: a subscribed task's updates.
+  'claw.task.update': { type: 'notification', level: 'level-2', toAgent: false },
 };
 
 /** Capability groups (§9.3.1) and the level that brings each. */
@@ -73,9 +81,25 @@ const CAPABILITIES: Record<'tools' | 'swarm' | 'memory', ConformanceLevel> = {
   memory: 'level-3',
 };
 
+/**
+ * The `claw.task.*` methods (CKP-A2A profile), answered over the agent's A2A tasks: the same
+ * tasks an A2A client of the agent sees. `push` sends a notification to the peer (absent where
+ * the transport cannot).
+ */
+export interface CkpTasks {
+  handle(
+    agent: Agent,
+    method: string,
+    params: unknown,
+    push?: (frame: string) => void,
+  ): Promise<unknown>;
+}
+
 export interface SessionServices {
   tools: ToolCalls;
   swarm: CkpSwarm;
+  /** Absent: the claw.task.* methods are not served (-32601). */
+  tasks?: CkpTasks;
 }
 
 export interface CkpSessionOptions {
@@ -234,7 +258,14 @@ export class CkpSession implements RpcHandler {
         return host.stop(p.timeout_ms);
       }
     }
+    if (method.startsWith('claw.task.') && !services.tasks)
+      throw new RpcError(CKP_ERRORS.methodNotFound, `Method not found: ${method}`, {
+        method,
+        reason: 'this server serves no A2A tasks',
+      });
     const agent = this.readyAgent(method);
+    if (method.startsWith('claw.task.') && services.tasks)
+      return host.track(services.tasks.handle(agent, method, params, this.options.push));
     switch (method) {
       case 'claw.tool.call': {
         const p = parseParams(toolCallParams, params, method);

@@ -15,6 +15,7 @@ import path from 'node:path';
 import type { Agent } from '../agent/index.js';
 import {
   CkpHost,
+  type CkpTasks,
   type Listener,
   listenHttp,
   listenWebSocket,
@@ -33,11 +34,13 @@ export interface DaemonCkpOptions {
   host?: string;
   /** The bearer token every request must carry. */
   token: string;
+  /** The agent's A2A tasks, served as claw.task.* (absent: those methods are not served). */
+  tasks?: CkpTasks;
 }
 
 /** One listener as status shows it: where it listens, or why it does not. */
 export interface DaemonServer {
-  protocol: 'ckp' | 'mcp';
+  protocol: 'ckp' | 'mcp' | 'a2a';
   transport: 'http' | 'websocket';
   url?: string;
   error?: string;
@@ -125,7 +128,11 @@ export async function serveDaemonCkp(
   const swarm = swarmFor(agent.claw);
   const open = sessionFactory({
     host,
-    services: { tools: new ToolCalls({ channel: 'ckp', type: 'ckp' }), swarm },
+    services: {
+      tools: new ToolCalls({ channel: 'ckp', type: 'ckp' }),
+      swarm,
+      ...(options.tasks ? { tasks: options.tasks } : {}),
+    },
   });
   const listeners: Listener[] = [];
   const servers: DaemonServer[] = [];

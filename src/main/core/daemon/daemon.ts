@@ -27,6 +27,7 @@ import {
   openChannels,
 } from '../channels/index.js';
 import type { RunHandle } from '../runtime/index.js';
+import { type DaemonA2a, type DaemonA2aOptions, serveDaemonA2a } from './a2a.js';
 import { type DaemonCkp, type DaemonCkpOptions, type DaemonServer, serveDaemonCkp } from './ckp.js';
 import { acquireInstanceLock } from './instance-lock.js';
 import { type DaemonMcp, type DaemonMcpOptions, serveDaemonMcp } from './mcp.js';
@@ -66,6 +67,8 @@ export interface Daemon {
   ckp?: DaemonCkp;
   /** The MCP listener, when asked for. */
   mcp?: DaemonMcp;
+  /** The A2A listener, when asked for. */
+  a2a?: DaemonA2a;
   status(): DaemonStatus;
   /** Drains and releases everything; resolves once done. */
   stop(): Promise<{ drained: boolean }>;
@@ -86,6 +89,8 @@ export async function startDaemon(options: {
   ckp?: DaemonCkpOptions;
   /** Serves MCP over the agent on Streamable HTTP; a port that cannot be bound only logs. */
   mcp?: DaemonMcpOptions;
+  /** Serves A2A over the agent on HTTP (its tasks also CKP's claw.task.*); a failure only logs. */
+  a2a?: DaemonA2aOptions;
 }): Promise<Daemon> {
   const dataDir = options.agent.dataDir;
   const release = acquireInstanceLock(dataDir);
@@ -133,10 +138,16 @@ export async function startDaemon(options: {
     }
   }
 
-  const ckp = options.ckp ? await serveDaemonCkp(agent, options.ckp, say) : undefined;
+  const attached = () => attach?.gateway.clients() ?? 0;
+  const a2a = options.a2a
+    ? await serveDaemonA2a(agent, options.a2a, { attached, log: say })
+    : undefined;
+  const ckp = options.ckp
+    ? await serveDaemonCkp(agent, { ...options.ckp, ...(a2a ? { tasks: a2a.tasks } : {}) }, say)
+    : undefined;
   const mcp = options.mcp
     ? await serveDaemonMcp(agent, options.mcp, {
-        attached: () => attach?.gateway.clients() ?? 0,
+        attached,
         log: say,
       })
     : undefined;
@@ -156,7 +167,7 @@ export async function startDaemon(options: {
       code,
       expiresAt,
     })),
-    servers: [...(ckp?.servers ?? []), ...(mcp?.servers ?? [])],
+    servers: [...(ckp?.servers ?? []), ...(mcp?.servers ?? []), ...(a2a?.servers ?? [])],
   });
   const statusFile = statusFileOf(dataDir);
   const writeStatus = () => {
@@ -189,6 +200,7 @@ export async function startDaemon(options: {
     attach,
     ckp,
     mcp,
+    a2a,
     status,
     stop() {
       stopping ??= (async () => {
@@ -199,7 +211,7 @@ export async function startDaemon(options: {
         const inFlight = [...live].map((handle) => handle.done.catch(() => undefined));
         let deadline: NodeJS.Timeout | undefined;
         // CKP and MCP calls in flight drain alongside the channels' runs, within the same time.
-        const [runsDrained, ckpDrained, mcpDrained] = await Promise.all([
+        const [runsDrained, ckpDrained, mcpDrained, a2aDrained] = await Promise.all([
           Promise.race([
             Promise.all(inFlight).then(() => true),
             new Promise<boolean>((resolve) => {
@@ -208,13 +220,15 @@ export async function startDaemon(options: {
           ]),
           ckp ? ckp.drain(drainMs).then((result) => result.drained) : true,
           mcp ? mcp.drain(drainMs).then((result) => result.drained) : true,
+          a2a ? a2a.drain(drainMs).then((result) => result.drained) : true,
         ]);
         clearTimeout(deadline);
-        const drained = runsDrained && ckpDrained && mcpDrained;
+        const drained = runsDrained && ckpDrained && mcpDrained && a2aDrained;
         if (!runsDrained)
           say(`drain time over: cancelling ${live.size} run(s); they stay resumable`);
         await ckp?.close();
         await mcp?.close();
+        await a2a?.close();
         clearInterval(timer);
         writeStatus();
         if (attach) await attach.closeWithAgent();

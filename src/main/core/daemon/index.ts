@@ -1,4 +1,5 @@
 /** `pincer daemon`: the agent without a window, one per data dir. */
+export type { DaemonA2aOptions } from './a2a.js';
 export { ckpTokenFileOf, type DaemonCkpOptions, storedCkpToken } from './ckp.js';
 export { type DaemonStatus, startDaemon, statusFileOf } from './daemon.js';
 export { acquireInstanceLock, InstanceLockedError, lockHolder } from './instance-lock.js';

@@ -14,7 +14,9 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { bearerAuthorized, type Listener, MAX_FRAME_BYTES } from '../ckp-server/index.js';
-import { requestPathname } from '../network/index.js';
+import { loopbackOrigin, requestPathname } from '../network/index.js';
+
+export { loopbackOrigin };
 
 export const MCP_PATH = '/mcp';
 
@@ -41,21 +43,6 @@ interface Session {
   transport: StreamableHTTPServerTransport;
   server: Server;
   usedAt: number;
-}
-
-const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
-/** No Origin (not a browser), or a page served from this machine. */
-export function loopbackOrigin(origin: string | undefined): boolean {
-  if (origin === undefined) return true;
-  try {
-    const url = new URL(origin);
-    return (
-      (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_NAMES.has(url.hostname)
-    );
-  } catch {
-    return false; // "null" and other opaque origins
-  }
 }
 
 export async function listenMcpHttp(options: McpHttpOptions): Promise<McpHttpListener> {

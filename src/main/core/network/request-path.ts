@@ -21,3 +21,18 @@ export function decodePathSegment(segment: string): string | undefined {
     return undefined;
   }
 }
+
+const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** No Origin (not a browser), or a page served from this machine. */
+export function loopbackOrigin(origin: string | undefined): boolean {
+  if (origin === undefined) return true;
+  try {
+    const url = new URL(origin);
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_NAMES.has(url.hostname)
+    );
+  } catch {
+    return false; // "null" and other opaque origins
+  }
+}
