@@ -292,8 +292,8 @@ export class RunStore {
     parentId: MessageId | null,
     runId: RunId | null,
     message: Message,
+    id: MessageId = newId<MessageId>('msg'),
   ): MessageId {
-    const id = newId<MessageId>('msg');
     const content = JSON.stringify(message.content);
     const createdAt = now();
     this.sql(
@@ -390,9 +390,11 @@ export class RunStore {
     goal: string;
     options: Record<string, unknown>;
     parentRunId?: RunId;
+    id?: RunId;
+    at?: string;
   }): RunId {
-    const id = newId<RunId>('run');
-    const at = now();
+    const id = fields.id ?? newId<RunId>('run');
+    const at = fields.at ?? now();
     this.sql(
       `insert into runs (id, session_id, task_id, trace_id, goal, state, options, parent_run_id, created_at, updated_at)
          values (?, ?, ?, ?, ?, 'IDLE', ?, ?, ?, ?)`,
@@ -480,8 +482,7 @@ export class RunStore {
     return rows.map(toRun);
   }
 
-  startStep(runId: RunId, kind: StepKind): StepId {
-    const id = newId<StepId>('stp');
+  startStep(runId: RunId, kind: StepKind, id: StepId = newId<StepId>('stp')): StepId {
     const idx = (
       this.sql('select count(*) as n from steps where run_id = ?').get(runId) as {
         n: number;
