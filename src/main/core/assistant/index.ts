@@ -121,8 +121,8 @@ export async function assistantOver(
   // The context size chosen in Settings holds from the first load on.
   models.setContextSize(book.settings().contextSize ?? undefined);
   const connections = new ConnectionBook(store.db);
-  const search = new ChatSearch(store.db, () => book.deletedIds());
-  const versions = new MessageVersions(store.db);
+  const search = new ChatSearch(store, () => book.deletedIds());
+  const versions = new MessageVersions(store);
   const picker = new ModelOptions(agent, connections, launch);
   // The remembered default applies where the launch named no model; a pick here sets it anew.
   let defaultId: string | null =

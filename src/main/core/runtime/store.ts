@@ -21,6 +21,14 @@ import {
   type TaskId,
   type TraceId,
 } from '../terms.js';
+import {
+  installMessageSearch,
+  type MessageHit,
+  messageSiblings,
+  newestBelow,
+  searchMessages,
+  sessionTitles,
+} from './read-model.js';
 import type { RunState } from './state.js';
 
 const MIGRATIONS: readonly Migration[] = [
@@ -110,6 +118,11 @@ const MIGRATIONS: readonly Migration[] = [
     version: 4,
     description: "a run's steps by run: numbering a new step no longer scans every step",
     up: `create index steps_by_run on steps(run_id, idx);`,
+  },
+  {
+    version: 5,
+    description: 'a full-text index of what the messages say (search over past chats)',
+    up: installMessageSearch,
   },
 ];
 
@@ -574,6 +587,28 @@ export class RunStore {
       `select id from steps where run_id = ? and kind = 'tools' order by idx desc limit 1`,
     ).get(runId) as { id: StepId } | undefined;
     return step ? this.toolCalls(runId).filter((call) => call.stepId === step.id) : [];
+  }
+
+  // The read model of past conversations (search, versions): see read-model.ts.
+
+  /** Messages whose words start with every one of `words`, newest first. */
+  searchMessages(words: readonly string[], limit: number): MessageHit[] {
+    return searchMessages(this.db, words, limit);
+  }
+
+  /** Every session's title, newest session first. */
+  sessionTitles(): Array<{ sessionId: SessionId; title: string; at: string }> {
+    return sessionTitles(this.db);
+  }
+
+  /** The messages sharing this one's parent and role, oldest first (itself included). */
+  messageSiblings(sessionId: SessionId, messageId: MessageId): MessageId[] {
+    return messageSiblings(this.db, sessionId, messageId);
+  }
+
+  /** The newest message at or below `messageId`; undefined when it is not in the session. */
+  newestBelow(sessionId: SessionId, messageId: MessageId): MessageId | undefined {
+    return newestBelow(this.db, sessionId, messageId);
   }
 
   /** Every tool call of a run, in the order they were requested. */
