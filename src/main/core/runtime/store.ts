@@ -31,7 +31,8 @@ import {
 } from './read-model.js';
 import type { RunState } from './state.js';
 
-const MIGRATIONS: readonly Migration[] = [
+/** Exported for the upgrade test, which builds a database as an older Pincer left it. */
+export const RUNTIME_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     description: 'sessions, messages, runs, steps, tool calls',
@@ -217,7 +218,7 @@ export class RunStore {
   private seenDataVersion = -1;
 
   constructor(readonly db: Db) {
-    migrate(db, 'runtime', MIGRATIONS);
+    migrate(db, 'runtime', RUNTIME_MIGRATIONS);
   }
 
   private sql(text: string): Database.Statement {
