@@ -107,7 +107,9 @@ for (const withAssistantIndex of [true, false]) {
     old.close();
 
     const db = openDatabase(file, { vectors: false });
-    cleanups.unshift(async () => db.close());
+    cleanups.unshift(async () => {
+      db.close();
+    });
     const store = new RunStore(db);
     const versions = db
       .prepare(`select version from schema_migrations where namespace = 'runtime' order by version`)
