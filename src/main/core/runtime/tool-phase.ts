@@ -241,7 +241,7 @@ function settle(
 export async function finishInterruptedTools(scope: RunScope): Promise<void> {
   const { store, tools } = scope.deps;
   const last = scope.history.at(-1)?.message;
-  if (!last || last.role !== 'assistant') return;
+  if (last?.role !== 'assistant') return;
   const calls = toolCallsOf(last);
   if (calls.length === 0) {
     // The answer was saved before the process died: nothing left to do.
