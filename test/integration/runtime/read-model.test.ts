@@ -1,19 +1,19 @@
 /**
  * The run store's read model (search over past chats, versions on the message tree) on a
  * store opened fresh, and on databases an older Pincer left: one where the assistant had
- * installed the full-text index under its own migration, one where it never had (a data dir
- * only the CLI used). Real SQLite files.
+ * installed the full-text index, one where it never had (a data dir only the CLI used).
+ * Real SQLite files.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import {
-  installMessageSearch,
   MATCH_END,
   MATCH_START,
+  SEARCH_MIGRATIONS,
 } from '../../../src/main/core/runtime/read-model.js';
-import { RUNTIME_MIGRATIONS, RunStore } from '../../../src/main/core/runtime/store.js';
+import { RunStore } from '../../../src/main/core/runtime/store.js';
 import { openDatabase } from '../../../src/main/core/storage/database.js';
 import { type Db, migrate } from '../../../src/main/core/storage/index.js';
 import type { MessageId, SessionId } from '../../../src/main/core/terms.js';
@@ -48,11 +48,8 @@ const reply = (text: string) => ({
 
 /** A database as Pincer left it before the index moved into the run store. */
 function olderDatabase(db: Db, withAssistantIndex: boolean) {
-  migrate(db, 'runtime', RUNTIME_MIGRATIONS.slice(0, 4));
-  if (withAssistantIndex)
-    migrate(db, 'chat_search', [
-      { version: 1, description: 'full-text index of chat messages', up: installMessageSearch },
-    ]);
+  new RunStore(db);
+  if (withAssistantIndex) migrate(db, 'chat_search', SEARCH_MIGRATIONS);
   const at = '2020-01-01T00:00:00.000Z';
   db.prepare('insert into sessions (id, title, created_at) values (?, ?, ?)').run(
     'ses_old',
@@ -111,10 +108,18 @@ for (const withAssistantIndex of [true, false]) {
       db.close();
     });
     const store = new RunStore(db);
-    const versions = db
-      .prepare(`select version from schema_migrations where namespace = 'runtime' order by version`)
-      .all() as Array<{ version: number }>;
-    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5]);
+    const versions = (namespace: string) =>
+      (
+        db
+          .prepare('select version from schema_migrations where namespace = ? order by version')
+          .all(namespace) as Array<{ version: number }>
+      ).map((row) => row.version);
+    expect(versions('runtime')).toEqual([1, 2, 3, 4]);
+    // Installed (and filled) by the first search, or already there.
+    expect(store.searchMessages(['platypus'], 10).map((hit) => hit.messageId)).toEqual([
+      'msg_0001',
+    ]);
+    expect(versions('chat_search')).toEqual([1]);
 
     const newer = store.addMessage(
       'ses_old' as SessionId,

@@ -9,7 +9,9 @@ export class ChatSearch {
   constructor(
     private readonly store: RunStore,
     private readonly hidden: () => ReadonlySet<string>,
-  ) {}
+  ) {
+    store.indexForSearch();
+  }
 
   /** Messages whose words start with every word of `query`, newest first; titles too. */
   find(query: string, limit = 30): SearchHit[] {

@@ -6,7 +6,7 @@
  * update), so no other module reaches under the runtime's tables.
  */
 import type { Db } from '../storage/index.js';
-import { prepared } from '../storage/index.js';
+import { type Migration, prepared } from '../storage/index.js';
 import type { MessageId, SessionId } from '../terms.js';
 
 /** The text of a message's content (a JSON array of blocks), as SQL over one row. */
@@ -36,16 +36,15 @@ const SEARCH_SCHEMA = `
 `;
 
 /**
- * The store migration that installs the index. A database the assistant opened before the
- * index moved here already has it (the same table and triggers, kept current all along): it
- * is kept as it is.
+ * The index's own migrations, under the name the assistant gave them when it installed the
+ * index itself, so a database it indexed is already current. Applied when the read model is
+ * first asked for search, not with the run store: every message written once the index exists
+ * costs an FTS insert (about a millisecond a turn on a busy disk), which a process that never
+ * searches (the CLI, a channel daemon, a test) should not pay on a data dir never indexed.
  */
-export function installMessageSearch(db: Db): void {
-  const present = db
-    .prepare(`select 1 from sqlite_master where type = 'table' and name = 'chat_search'`)
-    .get();
-  if (!present) db.exec(SEARCH_SCHEMA);
-}
+export const SEARCH_MIGRATIONS: readonly Migration[] = [
+  { version: 1, description: 'full-text index of chat messages', up: SEARCH_SCHEMA },
+];
 
 /** Start and end of a matched word in a snippet (control characters no text contains). */
 export const MATCH_START = '\u0002';

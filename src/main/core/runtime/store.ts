@@ -22,17 +22,16 @@ import {
   type TraceId,
 } from '../terms.js';
 import {
-  installMessageSearch,
   type MessageHit,
   messageSiblings,
   newestBelow,
+  SEARCH_MIGRATIONS,
   searchMessages,
   sessionTitles,
 } from './read-model.js';
 import type { RunState } from './state.js';
 
-/** Exported for the upgrade test, which builds a database as an older Pincer left it. */
-export const RUNTIME_MIGRATIONS: readonly Migration[] = [
+const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     description: 'sessions, messages, runs, steps, tool calls',
@@ -119,11 +118,6 @@ export const RUNTIME_MIGRATIONS: readonly Migration[] = [
     version: 4,
     description: "a run's steps by run: numbering a new step no longer scans every step",
     up: `create index steps_by_run on steps(run_id, idx);`,
-  },
-  {
-    version: 5,
-    description: 'a full-text index of what the messages say (search over past chats)',
-    up: installMessageSearch,
   },
 ];
 
@@ -216,9 +210,10 @@ export class RunStore {
    */
   private readonly branches = new Map<MessageId, readonly StoredMessage[]>();
   private seenDataVersion = -1;
+  private searchIndexed = false;
 
   constructor(readonly db: Db) {
-    migrate(db, 'runtime', RUNTIME_MIGRATIONS);
+    migrate(db, 'runtime', MIGRATIONS);
   }
 
   private sql(text: string): Database.Statement {
@@ -592,8 +587,19 @@ export class RunStore {
 
   // The read model of past conversations (search, versions): see read-model.ts.
 
+  /**
+   * Installs the full-text index (and fills it from the messages on disk) where it is not yet:
+   * a surface that offers search calls this when it opens, so the first search does not wait.
+   */
+  indexForSearch(): void {
+    if (this.searchIndexed) return;
+    migrate(this.db, 'chat_search', SEARCH_MIGRATIONS);
+    this.searchIndexed = true;
+  }
+
   /** Messages whose words start with every one of `words`, newest first. */
   searchMessages(words: readonly string[], limit: number): MessageHit[] {
+    this.indexForSearch();
     return searchMessages(this.db, words, limit);
   }
 
