@@ -3,14 +3,16 @@
  * session, run and step, so the CLI (`--json`), the UI, the audit log and telemetry all read the same
  * record. Field names are snake_case: the stream is a wire format (JSON lines, IPC).
  */
-import type { ToolCall, Usage } from '../../../shared/messages.js';
+import type { Message, ToolCall, Usage } from '../../../shared/messages.js';
 import type {
   CapabilityGrant,
+  MessageId,
   RunId,
   RunOrigin,
   RunOutcome,
   SessionId,
   StepId,
+  StepKind,
   TaskId,
   TraceId,
 } from '../terms.js';
@@ -159,6 +161,64 @@ export type RunEventBody =
       cost_usd: number;
       turns: number;
     };
+
+/**
+ * Facts of a run that only its store records: the run's row, the message tree, steps, the
+ * calls a step asked for and the run's spending so far. The loop states them like its events,
+ * in the same order, and the store writes them; they are not published (the event stream's
+ * wire, its `seq` numbers and the audit stay as they were).
+ */
+export type RunRecordBody =
+  | {
+      type: 'run.created';
+      task_id: TaskId;
+      trace_id: TraceId;
+      goal: string;
+      /** What the run was started with (guards, origin, a delegation's brief): kept with it. */
+      options: Record<string, unknown>;
+      parent_run_id?: RunId;
+      /** Set when the run starts a new session: that session's title. */
+      session_title?: string;
+      at: string;
+    }
+  | {
+      type: 'message.added';
+      message_id: MessageId;
+      parent_id: MessageId | null;
+      message: Message;
+      /** The run's first message (its user turn). */
+      first: boolean;
+    }
+  | { type: 'step.started'; step_id: StepId; kind: StepKind }
+  | { type: 'step.finished'; step_id: StepId; spent?: { usage: Usage; cost_usd: number } }
+  | {
+      /** The calls a step asked for, in order, before any of them is decided or run. */
+      type: 'step.calls';
+      step_id: StepId;
+      calls: Array<ToolCall & { read_only: boolean }>;
+    }
+  /** A side effect that was started but never recorded before its process died. */
+  | { type: 'tool.interrupted'; call_id: string; output: string }
+  /** The run's spending so far, on record while it goes on (a sub-agent's budget is the rest). */
+  | { type: 'run.spent'; turns: number; usage: Usage; cost_usd: number };
+
+/** Everything a run states: its published events and the facts only its store records. */
+export type RunFactBody = RunEventBody | RunRecordBody;
+
+const RECORD_ONLY: ReadonlySet<RunFactBody['type']> = new Set<RunRecordBody['type']>([
+  'run.created',
+  'message.added',
+  'step.started',
+  'step.finished',
+  'step.calls',
+  'tool.interrupted',
+  'run.spent',
+]);
+
+/** Whether a fact goes out on the event stream (to the audit, telemetry and every surface). */
+export function isPublished(fact: RunFactBody): fact is RunEventBody {
+  return !RECORD_ONLY.has(fact.type);
+}
 
 export type RunEvent = RunEventBody & {
   trace_id: TraceId;

@@ -21,6 +21,14 @@ import {
   type TaskId,
   type TraceId,
 } from '../terms.js';
+import {
+  type MessageHit,
+  messageSiblings,
+  newestBelow,
+  SEARCH_MIGRATIONS,
+  searchMessages,
+  sessionTitles,
+} from './read-model.js';
 import type { RunState } from './state.js';
 
 const MIGRATIONS: readonly Migration[] = [
@@ -202,6 +210,7 @@ export class RunStore {
    */
   private readonly branches = new Map<MessageId, readonly StoredMessage[]>();
   private seenDataVersion = -1;
+  private searchIndexed = false;
 
   constructor(readonly db: Db) {
     migrate(db, 'runtime', MIGRATIONS);
@@ -292,8 +301,8 @@ export class RunStore {
     parentId: MessageId | null,
     runId: RunId | null,
     message: Message,
+    id: MessageId = newId<MessageId>('msg'),
   ): MessageId {
-    const id = newId<MessageId>('msg');
     const content = JSON.stringify(message.content);
     const createdAt = now();
     this.sql(
@@ -390,9 +399,11 @@ export class RunStore {
     goal: string;
     options: Record<string, unknown>;
     parentRunId?: RunId;
+    id?: RunId;
+    at?: string;
   }): RunId {
-    const id = newId<RunId>('run');
-    const at = now();
+    const id = fields.id ?? newId<RunId>('run');
+    const at = fields.at ?? now();
     this.sql(
       `insert into runs (id, session_id, task_id, trace_id, goal, state, options, parent_run_id, created_at, updated_at)
          values (?, ?, ?, ?, ?, 'IDLE', ?, ?, ?, ?)`,
@@ -480,8 +491,7 @@ export class RunStore {
     return rows.map(toRun);
   }
 
-  startStep(runId: RunId, kind: StepKind): StepId {
-    const id = newId<StepId>('stp');
+  startStep(runId: RunId, kind: StepKind, id: StepId = newId<StepId>('stp')): StepId {
     const idx = (
       this.sql('select count(*) as n from steps where run_id = ?').get(runId) as {
         n: number;
@@ -573,6 +583,39 @@ export class RunStore {
       `select id from steps where run_id = ? and kind = 'tools' order by idx desc limit 1`,
     ).get(runId) as { id: StepId } | undefined;
     return step ? this.toolCalls(runId).filter((call) => call.stepId === step.id) : [];
+  }
+
+  // The read model of past conversations (search, versions): see read-model.ts.
+
+  /**
+   * Installs the full-text index (and fills it from the messages on disk) where it is not yet:
+   * a surface that offers search calls this when it opens, so the first search does not wait.
+   */
+  indexForSearch(): void {
+    if (this.searchIndexed) return;
+    migrate(this.db, 'chat_search', SEARCH_MIGRATIONS);
+    this.searchIndexed = true;
+  }
+
+  /** Messages whose words start with every one of `words`, newest first. */
+  searchMessages(words: readonly string[], limit: number): MessageHit[] {
+    this.indexForSearch();
+    return searchMessages(this.db, words, limit);
+  }
+
+  /** Every session's title, newest session first. */
+  sessionTitles(): Array<{ sessionId: SessionId; title: string; at: string }> {
+    return sessionTitles(this.db);
+  }
+
+  /** The messages sharing this one's parent and role, oldest first (itself included). */
+  messageSiblings(sessionId: SessionId, messageId: MessageId): MessageId[] {
+    return messageSiblings(this.db, sessionId, messageId);
+  }
+
+  /** The newest message at or below `messageId`; undefined when it is not in the session. */
+  newestBelow(sessionId: SessionId, messageId: MessageId): MessageId | undefined {
+    return newestBelow(this.db, sessionId, messageId);
   }
 
   /** Every tool call of a run, in the order they were requested. */

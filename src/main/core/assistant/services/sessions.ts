@@ -20,8 +20,8 @@ export function sessionsService(
   const { store } = agent;
   // A conversation's runs are not offered the tools it turned off, and their policy refuses them.
   agent.setTurnedOffTools((sessionId) => book.toolsOff(sessionId));
-  const search = new ChatSearch(store.db, () => book.deletedIds());
-  const versions = new MessageVersions(store.db);
+  const search = new ChatSearch(store, () => book.deletedIds());
+  const versions = new MessageVersions(store);
 
   const sessionTools = (sessionId: string) => {
     requireSession(book, sessionId);
