@@ -173,7 +173,7 @@ describe('LocalEngine on the generated tiny model', () => {
   it('streams as provider events ending in a tool_use content block', async () => {
     const events: ModelEvent[] = [];
     for await (const event of streamLocal(engine, {
-      conversationId: 'provider',
+      providerOptions: { local: { conversationId: 'provider' } },
       messages: [{ role: 'user', content: [{ type: 'text', text: 'List files' }] }],
       tools: [
         { name: 'list', parameters: { type: 'object', properties: { dir: { enum: ['.'] } } } },

@@ -10,7 +10,14 @@ export type { TurnSource } from './fair-gate.js';
 export { FairGate } from './fair-gate.js';
 export { inspectModelFile, type ModelFileFacts } from './gguf-check.js';
 export { type GpuMemory, probeGpuMemory } from './gpu-memory.js';
-export { type JsonGrammar, jsonSchemaGrammar } from './json-grammar.js';
+export {
+  type GrammarBounds,
+  grammarSchema,
+  grammarToolDefs,
+  type NarrowedSchema,
+  replyGrammar,
+} from './grammar.js';
+export type { JsonGrammar } from './json-grammar.js';
 export type { ModelLocations, PullProgress, SkippedModel } from './model-manager.js';
 export {
   chatModelFiles,

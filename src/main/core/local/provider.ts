@@ -1,7 +1,9 @@
 /**
- * The local engine as a provider of the model layer (#3): content-block messages in, the same
+ * The local engine as a provider of the model layer: content-block messages in, the same
  * ModelEvent stream as every HTTP protocol out. The engine delivers tool calls whole (its
- * grammar already guarantees their JSON), so they arrive as complete tool-call events.
+ * grammar already guarantees their JSON), so they arrive as complete tool-call events. Of a
+ * request's provider options it reads only `local`; the tools' canonical schemas are narrowed
+ * here for the engine's function grammar (grammar.ts).
  */
 import type { Message, StopReason } from '../../../shared/messages.js';
 import type { ModelEvent, ModelProvider, ModelRequest } from '../models/index.js';
@@ -16,6 +18,7 @@ import {
 } from '../models/index.js';
 import type { LocalEngine } from './engine.js';
 import { LocalEngineError, type LocalErrorCode } from './errors.js';
+import { type GrammarBounds, grammarToolDefs } from './grammar.js';
 import type { GenerateRequest, LocalMessage, LocalStopReason, SamplingOptions } from './types.js';
 
 const STOP: Record<LocalStopReason, StopReason> = {
@@ -81,6 +84,8 @@ export interface LocalProviderOptions {
   id?: ProviderId;
   /** Sampling for every request (the neutral request carries only temperature). */
   sampling?: SamplingOptions;
+  /** Bounds of the tool-call grammar (a weak model's longest string argument, say). */
+  grammar?: GrammarBounds;
 }
 
 /** The bundled engine behind the ModelProvider contract. `model` is informational: the engine
@@ -103,6 +108,7 @@ export class LocalModelProvider implements ModelProvider {
       provider: this.id,
       model,
       sampling: this.options.sampling,
+      grammar: this.options.grammar,
     });
     return withCanonicalNames(events, wire.canonical);
   }
@@ -112,8 +118,14 @@ export class LocalModelProvider implements ModelProvider {
 export async function* streamLocal(
   engine: Pick<LocalEngine, 'generate'>,
   request: ModelRequest,
-  options: { provider?: ProviderId; model?: string; sampling?: SamplingOptions } = {},
+  options: {
+    provider?: ProviderId;
+    model?: string;
+    sampling?: SamplingOptions;
+    grammar?: GrammarBounds;
+  } = {},
 ): AsyncGenerator<ModelEvent> {
+  const local = request.providerOptions?.local ?? {};
   const provider = options.provider ?? providerId('local');
   const assembler = new StreamAssembler(provider);
   const queue: ModelEvent[] = [];
@@ -138,12 +150,12 @@ export async function* streamLocal(
     generation = {
       system: request.system,
       messages: toLocalMessages(request.messages),
-      tools: request.tools,
+      tools: request.tools && grammarToolDefs(request.tools, options.grammar),
       toolChoice: request.toolChoice,
       // The runtime validates every call against the tool's own schema before anything runs.
       argumentsCheckedBy: 'caller',
       jsonSchema: request.jsonSchema,
-      gbnf: request.gbnf,
+      gbnf: local.gbnf,
       maxTokens: request.maxTokens,
       stop: request.stop,
       sampling: {
@@ -159,7 +171,7 @@ export async function* streamLocal(
   let settled = false;
   let failure: unknown;
   const done = engine
-    .generate(request.conversationId ?? 'default', generation)
+    .generate(local.conversationId ?? 'default', generation)
     .then((result) => {
       const events: ModelEvent[] = [];
       for (const [index, call] of result.toolCalls.entries()) {

@@ -18,7 +18,7 @@ import {
   userTurn,
 } from '../../../shared/messages.js';
 import { CKP_ERRORS, categoryOfCkpCode, PincerError } from '../errors.js';
-import type { ModelAccess, ModelEvent, OutsideSpend } from '../models/index.js';
+import type { ModelAccess, ModelEvent, OutsideSpend, ProviderOptions } from '../models/index.js';
 import { isModelError } from '../models/index.js';
 import type { ApprovalHook, InputEvents, PolicyHook } from '../policy/index.js';
 import type { RedactingStream, Redactor } from '../redaction/index.js';
@@ -430,7 +430,8 @@ class RunLoop {
           this.deps.history?.view(this.run.sessionId, this.history) ??
           this.history.map((entry) => entry.message),
         tools: this.tools.definitions({ runId: this.run.id, sessionId: this.run.sessionId }),
-        conversationId: this.run.sessionId,
+        // The local engine keeps its KV cache per session; other providers ignore this.
+        providerOptions: { local: { conversationId: this.run.sessionId } },
         ...(typeof this.deps.generation === 'function'
           ? this.deps.generation()
           : this.deps.generation),
@@ -555,7 +556,7 @@ class RunLoop {
     system?: string;
     messages: Message[];
     tools: ReturnType<ToolHost['definitions']>;
-    conversationId: string;
+    providerOptions: ProviderOptions;
     maxTokens?: number;
     temperature?: number;
     toolChoice?: 'required';
