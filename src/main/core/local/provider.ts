@@ -101,29 +101,34 @@ export class LocalModelProvider implements ModelProvider {
     this.id = options.id ?? providerId('local');
   }
 
-  /** The engine's function names are wire names too; the model's calls come back canonical. */
+  /**
+   * The engine's function names are wire names too; the model's calls come back canonical.
+   * The canonical schemas are narrowed to what the engine's function grammar enforces exactly.
+   */
   stream(model: string, request: ModelRequest): AsyncIterable<ModelEvent> {
     const wire = toWireNames(request);
-    const events = streamLocal(this.engine, wire.request, {
-      provider: this.id,
-      model,
-      sampling: this.options.sampling,
-      grammar: this.options.grammar,
-    });
+    const tools = wire.request.tools && grammarToolDefs(wire.request.tools, this.options.grammar);
+    const events = streamLocal(
+      this.engine,
+      { ...wire.request, tools },
+      {
+        provider: this.id,
+        model,
+        sampling: this.options.sampling,
+      },
+    );
     return withCanonicalNames(events, wire.canonical);
   }
 }
 
-/** Streams one model turn as model events; the last event is always `finish`. */
+/**
+ * Streams one model turn as model events; the last event is always `finish`. The tools go to
+ * the engine as given (LocalModelProvider narrows them first).
+ */
 export async function* streamLocal(
   engine: Pick<LocalEngine, 'generate'>,
   request: ModelRequest,
-  options: {
-    provider?: ProviderId;
-    model?: string;
-    sampling?: SamplingOptions;
-    grammar?: GrammarBounds;
-  } = {},
+  options: { provider?: ProviderId; model?: string; sampling?: SamplingOptions } = {},
 ): AsyncGenerator<ModelEvent> {
   const local = request.providerOptions?.local ?? {};
   const provider = options.provider ?? providerId('local');
@@ -150,7 +155,7 @@ export async function* streamLocal(
     generation = {
       system: request.system,
       messages: toLocalMessages(request.messages),
-      tools: request.tools && grammarToolDefs(request.tools, options.grammar),
+      tools: request.tools,
       toolChoice: request.toolChoice,
       // The runtime validates every call against the tool's own schema before anything runs.
       argumentsCheckedBy: 'caller',
