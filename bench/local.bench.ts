@@ -16,9 +16,10 @@
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { getLlama, LlamaChat } from 'node-llama-cpp';
+import { type GbnfJsonSchema, getLlama, LlamaChat, type LlamaGrammar } from 'node-llama-cpp';
 import { chatWrapperFor } from '../src/main/core/local/chat-format.js';
 import { LocalEngine } from '../src/main/core/local/engine.js';
+import { replyGrammar } from '../src/main/core/local/grammar.js';
 import type { LocalMessage } from '../src/main/core/local/types.js';
 import {
   QWEN_TOOLS_TEMPLATE,
@@ -127,7 +128,7 @@ export async function run(): Promise<void> {
     sequences: SEQUENCES,
     threads: THREADS,
   });
-  const direct = (question: number, maxTokens: number) =>
+  const direct = (question: number, maxTokens: number, grammar?: LlamaGrammar) =>
     timed(async (onText) => {
       const sequence = context.getSequence();
       const chat = new LlamaChat({ contextSequence: sequence, chatWrapper: chatWrapperFor(model) });
@@ -137,7 +138,7 @@ export async function run(): Promise<void> {
           { type: 'user', text: prompt(question) },
           { type: 'model', response: [] },
         ],
-        { maxTokens, onTextChunk: onText },
+        { maxTokens, onTextChunk: onText, grammar },
       );
       const end = now();
       // Counted as the engine counts (its token meter): re-tokenizing the text of a random
@@ -239,6 +240,27 @@ export async function run(): Promise<void> {
   const ratios = constrained.map((c, i) => c / (free[i] ?? c));
   console.log(
     `\ndecode tok/s: free ${spread(free)}, JSON-schema grammar ${spread(constrained)}, ratio per round ${spread(ratios, 3)}`,
+  );
+
+  // The engine's reply grammar (local/grammar.ts) against node-llama-cpp's own grammar for the
+  // same schema, both on node-llama-cpp's chat directly, paired per round.
+  const ours = await llama.createGrammar({ grammar: replyGrammar(schema).gbnf });
+  const jsonGrammar = llama.createGrammarForJsonSchema as (
+    schema: GbnfJsonSchema,
+  ) => Promise<LlamaGrammar>;
+  const theirs = await jsonGrammar.call(llama, schema as GbnfJsonSchema);
+  const sides2 = { ours: [] as number[], theirs: [] as number[] };
+  for (let round = 0; round <= SAMPLES; round++) {
+    const order = round % 2 ? (['ours', 'theirs'] as const) : (['theirs', 'ours'] as const);
+    for (const side of order) {
+      const one = await direct(round, GEN_TOKENS, side === 'ours' ? ours : theirs);
+      if (round > 0) sides2[side].push(one.decode);
+    }
+  }
+  const grammarRatios = sides2.ours.map((o, i) => o / (sides2.theirs[i] ?? o));
+  console.log(
+    `decode tok/s under a JSON schema: node-llama-cpp's grammar ${spread(sides2.theirs)}, ` +
+      `Pincer's reply grammar ${spread(sides2.ours)}, ratio per round ${spread(grammarRatios, 3)}`,
   );
   await engine.dispose();
   await llama.dispose();

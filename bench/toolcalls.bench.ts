@@ -13,9 +13,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { LocalEngine } from '../src/main/core/local/engine.js';
+import { grammarToolDefs } from '../src/main/core/local/grammar.js';
 import type { GenerateRequest, GenerateResult } from '../src/main/core/local/types.js';
 import { BUILTIN_TOOLS } from '../src/main/core/tools/builtins/index.js';
-import { localToolDefs } from '../src/main/core/tools/local-grammar.js';
 import { ToolRegistry } from '../src/main/core/tools/registry.js';
 import {
   QWEN_TOOLS_TEMPLATE,
@@ -36,7 +36,7 @@ const median = (values: number[]) =>
 function setup() {
   const registry = new ToolRegistry();
   for (const tool of BUILTIN_TOOLS) registry.register(tool);
-  return { registry, tools: localToolDefs(registry, ALLOW, BOUNDS) };
+  return { registry, tools: grammarToolDefs(registry.modelTools(ALLOW), BOUNDS) };
 }
 
 const ask = (

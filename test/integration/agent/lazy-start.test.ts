@@ -17,7 +17,7 @@ import { sandboxSettings } from '../../../src/main/core/sandbox/settings.js';
 import { openDatabase } from '../../../src/main/core/storage/database.js';
 import type { SessionId } from '../../../src/main/core/terms.js';
 import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
-import { runTool } from '../../../src/main/core/tools/execute.js';
+import { runTool } from '../../../src/main/core/tools/run-tool.js';
 import { writeTinyGguf } from '../../fixtures/tiny-gguf.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
 import { ScriptedProvider } from '../../support/scripted-provider.js';

@@ -133,6 +133,27 @@ describe('LocalEngine on the generated tiny model', () => {
     expect(Number.isInteger(parsed.count)).toBe(true);
   });
 
+  it("keeps a JSON reply inside the schema's ranges: the reply grammar, not node-llama-cpp's", async () => {
+    const jsonSchema = {
+      type: 'object',
+      properties: {
+        n: { type: 'integer', minimum: 3, maximum: 5 },
+        x: { type: 'number', minimum: -1, maximum: 1 },
+      },
+      required: ['n', 'x'],
+      additionalProperties: false,
+    };
+    for (let seed = 1; seed <= 4; seed++) {
+      const result = await engine.generate(
+        'json-range',
+        ask('Answer in JSON', { maxTokens: 80, jsonSchema, sampling: { temperature: 1, seed } }),
+      );
+      const { n, x } = JSON.parse(result.text) as { n: number; x: number };
+      expect([3, 4, 5], `seed ${seed}: ${result.text}`).toContain(n);
+      expect(Math.abs(x), `seed ${seed}: ${result.text}`).toBeLessThanOrEqual(1);
+    }
+  });
+
   it('turns a tool call into a structured call and continues after its result', async () => {
     const tools = [
       {
@@ -173,7 +194,7 @@ describe('LocalEngine on the generated tiny model', () => {
   it('streams as provider events ending in a tool_use content block', async () => {
     const events: ModelEvent[] = [];
     for await (const event of streamLocal(engine, {
-      conversationId: 'provider',
+      providerOptions: { local: { conversationId: 'provider' } },
       messages: [{ role: 'user', content: [{ type: 'text', text: 'List files' }] }],
       tools: [
         { name: 'list', parameters: { type: 'object', properties: { dir: { enum: ['.'] } } } },

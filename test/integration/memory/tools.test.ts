@@ -8,7 +8,7 @@ import { MemoryStore } from '../../../src/main/core/memory/store.js';
 import { memoryToolAccess, withMemory } from '../../../src/main/core/memory/tool-access.js';
 import { openDatabase } from '../../../src/main/core/storage/database.js';
 import { memorySearch } from '../../../src/main/core/tools/builtins/memory.js';
-import { runTool } from '../../../src/main/core/tools/execute.js';
+import { runTool } from '../../../src/main/core/tools/run-tool.js';
 import { inProcessExecutor } from '../../../src/main/core/tools/types.js';
 
 const dirs: string[] = [];

@@ -458,7 +458,7 @@ describe('Responses API chaining', () => {
         provider.stream('m', {
           messages: [CONVERSATION[0] as Message, first.message, CONVERSATION[2] as Message],
           tools: TOOLS,
-          previousResponseId: first.responseId,
+          providerOptions: { responses: { previousResponseId: first.responseId } },
         }),
       ),
     );

@@ -15,7 +15,7 @@ import { SANDBOX_DENIED, SandboxError } from '../../../src/main/core/sandbox/err
 import { createSandbox, type Sandbox } from '../../../src/main/core/sandbox/sandbox.js';
 import { sandboxSettings } from '../../../src/main/core/sandbox/settings.js';
 import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
-import { runTool } from '../../../src/main/core/tools/execute.js';
+import { runTool } from '../../../src/main/core/tools/run-tool.js';
 
 let workspace = '';
 beforeAll(async () => {

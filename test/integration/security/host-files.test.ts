@@ -17,7 +17,7 @@ import { MemoryStore } from '../../../src/main/core/memory/store.js';
 import { isoWeek } from '../../../src/main/core/memory/threads.js';
 import { memoryToolAccess, withMemory } from '../../../src/main/core/memory/tool-access.js';
 import { openDatabase } from '../../../src/main/core/storage/database.js';
-import { runTool } from '../../../src/main/core/tools/execute.js';
+import { runTool } from '../../../src/main/core/tools/run-tool.js';
 import { inProcessExecutor } from '../../../src/main/core/tools/types.js';
 import { startVendorServer, type VendorServer } from '../../fixtures/vendor-server.js';
 import { openaiFrames } from '../../fixtures/vendor-streams.js';

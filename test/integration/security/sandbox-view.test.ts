@@ -14,9 +14,9 @@ import { sandboxSettings } from '../../../src/main/core/sandbox/settings.js';
 import type { RunId, StepId } from '../../../src/main/core/terms.js';
 import { fsSearch } from '../../../src/main/core/tools/builtins/fs.js';
 import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
-import { runTool } from '../../../src/main/core/tools/execute.js';
 import type { ToolHost } from '../../../src/main/core/tools/host.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
+import { runTool } from '../../../src/main/core/tools/run-tool.js';
 import { hostileTools } from '../sandbox/fixtures/hostile-tools.js';
 
 /** Credential files no deny list names: the allowlist view alone must hide them. */

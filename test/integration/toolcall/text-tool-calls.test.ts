@@ -152,7 +152,7 @@ describe('the compact language on the tiny local model, under its grammar', () =
           // Above the longest reply the grammar admits (4 calls of 3 keys, 16-character
           // strings of up to 6 bytes a character: under 800 bytes), so no reply is cut short.
           maxTokens: 1024,
-          conversationId: `c${i}`,
+          providerOptions: { local: { conversationId: `c${i}` } },
         }))
           if (event.type === 'finish') finish = event;
         const made = finish ? toolCallsOf(finish.message) : [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { wireToolName } from '../../../src/main/core/models/tool-names.js';
 import { capOutput, ToolRegistry } from '../../../src/main/core/tools/registry.js';
-import type { Tool } from '../../../src/main/core/tools/types.js';
+import type { Tool, ToolExecutor } from '../../../src/main/core/tools/types.js';
 
 const tool = (name: string, extra: Partial<Tool> = {}): Tool => ({
   name,
@@ -110,5 +110,72 @@ describe('tool registry', () => {
       content: 'late',
       isError: undefined,
     });
+  });
+
+  it('times out a tool that ignores its signal, runs through the injected executor, caps output', async () => {
+    const registry = new ToolRegistry();
+    registry.register(tool('t/hang', { timeoutMs: 50, run: () => new Promise(() => undefined) }));
+    registry.register(tool('t/loud', { run: async () => ({ content: 'x'.repeat(5000) }) }));
+    const seen: string[] = [];
+    const executor: ToolExecutor = {
+      run: (t, input, context) => {
+        seen.push(t.name);
+        return t.run(input, context);
+      },
+      prepare: () => undefined,
+    };
+    const host = registry.host({ allow: ['t/*'], workspace: '/tmp', executor });
+    const ctx = { signal: new AbortController().signal, runId: 'r' as never, stepId: 's' as never };
+    expect(await host.execute({ id: 'c1', name: 't/hang', input: {} }, ctx)).toMatchObject({
+      isError: true,
+      content: 't/hang timed out after 50 ms',
+    });
+    const loud = await host.execute({ id: 'c2', name: 't/loud', input: {} }, ctx);
+    expect(loud.content).toMatch(/\[output truncated: 5000 bytes, showing the first 1000\]$/);
+    expect(seen).toEqual(['t/hang', 't/loud']);
+  });
+
+  it('says a call was cancelled when the turn is aborted while it runs', async () => {
+    const registry = new ToolRegistry();
+    const turn = new AbortController();
+    registry.register(
+      tool('t/wait', {
+        run: (_, c) =>
+          new Promise((_, reject) => {
+            c.signal.addEventListener('abort', () => reject(new Error('stopped')));
+            turn.abort();
+          }),
+      }),
+    );
+    const host = registry.host({ allow: ['t/*'], workspace: '/tmp' });
+    const ctx = { signal: turn.signal, runId: 'r' as never, stepId: 's' as never };
+    const pending = host.execute({ id: 'c', name: 't/wait', input: {} }, ctx);
+    expect(await pending).toEqual({ content: 't/wait was cancelled', isError: true });
+  });
+
+  it('refuses unknown and hidden tools by name, with what may be called, and never runs them', async () => {
+    const registry = new ToolRegistry();
+    const ran: string[] = [];
+    for (const name of ['t/change', 't/look']) {
+      const run = async () => {
+        ran.push(name);
+        return { content: 'ran' };
+      };
+      registry.register(tool(name, { run }));
+    }
+    const host = registry.host({ allow: ['t/change'], workspace: '/tmp' });
+    const ctx = { signal: new AbortController().signal, runId: 'r' as never, stepId: 's' as never };
+    for (const name of ['t/nope', 't/look']) {
+      const refused = await host.validate({ id: 'c', name, input: {} });
+      expect(JSON.parse(String(refused?.content))).toEqual({
+        error: 'unknown_tool',
+        tool: name,
+        available: ['t/change'],
+      });
+      expect(await host.execute({ id: 'c', name, input: {} }, ctx)).toMatchObject({
+        isError: true,
+      });
+    }
+    expect(ran).toEqual([]);
   });
 });

@@ -459,7 +459,6 @@ async function assemble(
             allow: part.tools,
             executor: part.executor,
             workspace: governance.workspace,
-            grammar: () => models.grammar,
           }),
           governance.scanner,
         ),

@@ -33,7 +33,6 @@ import {
   viaRouter,
   withTextToolCalls,
 } from '../models/index.js';
-import type { GrammarBounds } from '../tools/index.js';
 import {
   kindOf,
   type LocalModelSettings,
@@ -130,13 +129,6 @@ export class ModelSwitch {
   /** The local model whose tokenizer measures the context; undefined for any other model. */
   get tokenizerModel(): string | undefined {
     return this.choice.kind === 'local' ? this.localPath : undefined;
-  }
-
-  /** Set when the local engine decodes native tool calls: schemas narrowed to its grammar. */
-  get grammar(): GrammarBounds | undefined {
-    return this.choice.kind === 'local' && this.choice.toolFormat !== 'text'
-      ? { maxString: this.deps.local.maxArgLength }
-      : undefined;
   }
 
   /** Whether the model in force declares that it takes images (the local engine: never). */
@@ -388,6 +380,8 @@ export class ModelSwitch {
     const open = () => this.open();
     const gate = this.gate;
     const sampling = { temperature: this.deps.local.temperature };
+    // Native tool calls decode under the function grammar: bound a weak model's strings.
+    const grammar = { maxString: this.deps.local.maxArgLength };
     return {
       id,
       protocol: 'local',
@@ -398,7 +392,7 @@ export class ModelSwitch {
           generate: (conversation, generation) =>
             gate.run('app', generation.signal, () => engine.generate(conversation, generation)),
         };
-        yield* new LocalModelProvider(turns, { id, sampling }).stream(model, request);
+        yield* new LocalModelProvider(turns, { id, sampling, grammar }).stream(model, request);
       },
     };
   }

@@ -16,6 +16,7 @@ import { chatWrapperFor, requireToolCall } from './chat-format.js';
 import { NATIVE_LOAD_DEADLINE_MS, withDeadline } from './deadline.js';
 import { errorMessage, LocalEngineError } from './errors.js';
 import { inspectModelFile, type ModelFileFacts } from './gguf-check.js';
+import { replyGrammar } from './grammar.js';
 import { toChatHistory } from './history.js';
 import { type LocalRuntime, loadRuntime, type RuntimeOptions } from './runtime.js';
 import { SCHEMA_BOUNDS, schemaBoundsProblem } from './schema-bounds.js';
@@ -552,17 +553,15 @@ export class LocalEngine {
         this.grammars.delete(oldest);
       }
       const llama = loaded.model.llama;
-      const create = llama.createGrammarForJsonSchema as (
-        schema: GbnfJsonSchema,
-      ) => Promise<LlamaGrammar>;
-      grammar =
-        typeof source === 'string'
-          ? llama.createGrammar({ grammar: source })
-          : create.call(llama, source as GbnfJsonSchema);
+      // A schema decodes under the one reply grammar (grammar.ts), whoever asks.
+      grammar = Promise.resolve(source)
+        .then((from) => (typeof from === 'string' ? from : replyGrammar(from).gbnf))
+        .then((gbnf) => llama.createGrammar({ grammar: gbnf }));
       grammar.catch(() => this.grammars.delete(key));
       this.grammars.set(key, grammar);
     }
     return grammar.catch((error: unknown) => {
+      if (error instanceof LocalEngineError) throw error;
       throw new LocalEngineError(
         'invalid_request',
         `This JSON schema cannot be turned into a grammar: ${errorMessage(error)}`,

@@ -10,7 +10,7 @@ export type { TurnSource } from './fair-gate.js';
 export { FairGate } from './fair-gate.js';
 export { inspectModelFile, type ModelFileFacts } from './gguf-check.js';
 export { probeGpuMemory } from './gpu-memory.js';
-export { jsonSchemaGrammar } from './json-grammar.js';
+export { grammarToolDefs, replyGrammar } from './grammar.js';
 export type { ModelLocations, PullProgress, SkippedModel } from './model-manager.js';
 export {
   chatModelFiles,

@@ -1,7 +1,9 @@
 /**
  * The local engine as a provider of the model layer: content-block messages in, the same
  * ModelEvent stream as every HTTP protocol out. The engine delivers tool calls whole (its
- * grammar already guarantees their JSON), so they arrive as complete tool-call events.
+ * grammar already guarantees their JSON), so they arrive as complete tool-call events. Of a
+ * request's provider options it reads only `local`; the tools' canonical schemas are narrowed
+ * here for the engine's function grammar (grammar.ts).
  */
 import type { Message, StopReason } from '../../../shared/messages.js';
 import type { ModelEvent, ModelProvider, ModelRequest } from '../models/index.js';
@@ -16,6 +18,7 @@ import {
 } from '../models/index.js';
 import type { LocalEngine } from './engine.js';
 import { LocalEngineError, type LocalErrorCode } from './errors.js';
+import { type GrammarBounds, grammarToolDefs } from './grammar.js';
 import type { GenerateRequest, LocalMessage, LocalStopReason, SamplingOptions } from './types.js';
 
 const STOP: Record<LocalStopReason, StopReason> = {
@@ -81,6 +84,8 @@ export interface LocalProviderOptions {
   id?: ProviderId;
   /** Sampling for every request (the neutral request carries only temperature). */
   sampling?: SamplingOptions;
+  /** Bounds of the tool-call grammar (a weak model's longest string argument, say). */
+  grammar?: GrammarBounds;
 }
 
 /** The bundled engine behind the ModelProvider contract. `model` is informational: the engine
@@ -96,24 +101,36 @@ export class LocalModelProvider implements ModelProvider {
     this.id = options.id ?? providerId('local');
   }
 
-  /** The engine's function names are wire names too; the model's calls come back canonical. */
+  /**
+   * The engine's function names are wire names too; the model's calls come back canonical.
+   * The canonical schemas are narrowed to what the engine's function grammar enforces exactly.
+   */
   stream(model: string, request: ModelRequest): AsyncIterable<ModelEvent> {
     const wire = toWireNames(request);
-    const events = streamLocal(this.engine, wire.request, {
-      provider: this.id,
-      model,
-      sampling: this.options.sampling,
-    });
+    const tools = wire.request.tools && grammarToolDefs(wire.request.tools, this.options.grammar);
+    const events = streamLocal(
+      this.engine,
+      { ...wire.request, tools },
+      {
+        provider: this.id,
+        model,
+        sampling: this.options.sampling,
+      },
+    );
     return withCanonicalNames(events, wire.canonical);
   }
 }
 
-/** Streams one model turn as model events; the last event is always `finish`. */
+/**
+ * Streams one model turn as model events; the last event is always `finish`. The tools go to
+ * the engine as given (LocalModelProvider narrows them first).
+ */
 export async function* streamLocal(
   engine: Pick<LocalEngine, 'generate'>,
   request: ModelRequest,
   options: { provider?: ProviderId; model?: string; sampling?: SamplingOptions } = {},
 ): AsyncGenerator<ModelEvent> {
+  const local = request.providerOptions?.local ?? {};
   const provider = options.provider ?? providerId('local');
   const assembler = new StreamAssembler(provider);
   const queue: ModelEvent[] = [];
@@ -143,7 +160,7 @@ export async function* streamLocal(
       // The runtime validates every call against the tool's own schema before anything runs.
       argumentsCheckedBy: 'caller',
       jsonSchema: request.jsonSchema,
-      gbnf: request.gbnf,
+      gbnf: local.gbnf,
       maxTokens: request.maxTokens,
       stop: request.stop,
       sampling: {
@@ -159,7 +176,7 @@ export async function* streamLocal(
   let settled = false;
   let failure: unknown;
   const done = engine
-    .generate(request.conversationId ?? 'default', generation)
+    .generate(local.conversationId ?? 'default', generation)
     .then((result) => {
       const events: ModelEvent[] = [];
       for (const [index, call] of result.toolCalls.entries()) {

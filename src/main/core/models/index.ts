@@ -27,4 +27,9 @@ export { listServerModels } from './list-models.js';
 export { OutsideSpend } from './outside-spend.js';
 export { withTextToolCalls } from './text-tools.js';
 export { toWireNames, WIRE_TOOL_NAME, wireToolName, withCanonicalNames } from './tool-names.js';
-export type { ModelEvent, ModelProvider, ModelRequest } from './types.js';
+export type {
+  ModelEvent,
+  ModelProvider,
+  ModelRequest,
+  ProviderOptions,
+} from './types.js';

@@ -26,7 +26,10 @@ import {
 import type { ModelEvent, ModelProvider, ModelRequest } from './types.js';
 
 export interface TextToolOptions {
-  /** Constrain the local engine's reply to answers and calls of the allowed tools. */
+  /**
+   * Constrain the local engine's reply to answers and calls of the allowed tools: the compact
+   * language's GBNF (toolcall/gbnf.ts) goes to it as `providerOptions.local.gbnf`.
+   */
   grammar?: boolean;
   /** Longest string literal the grammar admits (default 256). */
   maxString?: number;
@@ -57,20 +60,26 @@ export function withTextToolCalls(
         toolChoice: undefined,
         ...(options.grammar
           ? {
-              gbnf: toolCallGbnf(
-                tools.map((tool) => ({
-                  name: tool.name,
-                  inputSchema: tool.parameters,
-                })),
-                {
-                  allowText: request.toolChoice !== 'required',
-                  namespaces,
-                  // Without references a chain is only calls in order: one step, or a group.
-                  references: false,
-                  maxChain: 1,
-                  maxString: options.maxString ?? 256,
+              providerOptions: {
+                ...request.providerOptions,
+                local: {
+                  ...request.providerOptions?.local,
+                  gbnf: toolCallGbnf(
+                    tools.map((tool) => ({
+                      name: tool.name,
+                      inputSchema: tool.parameters,
+                    })),
+                    {
+                      allowText: request.toolChoice !== 'required',
+                      namespaces,
+                      // Without references a chain is only calls in order: one step, or a group.
+                      references: false,
+                      maxChain: 1,
+                      maxString: options.maxString ?? 256,
+                    },
+                  ),
                 },
-              ),
+              },
             }
           : {}),
       };

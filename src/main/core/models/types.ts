@@ -56,20 +56,46 @@ export interface ModelRequest {
   toolChoice?: 'auto' | 'required' | 'none' | { name: string };
   /** Ask for a reply that is JSON valid against this schema. */
   jsonSchema?: Record<string, unknown>;
-  /** A GBNF grammar the reply must match; only the local engine can enforce one. */
-  gbnf?: string;
   maxTokens?: number;
   temperature?: number;
   stop?: string[];
-  /** Conversation key: the local engine keeps its KV cache per conversation. */
-  conversationId?: string;
-  /**
-   * Responses API chaining: when set, only the messages after the turn that produced this id
-   * are sent (see `chainFrom`).
-   */
-  previousResponseId?: string;
+  /** What only one kind of provider reads; every other kind ignores it. */
+  providerOptions?: ProviderOptions;
   signal?: AbortSignal;
 }
+
+/** Options of the local engine (the `local` protocol). */
+export interface LocalRequestOptions {
+  /** The engine keeps its KV cache per conversation: turns of one key reuse it. */
+  conversationId?: string;
+  /** A GBNF grammar the reply must match (the compact tool-call language, say). */
+  gbnf?: string;
+}
+
+/** Options of the OpenAI Responses API (the `responses` protocol). */
+export interface ResponsesRequestOptions {
+  /**
+   * Chaining: the server already holds the conversation up to the turn that produced this id,
+   * so only the messages after it are sent (see `chainFrom`).
+   */
+  previousResponseId?: string;
+}
+
+/** The options each protocol defines; a protocol with none has no entry. */
+interface OptionsByProtocol {
+  local: LocalRequestOptions;
+  responses: ResponsesRequestOptions;
+}
+
+/**
+ * Vendor options keyed by the kind of provider (its protocol), as the AI SDK's
+ * `providerOptions`: a request routed to another kind, a fallback say, carries them unread.
+ * Keyed by protocol rather than provider id, so every provider of a kind reads the same entry
+ * and a key that is not a protocol cannot be written.
+ */
+export type ProviderOptions = {
+  readonly [P in Protocol]?: P extends keyof OptionsByProtocol ? OptionsByProtocol[P] : never;
+};
 
 export type ModelEvent =
   | { type: 'start'; provider: ProviderId; model: string }

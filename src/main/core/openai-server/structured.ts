@@ -1,7 +1,8 @@
 /**
- * Replies that cannot break their schema. A `response_format` schema becomes Pincer's own
- * grammar (ranges, bounded digits, valid UTF-8: local/json-grammar.ts); tool parameters are
- * narrowed to what node-llama-cpp's function grammar enforces exactly (tools/local-grammar.ts).
+ * Replies that cannot break their schema. The local grammar (local/grammar.ts) decides how:
+ * a `response_format` schema becomes Pincer's own grammar (ranges, bounded digits, valid
+ * UTF-8); tool parameters are narrowed to what node-llama-cpp's function grammar enforces
+ * exactly.
  * Either way every reply is then checked against the caller's ORIGINAL schema with ajv, and
  * against broken UTF-8 (U+FFFD), and sampled again within a small budget when it fails: what
  * the grammar cannot express (a number's exponent in a tool call, uniqueItems, multipleOf,
@@ -10,8 +11,7 @@
  * `length`, Responses `incomplete`), never as a completed one.
  */
 import type { ValidateFunction } from 'ajv';
-import { jsonSchemaGrammar } from '../local/index.js';
-import { grammarSchema } from '../tools/index.js';
+import { grammarToolDefs, replyGrammar } from '../local/index.js';
 import type { ChatGeneration, GenerateResult, ModelBackend } from './backend.js';
 import { ApiError } from './errors.js';
 
@@ -53,11 +53,8 @@ export function constrain(request: ChatGeneration): ConstrainedGeneration {
   const generation: ChatGeneration = {
     ...request,
     jsonSchema: undefined,
-    gbnf: request.jsonSchema ? jsonSchemaGrammar(request.jsonSchema).gbnf : undefined,
-    tools: request.tools?.map((tool) => ({
-      ...tool,
-      parameters: tool.parameters ? grammarSchema(tool.parameters).schema : undefined,
-    })),
+    gbnf: request.jsonSchema ? replyGrammar(request.jsonSchema).gbnf : undefined,
+    tools: request.tools && grammarToolDefs(request.tools),
     // Checked here against the caller's schema, which is stricter than node-llama-cpp's re-check.
     argumentsCheckedBy: 'caller',
     maxTokens,

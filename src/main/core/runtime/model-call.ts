@@ -4,7 +4,7 @@
  * what arrived; every failure becomes a `RunStop`.
  */
 import type { Message } from '../../../shared/messages.js';
-import type { ModelEvent } from '../models/index.js';
+import type { ModelEvent, ProviderOptions } from '../models/index.js';
 import { isModelError } from '../models/index.js';
 import type { RedactingStream } from '../redaction/index.js';
 import type { ToolHost } from '../tools/index.js';
@@ -18,7 +18,7 @@ export interface ModelCallRequest {
   system?: string;
   messages: Message[];
   tools: ReturnType<ToolHost['definitions']>;
-  conversationId: string;
+  providerOptions?: ProviderOptions;
   maxTokens?: number;
   temperature?: number;
   toolChoice?: 'required';

@@ -94,7 +94,7 @@ async function modelLoop(scope: RunScope, requireTool: boolean): Promise<void> {
         deps.history?.view(run.sessionId, scope.history) ??
         scope.history.map((entry) => entry.message),
       tools: deps.tools.definitions({ runId: run.id, sessionId: run.sessionId }),
-      conversationId: run.sessionId,
+      providerOptions: { local: { conversationId: run.sessionId } },
       ...(typeof deps.generation === 'function' ? deps.generation() : deps.generation),
       ...(first && requireTool ? { toolChoice: 'required' as const } : {}),
     };

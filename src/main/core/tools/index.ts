@@ -3,11 +3,9 @@ export { sysExec } from './builtins/exec.js';
 export { fsRead } from './builtins/fs.js';
 export { BUILTIN_TOOLS } from './builtins/index.js';
 export { checkHop, pinnedLookup } from './builtins/net.js';
-export { runTool } from './execute.js';
 export type { ToolHost, ToolOutcome } from './host.js';
-export type { GrammarBounds } from './local-grammar.js';
-export { grammarSchema } from './local-grammar.js';
 export { ToolRegistry } from './registry.js';
+export { runTool } from './run-tool.js';
 export type {
   CommandRequest,
   CommandRunner,

@@ -13,9 +13,8 @@ import { CKP_ERRORS, toolCategory } from '../ckp/index.js';
 import { WIRE_TOOL_NAME, wireToolName } from '../models/index.js';
 import type { ToolFacts } from '../policy/index.js';
 import { patternMatches } from '../policy/index.js';
-import { type CheckedCall, capOutput, runTool } from './execute.js';
 import type { ToolHost, ToolOutcome, ToolRunContext } from './host.js';
-import { type GrammarBounds, grammarSchema } from './local-grammar.js';
+import { capOutput, runTool } from './run-tool.js';
 import {
   factsOf,
   type Tool,
@@ -34,16 +33,17 @@ export interface HostOptions {
   workspace: string;
   env?: Record<string, string>;
   allowPrivateNetwork?: boolean;
-  /**
-   * Set for the local engine: schemas narrowed to what its grammar enforces exactly. Read at
-   * each call, so it follows a model switch.
-   */
-  grammar?: () => GrammarBounds | undefined;
   /** Where tools run; in-process unless the sandbox provides one. */
   executor?: ToolExecutor;
 }
 
 export { capOutput };
+
+/** A call whose tool is known and visible, and whose arguments passed validation. */
+export interface CheckedCall {
+  call: ToolCall;
+  tool: Tool;
+}
 
 export class ToolRegistry {
   private readonly tools = new Map<string, Tool>();
@@ -90,15 +90,15 @@ export class ToolRegistry {
   }
 
   /**
-   * What a model sees (the model layer spells the names for the wire). `grammar` (local models only) narrows each schema to what the decoding
-   * grammar enforces exactly; cloud models get the schemas as declared.
+   * What a model sees: the canonical names (the model layer spells them for the wire) and the
+   * schemas as declared. A provider that decodes under a grammar narrows them itself.
    */
-  modelTools(allow: readonly string[], grammar?: GrammarBounds): ToolDef[] {
+  modelTools(allow: readonly string[]): ToolDef[] {
     return this.visible(allow).map((tool) => ({
       name: tool.name,
       // The model reads the wire spelling as the name; the description keeps the real one.
       description: `${tool.description} (${tool.name})`,
-      parameters: grammar ? grammarSchema(tool.inputSchema, grammar).schema : tool.inputSchema,
+      parameters: tool.inputSchema,
     }));
   }
 
@@ -113,7 +113,7 @@ export class ToolRegistry {
   /** The runtime's view: validation, deadline, output cap; unknown or hidden tools refused. */
   host(options: HostOptions): ToolHost {
     return {
-      definitions: () => this.modelTools(options.allow, options.grammar?.()),
+      definitions: () => this.modelTools(options.allow),
       isReadOnly: (name) => this.get(name)?.annotations.readOnlyHint === true,
       validate: async (call) => {
         const checked = await this.check(call, options.allow);

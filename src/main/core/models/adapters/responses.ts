@@ -1,7 +1,8 @@
 /**
  * OpenAI Responses API (`/v1/responses`). Input is a list of typed items; output arrives as
- * items too. With `previousResponseId` the server already holds the conversation, so only the
- * messages after the last assistant turn are sent.
+ * items too. With `providerOptions.responses.previousResponseId` the server already holds the
+ * conversation, so only the messages after the last assistant turn are sent. Of a request's
+ * provider options it reads only `responses`.
  */
 import type { Message, StopReason } from '../../../../shared/messages.js';
 import type { StreamAssembler } from '../assembler.js';
@@ -28,7 +29,8 @@ export const responses: WireAdapter = {
 
   build({ model, request, endpoint, apiKey, stream }) {
     const body: Json = { model, input: inputItems(chainFrom(request)) };
-    if (request.previousResponseId) body.previous_response_id = request.previousResponseId;
+    const previous = request.providerOptions?.responses?.previousResponseId;
+    if (previous) body.previous_response_id = previous;
     if (request.system) body.instructions = request.system;
     if (request.tools?.length) {
       body.tools = request.tools.map((tool) => ({
@@ -139,7 +141,7 @@ export const responses: WireAdapter = {
 
 /** The messages to send: all of them, or those after the last assistant turn when chaining. */
 export function chainFrom(request: ModelRequest): Message[] {
-  if (!request.previousResponseId) return request.messages;
+  if (!request.providerOptions?.responses?.previousResponseId) return request.messages;
   const lastAssistant = request.messages.findLastIndex((m) => m.role === 'assistant');
   return request.messages.slice(lastAssistant + 1);
 }

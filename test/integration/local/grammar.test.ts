@@ -21,9 +21,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalEngine } from '../../../src/main/core/local/engine.js';
+import { grammarSchema, grammarToolDefs } from '../../../src/main/core/local/grammar.js';
 import type { GenerateRequest } from '../../../src/main/core/local/types.js';
 import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
-import { grammarSchema, localToolDefs } from '../../../src/main/core/tools/local-grammar.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 import type { Tool } from '../../../src/main/core/tools/types.js';
 import { QWEN_TOOLS_TEMPLATE, writeTinyGguf } from '../../fixtures/tiny-gguf.js';
@@ -99,7 +99,7 @@ const ODD_TEXT = /\uFFFD|[\u{10000}-\u{10FFFF}]/u;
 
 describe('grammar-constrained tool calls on the tiny local model', () => {
   it(`${GENERATIONS} seeded generations call only allowed tools with schema-valid arguments`, async () => {
-    const tools = localToolDefs(registry, ALLOW, BOUNDS);
+    const tools = grammarToolDefs(registry.modelTools(ALLOW), BOUNDS);
     const allowedWire = new Set(tools.map((t) => t.name));
     let calls = 0;
     let odd = 0;
@@ -131,7 +131,7 @@ describe('grammar-constrained tool calls on the tiny local model', () => {
 
   it('node-llama-cpp alone lets range violations through; the narrowed schema does not', async () => {
     const raw = registry.modelTools(['test/pick']);
-    const narrowed = localToolDefs(registry, ['test/pick']);
+    const narrowed = grammarToolDefs(registry.modelTools(['test/pick']));
     expect(grammarSchema(pick.inputSchema).notes).toEqual([]);
     const tally = async (tools: GenerateRequest['tools']) => {
       let invalid = 0;

@@ -1,10 +1,19 @@
 /**
- * Grammar-constrained tool calling for the local model.
+ * Every grammar the local engine decodes JSON under, chosen here and nowhere else:
  *
- * What node-llama-cpp already guarantees (engine.ts passes tools as `functions` to the Qwen chat
- * wrapper): once the model emits `<tool_call>`, the name is constrained to the given functions
- * and the arguments to a GBNF grammar built from each schema. Before that trigger the model may
- * answer in plain text. The gaps, shown by test/integration/tools/local-grammar.test.ts:
+ *  - **tool calls** (`grammarToolDefs`): node-llama-cpp's function grammar, which the engine
+ *    uses whenever a request offers tools (the agent through the local provider, the OpenAI
+ *    endpoint's `tools`). Each tool's parameters schema is first narrowed to one that grammar
+ *    expresses exactly (below);
+ *  - **structured replies** (`replyGrammar`): Pincer's own GBNF from json-grammar.ts, for a
+ *    reply that must be JSON valid for a schema (the endpoint's `response_format`, a
+ *    `jsonSchema` request to the local provider or the engine).
+ *
+ * The tool registry serves canonical schemas; only the local engine's callers narrow them.
+ *
+ * Why narrow: once the model emits `<tool_call>`, node-llama-cpp constrains the name to the
+ * given functions and the arguments to a GBNF grammar built from each schema. The gaps, shown
+ * by test/integration/local/grammar.test.ts:
  *
  *  - the grammar understands only a subset of JSON Schema: `minimum`/`maximum`, `pattern`,
  *    most `format`s, `anyOf`, `allOf`, `$ref` outside `$defs` and `required` are ignored, so a
@@ -20,8 +29,9 @@
  * narrowed exactly (a required `pattern` or `format: uri` string) stays loose and is reported;
  * the validation guard still checks every call before it runs.
  */
-import type { ToolDef } from '../../../shared/messages.js';
-import type { ToolRegistry } from './registry.js';
+import { LocalEngineError } from './errors.js';
+import { type JsonGrammar, jsonSchemaGrammar } from './json-grammar.js';
+import { schemaBoundsProblem } from './schema-bounds.js';
 
 type Schema = Record<string, unknown>;
 
@@ -62,13 +72,31 @@ const ANNOTATIONS = new Set([
 ]);
 const GRAMMAR_FORMATS = new Set(['date-time', 'date', 'time']);
 
-/** The tools `allow` shows, with wire names and grammar-exact parameter schemas. */
-export function localToolDefs(
-  registry: ToolRegistry,
-  allow: readonly string[],
+/**
+ * Tool definitions as the function grammar should see them: each schema narrowed. A schema
+ * past the grammar's bounds is left as it is (not walked), for the engine to refuse by name.
+ */
+export function grammarToolDefs<T extends { parameters?: Schema }>(
+  tools: readonly T[],
   bounds: GrammarBounds = {},
-): ToolDef[] {
-  return registry.modelTools(allow, bounds);
+): T[] {
+  return tools.map((tool) =>
+    tool.parameters && !schemaBoundsProblem(tool.parameters)
+      ? { ...tool, parameters: grammarSchema(tool.parameters, bounds).schema }
+      : tool,
+  );
+}
+
+/**
+ * The GBNF of a reply that must be JSON valid for `schema`. Pincer's own grammar rather than
+ * node-llama-cpp's: it keeps numbers in range and finite, and strings valid UTF-8. Throws
+ * (invalid_request) for a schema past the bounds a grammar is built from, or one no reply
+ * satisfies.
+ */
+export function replyGrammar(schema: Schema): JsonGrammar {
+  const problem = schemaBoundsProblem(schema);
+  if (problem) throw new LocalEngineError('invalid_request', `The JSON schema: ${problem}`);
+  return jsonSchemaGrammar(schema);
 }
 
 export function grammarSchema(schema: Schema, bounds: GrammarBounds = {}): NarrowedSchema {

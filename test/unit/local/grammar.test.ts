@@ -1,12 +1,12 @@
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
 import {
   grammarSchema,
-  localToolDefs,
+  grammarToolDefs,
   sampleRange,
-} from '../../../src/main/core/tools/local-grammar.js';
+} from '../../../src/main/core/local/grammar.js';
+import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
 import { ToolRegistry } from '../../../src/main/core/tools/registry.js';
 
 type Schema = Record<string, unknown>;
@@ -172,7 +172,7 @@ describe('grammarSchema', () => {
   });
 
   it('gives the local model wire names and narrowed parameters for the allowed tools only', () => {
-    const defs = localToolDefs(registry, ['fs/read', 'net/*'], { maxString: 4 });
+    const defs = grammarToolDefs(registry.modelTools(['fs/read', 'net/*']), { maxString: 4 });
     expect(defs.map((d) => d.name)).toEqual(['fs/read', 'net/fetch']);
     expect(JSON.stringify(defs)).not.toContain('minimum');
   });
