@@ -17,6 +17,18 @@ export { CONVENTIONAL_ENV } from './credentials.js';
 export type { Embedder } from './embedder.js';
 export type { ModelErrorCode } from './errors.js';
 export { isModelError, ModelError } from './errors.js';
+export type {
+  ContextNotice,
+  ContextWindow,
+  FittedRequest,
+  PromptMeasure,
+} from './fit-request-to-context.js';
+export {
+  describeNotice,
+  ESTIMATED_MEASURE,
+  fitRequestToContext,
+  replyReserve,
+} from './fit-request-to-context.js';
 export { routerFromManifest, takesImages } from './from-manifest.js';
 export type { HttpProtocol } from './http-provider.js';
 export { ADAPTERS, HttpProvider } from './http-provider.js';
