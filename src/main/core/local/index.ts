@@ -2,9 +2,10 @@
 
 export type { ModelCatalog } from './catalog.js';
 export { findEntry } from './catalog.js';
+export { type LocalWindowOptions, localContextWindow } from './context-window.js';
 export { NATIVE_LOAD_DEADLINE_MS, withDeadline } from './deadline.js';
 export { LocalEmbedder, lazyLocalEmbedder } from './embeddings.js';
-export type { LoadedModelInfo, LocalEngine } from './engine.js';
+export type { EngineMeasure, LoadedModelInfo, LocalEngine } from './engine.js';
 export { errorMessage, isLocalEngineError } from './errors.js';
 export type { TurnSource } from './fair-gate.js';
 export { FairGate } from './fair-gate.js';

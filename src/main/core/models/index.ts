@@ -37,6 +37,6 @@ export { providerId } from './ids.js';
 export { IMAGE_TOKEN_ESTIMATE } from './limits.js';
 export { listServerModels } from './list-models.js';
 export { OutsideSpend, type Spend } from './outside-spend.js';
-export { withTextToolCalls } from './text-tools.js';
+export { describeTools, withTextToolCalls } from './text-tools.js';
 export { toWireNames, WIRE_TOOL_NAME, wireToolName, withCanonicalNames } from './tool-names.js';
 export type { ModelEvent, ModelProvider, ModelRequest } from './types.js';

@@ -19,7 +19,7 @@ import {
 } from '../../../shared/messages.js';
 import { CKP_ERRORS, categoryOfCkpCode, PincerError } from '../errors.js';
 import type { ModelAccess, ModelEvent, OutsideSpend } from '../models/index.js';
-import { isModelError } from '../models/index.js';
+import { describeNotice, fitRequestToContext, isModelError } from '../models/index.js';
 import type { ApprovalHook, InputEvents, PolicyHook } from '../policy/index.js';
 import type { RedactingStream, Redactor } from '../redaction/index.js';
 import {
@@ -437,8 +437,16 @@ class RunLoop {
         ...(first && requireTool ? { toolChoice: 'required' as const } : {}),
       };
       this.go('call_model');
+      // Fitted to the model's window before it is sent; what was left out is said.
+      const fitted = await fitRequestToContext(request, await this.deps.model.window?.());
+      if (fitted.notice)
+        this.emit({
+          type: 'context.fitted',
+          ...fitted.notice,
+          note: describeNotice(fitted.notice),
+        });
       this.stepId = this.deps.store.startStep(this.run.id, 'model');
-      const message = await this.callModel(request);
+      const message = await this.callModel(fitted.request);
       this.deps.store.endStep(this.stepId, this.lastSpend);
       this.deps.history?.afterTurn?.(this.run.sessionId, [...this.history]);
       const calls = toolCallsOf(message);
