@@ -4,6 +4,7 @@ import {
   describeNotice,
   fitRequestToContext,
   type PromptMeasure,
+  smallContextNote,
 } from '../../../src/main/core/models/fit-request-to-context.js';
 import type { Message, ToolDef } from '../../../src/shared/messages.js';
 import { userText } from '../../../src/shared/messages.js';
@@ -136,6 +137,14 @@ describe('fitRequestToContext', () => {
         { tokens: 2048, measure: chars },
       ),
     ).rejects.toThrow(/reply of 512/);
+  });
+
+  it('says what a small context means, and nothing for a large or unknown one', () => {
+    expect(smallContextNote(2048)).toBe(
+      'This model reads at most 2048 tokens at once, so Pincer will offer it fewer tools and it will remember less of a long chat.',
+    );
+    expect(smallContextNote(4096)).toBeUndefined();
+    expect(smallContextNote(undefined)).toBeUndefined();
   });
 
   it('sends the request as it is when the window is unknown', async () => {

@@ -593,9 +593,9 @@ export async function assistantOver(
       begin: (fileName, sizeBytes) => imports.begin(fileName, sizeBytes),
       chunk: (id, offset, data) => imports.chunk(id, offset, data),
       async finish(id) {
-        const fileName = await imports.finish(id);
+        const { fileName, note } = await imports.finish(id);
         await adoptIfNone(fileName);
-        return { fileName, models: await modelsState() };
+        return { fileName, ...(note ? { note } : {}), models: await modelsState() };
       },
       cancel: (id) => imports.cancel(id),
     },

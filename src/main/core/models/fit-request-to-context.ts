@@ -162,6 +162,18 @@ export async function fitRequestToContext<R extends ModelRequest>(
   };
 }
 
+/** Below this many tokens of context a model gets fewer tools and less of the conversation. */
+export const SMALL_CONTEXT_TOKENS = 4096;
+
+/** What a small context means, in one sentence, before the first message; else undefined. */
+export function smallContextNote(contextTokens: number | undefined): string | undefined {
+  if (contextTokens === undefined || contextTokens >= SMALL_CONTEXT_TOKENS) return undefined;
+  return (
+    `This model reads at most ${contextTokens} tokens at once, so Pincer will offer it fewer ` +
+    'tools and it will remember less of a long chat.'
+  );
+}
+
 /** The notice in one sentence, for a person. */
 export function describeNotice(notice: ContextNotice): string {
   const parts: string[] = [];

@@ -28,6 +28,8 @@ export {
   ESTIMATED_MEASURE,
   fitRequestToContext,
   replyReserve,
+  SMALL_CONTEXT_TOKENS,
+  smallContextNote,
 } from './fit-request-to-context.js';
 export { routerFromManifest, takesImages } from './from-manifest.js';
 export type { HttpProtocol } from './http-provider.js';
