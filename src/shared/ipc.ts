@@ -271,7 +271,12 @@ export const ipcContract = {
   /** Checks the GGUF header; a sound file joins the models (and is used if none was chosen). */
   'models.import.finish': {
     request: z.strictObject({ importId: IdSchema }),
-    response: z.object({ fileName: z.string(), models: ModelsStateSchema }),
+    /** `note`: what a small context means (fewer tools, shorter memory), in one sentence. */
+    response: z.object({
+      fileName: z.string(),
+      note: z.string().optional(),
+      models: ModelsStateSchema,
+    }),
   },
   'models.import.cancel': { request: z.strictObject({ importId: IdSchema }), response: Ok },
   'models.load': { request: Empty, response: ModelsStateSchema },

@@ -8,7 +8,9 @@ import type { PredictionView, RunEventView, ToolCallView } from './ipc.js';
 export type LiveItem =
   | { kind: 'text'; text: string }
   | { kind: 'reasoning'; text: string }
-  | { kind: 'tool'; callId: string };
+  | { kind: 'tool'; callId: string }
+  /** Something the person should know about the call (tools left out to fit the context). */
+  | { kind: 'notice'; text: string };
 
 export interface LiveTool extends Omit<ToolCallView, 'tier'> {
   approvalId: string | null;
@@ -89,6 +91,8 @@ export function applyRunEvent(run: LiveRun, event: RunEventView, now = performan
         costUsd: run.costUsd + event.cost_usd,
         lastTurnMs: Math.round(now - run.turnStartedAt),
       };
+    case 'context.fitted':
+      return { ...run, items: [...run.items, { kind: 'notice', text: event.note }] };
     case 'tool.requested':
       return {
         ...run,

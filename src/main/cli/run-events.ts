@@ -55,6 +55,11 @@ export async function printRun(
           );
         }
         break;
+      case 'context.fitted':
+        if (midLine) ctx.stdout.write('\n');
+        midLine = false;
+        ctx.stderr.write(`[${event.note}]\n`);
+        break;
       case 'tool.started':
         if (midLine) ctx.stdout.write('\n');
         midLine = false;

@@ -73,6 +73,14 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     ...RunEventIds,
   }),
   z.object({
+    type: z.literal('context.fitted'),
+    context_tokens: z.number(),
+    tools_left_out: z.array(z.string()),
+    messages_left_out: z.number(),
+    note: z.string(),
+    ...RunEventIds,
+  }),
+  z.object({
     type: z.literal('tool.requested'),
     call: ToolCallSchema,
     read_only: z.boolean(),

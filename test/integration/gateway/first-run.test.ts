@@ -140,9 +140,13 @@ describe('the first run', () => {
     stop();
     expect(result.ok).toBe(true);
     const done = result.ok
-      ? (result.value as { fileName: string; models: { selectedId: string } })
+      ? (result.value as { fileName: string; note?: string; models: { selectedId: string } })
       : null;
     expect(done?.fileName).toBe('My Tiny.gguf');
+    // Its 2,048-token context is said before the first message, with what it means.
+    expect(done?.note).toBe(
+      'This model reads at most 2048 tokens at once, so Pincer will offer it fewer tools and it will remember less of a long chat.',
+    );
     expect(done?.models.selectedId).toBe('local:My Tiny.gguf');
     expect(await modelFiles()).toEqual(['My Tiny.gguf']);
     expect(events).toContain('models.changed');

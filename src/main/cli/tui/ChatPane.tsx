@@ -128,6 +128,13 @@ export function LiveRunView({ run, showReasoning }: { run: LiveRun; showReasonin
             </Text>
           ) : null;
         }
+        if (item.kind === 'notice') {
+          return (
+            <Text key={key} color="yellow">
+              [{safe(item.text)}]
+            </Text>
+          );
+        }
         const tool: LiveTool | undefined = run.tools[item.callId];
         return tool ? <ToolCallLine key={key} tool={tool} /> : null;
       })}

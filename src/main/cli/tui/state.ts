@@ -136,6 +136,8 @@ function describeRunEvent(e: RunEventView): string {
       return `${run} ${e.from} → ${e.to}`;
     case 'model.finished':
       return `${run} model ${e.model}: ${e.usage.input_tokens} in, ${e.usage.output_tokens} out`;
+    case 'context.fitted':
+      return `${run} ${e.note}`;
     case 'tool.requested':
       return `${run} asks ${callNotation(e.call.name, e.call.input)}`;
     case 'policy.decided':

@@ -13,6 +13,7 @@ import {
   FairGate,
   inspectModelFile,
   LocalModelProvider,
+  localContextWindow,
   type ModelLocations,
   noModelHelp,
   resolveChatModel,
@@ -86,6 +87,7 @@ export class ModelSwitch {
    */
   readonly access: ModelAccess = {
     turn: (request) => this.current.turn(this.images ? request : withoutImages(request)),
+    window: async () => this.current.window?.(),
   };
 
   private constructor(
@@ -314,7 +316,7 @@ export class ModelSwitch {
     switch (choice.kind) {
       case 'fixed':
         return {
-          access: choice.access,
+          access: declaredWindow(choice.access, choice.contextWindow),
           window: choice.contextWindow ?? null,
           takesImages: choice.takesImages === true,
         };
@@ -326,6 +328,11 @@ export class ModelSwitch {
                 textCalls(this.localProvider(providerId('local')), choice.toolFormat),
                 this.selectedFile ?? 'none',
               ).turn(request),
+            // The loaded context, counted in the model's own tokens and chat format.
+            window: async () =>
+              localContextWindow(await (await this.open()).measure(), {
+                textTools: choice.toolFormat === 'text',
+              }),
           },
           window: null,
           // node-llama-cpp runs here without a vision projector: the local engine reads text.
@@ -345,7 +352,10 @@ export class ModelSwitch {
           (m) => m.apiModel === choice.model && m.protocol === choice.protocol,
         );
         return {
-          access: viaProvider(textCalls(provider, choice.toolFormat), choice.model),
+          access: declaredWindow(
+            viaProvider(textCalls(provider, choice.toolFormat), choice.model),
+            known?.capabilities.contextWindow,
+          ),
           window: known?.capabilities.contextWindow ?? null,
           takesImages: choice.takesImages === true,
         };
@@ -365,7 +375,10 @@ export class ModelSwitch {
         // The router's descriptor: the catalog's facts or the manifest's max_context_window.
         const descriptor = router.models().find((m) => m.id === model);
         return {
-          access: viaRouter(router, { strategy: 'fallback', model }),
+          access: declaredWindow(
+            viaRouter(router, { strategy: 'fallback', model }),
+            descriptor?.capabilities.contextWindow,
+          ),
           window: descriptor?.capabilities.contextWindow ?? null,
           // The manifest's declaration (from-manifest.ts); the router also keeps a text-only
           // fallback from being handed images.
@@ -429,6 +442,12 @@ export class ModelSwitch {
     });
     return this.opening;
   }
+}
+
+/** The access with the window its model declares (estimated in tokens); none when unknown. */
+function declaredWindow(access: ModelAccess, tokens: number | undefined): ModelAccess {
+  if (access.window || !tokens) return access;
+  return { ...access, window: async () => ({ tokens }) };
 }
 
 /** The line a model that takes no images reads where an image was. */

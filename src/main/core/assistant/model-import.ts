@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { type FileHandle, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { inspectModelFile } from '../local/index.js';
+import { smallContextNote } from '../models/index.js';
 import { InvalidRequest, NotFound } from './types.js';
 
 /** A name we write in the models folder: a plain file name ending in .gguf. */
@@ -60,8 +61,11 @@ export class ModelImports {
     return upload.received;
   }
 
-  /** Checks the header and moves the file into the models folder; returns its file name. */
-  async finish(id: string): Promise<string> {
+  /**
+   * Checks the header and moves the file into the models folder; returns its file name, and
+   * what a small trained context will mean for the chat.
+   */
+  async finish(id: string): Promise<{ fileName: string; note?: string }> {
     const upload = this.get(id);
     this.uploads.delete(id);
     await upload.handle.close();
@@ -71,7 +75,7 @@ export class ModelImports {
           `the import stopped at ${upload.received} of ${upload.sizeBytes} bytes`,
         );
       }
-      await inspectModelFile(upload.part).catch((error: unknown) => {
+      const facts = await inspectModelFile(upload.part).catch((error: unknown) => {
         const why = error instanceof Error ? error.message : String(error);
         throw new InvalidRequest(
           `${upload.fileName} is not a usable model: ${why.split(upload.part).join(upload.fileName)}`,
@@ -82,7 +86,8 @@ export class ModelImports {
         throw new InvalidRequest(`a model named ${upload.fileName} is already installed`);
       }
       await rename(upload.part, target);
-      return upload.fileName;
+      const note = smallContextNote(facts.trainContextSize);
+      return note ? { fileName: upload.fileName, note } : { fileName: upload.fileName };
     } catch (error) {
       await rm(upload.part, { force: true });
       throw error;

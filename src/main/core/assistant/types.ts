@@ -124,7 +124,8 @@ export interface ModelsService {
   importModel: {
     begin(fileName: string, sizeBytes: number): Promise<string>;
     chunk(importId: string, offset: number, data: Buffer): Promise<number>;
-    finish(importId: string): Promise<{ fileName: string; models: ModelsState }>;
+    /** `note`: what a small context means for the chat, said before the first message. */
+    finish(importId: string): Promise<{ fileName: string; note?: string; models: ModelsState }>;
     cancel(importId: string): Promise<void>;
   };
   loadModel(): Promise<ModelsState>;

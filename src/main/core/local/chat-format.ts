@@ -1,4 +1,5 @@
 import {
+  type ChatModelFunctions,
   type ChatWrapper,
   type ChatWrapperGenerateContextStateOptions,
   type ChatWrapperGeneratedPrefixTriggersContextState,
@@ -6,7 +7,48 @@ import {
   LlamaText,
   QwenChatWrapper,
   resolveChatWrapper,
+  SpecialTokensText,
 } from 'node-llama-cpp';
+import { toolSignature } from './tool-signatures.js';
+
+/**
+ * Qwen's chat format with the tool definitions written as one-line signatures
+ * (tool-signatures.ts) instead of JSON schemas; the call format, and the grammar that holds
+ * calls to it, are Qwen's own.
+ */
+export class CompactToolsQwenChatWrapper extends QwenChatWrapper {
+  override generateAvailableFunctionsSystemText(
+    availableFunctions: ChatModelFunctions,
+    options: { documentParams?: boolean },
+  ): LlamaText {
+    const entries = Object.entries(availableFunctions);
+    if (entries.length === 0 || this.variation !== '3')
+      return super.generateAvailableFunctionsSystemText(availableFunctions, options);
+    return LlamaText.joinValues('\n', [
+      '# Tools',
+      '',
+      'You may call one or more functions to assist with the user query. Their signatures (? marks an optional argument):',
+      LlamaText(new SpecialTokensText('<tools>')),
+      ...entries.map(([name, fn]) =>
+        toolSignature(
+          name,
+          fn.description,
+          options.documentParams === false ? undefined : fn.params,
+        ),
+      ),
+      LlamaText(new SpecialTokensText('</tools>')),
+      '',
+      LlamaText(
+        'For each function call, return a json object with function name and arguments within ',
+        new SpecialTokensText('<tool_call></tool_call>'),
+        ' XML tags:',
+      ),
+      LlamaText(new SpecialTokensText('<tool_call>')),
+      '{"name": <function-name>, "arguments": <args-json-object>}',
+      LlamaText(new SpecialTokensText('</tool_call>')),
+    ]);
+  }
+}
 
 /**
  * Picks the chat wrapper from the GGUF's chat template. Templates that speak Hermes-style
@@ -18,9 +60,9 @@ export function chatWrapperFor(model: LlamaModel): ChatWrapper {
   const template = model.fileInfo.metadata.tokenizer?.chat_template ?? '';
   if (template.includes('<|im_start|>') && template.includes('<tool_call>')) {
     // Qwen2.5 has no thinking mode; discourage `<think>` segments.
-    return new QwenChatWrapper({ thoughts: 'discourage' });
+    return new CompactToolsQwenChatWrapper({ thoughts: 'discourage' });
   }
-  return resolveChatWrapper(model) ?? new QwenChatWrapper({ thoughts: 'discourage' });
+  return resolveChatWrapper(model) ?? new CompactToolsQwenChatWrapper({ thoughts: 'discourage' });
 }
 
 /**

@@ -1,5 +1,6 @@
 import {
   type ChatModelFunctions,
+  type ChatWrapper,
   type GbnfJsonSchema,
   InsufficientMemoryError,
   type LLamaChatGenerateResponseOptions,
@@ -26,6 +27,7 @@ import type {
   GenerateResult,
   LocalStopReason,
   LocalToolCall,
+  LocalToolDef,
 } from './types.js';
 
 export interface LocalEngineOptions {
@@ -61,7 +63,17 @@ interface Conversation {
 interface Loaded {
   model: LlamaModel;
   context: LlamaContext;
+  /** The model's chat format, picked once per load. */
+  wrapper: ChatWrapper;
   info: LoadedModelInfo;
+}
+
+/** Counts in a loaded model's own tokens, for fitting a request to its context. */
+export interface EngineMeasure {
+  contextSize: number;
+  /** The system text and tool definitions as the model's chat format writes them. */
+  prefix(system: string | undefined, tools: readonly LocalToolDef[]): number;
+  text(text: string): number;
 }
 
 const DEFAULT_MAX_CONTEXT = 8192;
@@ -121,6 +133,17 @@ export class LocalEngine {
   /** Loads the model (validating the file first); a no-op when it is already loaded. */
   async load(): Promise<LoadedModelInfo> {
     return (await this.ensureLoaded()).info;
+  }
+
+  /** Loads the model if needed; counts in its tokens and chat format. */
+  async measure(): Promise<EngineMeasure> {
+    const loaded = await this.ensureLoaded();
+    return {
+      contextSize: loaded.context.contextSize,
+      prefix: (system, tools) =>
+        promptFloor(loaded.wrapper, system, tools.length ? functionsOf(tools) : undefined, loaded),
+      text: (text) => loaded.model.tokenize(text).length,
+    };
   }
 
   async runtimeInfo(): Promise<LocalRuntime> {
@@ -290,6 +313,7 @@ export class LocalEngine {
     return {
       model,
       context,
+      wrapper: chatWrapperFor(model),
       info: {
         file,
         contextSize: context.contextSize,
@@ -315,7 +339,7 @@ export class LocalEngine {
     }
     const sequence = loaded.context.getSequence();
     const conversation: Conversation = {
-      chat: new LlamaChat({ contextSequence: sequence, chatWrapper: chatWrapperFor(loaded.model) }),
+      chat: new LlamaChat({ contextSequence: sequence, chatWrapper: loaded.wrapper }),
       sequence,
       lastUsed: Date.now(),
       queue: Promise.resolve(),
@@ -333,12 +357,7 @@ export class LocalEngine {
     const meterBefore = conversation.sequence.tokenMeter.getState();
     const sampling = request.sampling ?? {};
     const tools = request.toolChoice === 'none' ? [] : (request.tools ?? []);
-    const functions: ChatModelFunctions = Object.fromEntries(
-      tools.map((tool) => [
-        tool.name,
-        { description: tool.description, params: tool.parameters as GbnfJsonSchema | undefined },
-      ]),
-    );
+    const functions = functionsOf(tools);
     const chat =
       request.toolChoice === 'required' && tools.length > 0
         ? new LlamaChat({
@@ -366,7 +385,7 @@ export class LocalEngine {
     // Said before generating, in tokens: otherwise node-llama-cpp fails deep inside with its own
     // "context shift" error, which tells a person nothing they can act on.
     const floor = promptFloor(
-      chat,
+      chat.chatWrapper,
       request.system,
       tools.length > 0 ? functions : undefined,
       loaded,
@@ -630,14 +649,23 @@ function grammarMadeCall(
   return { name, arguments: params as Record<string, unknown> };
 }
 
+function functionsOf(tools: readonly LocalToolDef[]): ChatModelFunctions {
+  return Object.fromEntries(
+    tools.map((tool) => [
+      tool.name,
+      { description: tool.description, params: tool.parameters as GbnfJsonSchema | undefined },
+    ]),
+  );
+}
+
 /** Tokens of the system text and tool definitions as the model's chat format writes them. */
 function promptFloor(
-  chat: LlamaChat,
+  wrapper: ChatWrapper,
   system: string | undefined,
   functions: ChatModelFunctions | undefined,
   loaded: Loaded,
 ): number {
-  const { contextText } = chat.chatWrapper.generateContextState({
+  const { contextText } = wrapper.generateContextState({
     chatHistory: toChatHistory(system, []),
     availableFunctions: functions,
   });

@@ -2,6 +2,7 @@
 
 export type { ModelCatalog } from './catalog.js';
 export { findEntry, fitsMemory, recommendedChat } from './catalog.js';
+export { localContextWindow } from './context-window.js';
 export { NATIVE_LOAD_DEADLINE_MS, withDeadline } from './deadline.js';
 export { LocalEmbedder, lazyLocalEmbedder } from './embeddings.js';
 export type { LoadedModelInfo, LocalEngine } from './engine.js';

@@ -3,6 +3,7 @@
  * agent root decides which; the runtime only calls `turn`.
  */
 import type { Usage } from '../../../shared/messages.js';
+import type { ContextWindow } from './fit-request-to-context.js';
 import type { ModelRouter, RouteOptions } from './router.js';
 import type { ModelEvent, ModelPricing, ModelProvider, ModelRequest } from './types.js';
 
@@ -19,6 +20,11 @@ export interface ModelTurn {
 
 export interface ModelAccess {
   turn(request: ModelRequest): ModelTurn;
+  /**
+   * The window the next turn must fit (fitRequestToContext), with the model's own measure
+   * where it has one; undefined while unknown, and the request goes as it is.
+   */
+  window?(): Promise<ContextWindow | undefined>;
 }
 
 export function viaProvider(

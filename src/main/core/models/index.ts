@@ -17,6 +17,8 @@ export { CONVENTIONAL_ENV } from './credentials.js';
 export type { Embedder } from './embedder.js';
 export type { ModelErrorCode } from './errors.js';
 export { isModelError, ModelError } from './errors.js';
+export type { ContextWindow } from './fit-request-to-context.js';
+export { describeNotice, fitRequestToContext, smallContextNote } from './fit-request-to-context.js';
 export { routerFromManifest, takesImages } from './from-manifest.js';
 export type { HttpProtocol } from './http-provider.js';
 export { ADAPTERS, HttpProvider } from './http-provider.js';
@@ -25,7 +27,7 @@ export { providerId } from './ids.js';
 export { IMAGE_TOKEN_ESTIMATE } from './limits.js';
 export { listServerModels } from './list-models.js';
 export { OutsideSpend } from './outside-spend.js';
-export { withTextToolCalls } from './text-tools.js';
+export { describeTools, withTextToolCalls } from './text-tools.js';
 export { toWireNames, WIRE_TOOL_NAME, wireToolName, withCanonicalNames } from './tool-names.js';
 export type {
   ModelEvent,

@@ -93,6 +93,15 @@ export type RunEventBody =
       /** Why the models tried before it failed, in order (empty without fallback). */
       fallbacks?: string[];
     }
+  | {
+      /** What was left out of a model call to fit the model's context (fitRequestToContext). */
+      type: 'context.fitted';
+      context_tokens: number;
+      tools_left_out: string[];
+      messages_left_out: number;
+      /** The same in one sentence, for a person. */
+      note: string;
+    }
   | { type: 'tool.requested'; call: ToolCall; read_only: boolean }
   | {
       type: 'policy.decided';

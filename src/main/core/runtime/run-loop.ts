@@ -6,6 +6,7 @@
  * every reader tells the same story.
  */
 import { toolCallsOf, userText, userTurn } from '../../../shared/messages.js';
+import { describeNotice, fitRequestToContext } from '../models/index.js';
 import type { InputEvents } from '../policy/index.js';
 import type { RunOutcome } from '../terms.js';
 import { absorbOutsideSpend, checkBudget } from './budget.js';
@@ -99,8 +100,13 @@ async function modelLoop(scope: RunScope, requireTool: boolean): Promise<void> {
       ...(first && requireTool ? { toolChoice: 'required' as const } : {}),
     };
     scope.go('call_model');
+    // Fitted to the model's window before it is sent; what was left out is said.
+    const fitted = await fitRequestToContext(request, await deps.model.window?.());
+    if (fitted.notice) {
+      scope.emit({ type: 'context.fitted', ...fitted.notice, note: describeNotice(fitted.notice) });
+    }
     scope.startStep('model');
-    const message = await callModel(scope, request);
+    const message = await callModel(scope, fitted.request);
     scope.endStep(scope.lastSpend);
     deps.history?.afterTurn?.(run.sessionId, [...scope.history]);
     const calls = toolCallsOf(message);

@@ -20,7 +20,7 @@ export function ImportModel({ onImported }: { onImported: (state: ModelsState) =
       const done = await importModelFile(bridge, file, (fraction) =>
         setStatus(`Importing ${file.name}: ${Math.floor(fraction * 100)}%`),
       );
-      setStatus(`Imported ${done.fileName}`);
+      setStatus(`Imported ${done.fileName}.${done.note ? ` ${done.note}` : ''}`);
       onImported(done.models);
     } catch (cause) {
       setStatus(`Not imported: ${errorText(cause)}`);

@@ -325,6 +325,12 @@ export function LiveAssistant({
           if (item.kind === 'text') return <Markdown key={key} text={item.text} />;
           if (item.kind === 'reasoning')
             return showReasoning ? <Reasoning key={key} text={item.text} open /> : null;
+          if (item.kind === 'notice')
+            return (
+              <p key={key} className="run-notice" role="status" data-testid="context-notice">
+                {item.text}
+              </p>
+            );
           const call = live.tools[item.callId];
           return call ? (
             <ToolWithApproval key={key} call={call} approvals={approvals} onResolve={onResolve} />

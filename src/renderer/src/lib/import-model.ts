@@ -14,7 +14,7 @@ export async function importModelFile(
   bridge: PincerApi,
   file: File,
   onProgress: (fraction: number) => void,
-): Promise<{ fileName: string; models: ModelsState }> {
+): Promise<{ fileName: string; note?: string; models: ModelsState }> {
   const { importId } = await bridge.invoke('models.import.begin', {
     fileName: file.name,
     sizeBytes: file.size,

@@ -141,9 +141,9 @@ export function modelsService(
       begin: (fileName, sizeBytes) => imports.begin(fileName, sizeBytes),
       chunk: (id, offset, data) => imports.chunk(id, offset, data),
       async finish(id) {
-        const fileName = await imports.finish(id);
+        const { fileName, note } = await imports.finish(id);
         await adoptIfNone(fileName);
-        return { fileName, models: await state() };
+        return { fileName, ...(note ? { note } : {}), models: await state() };
       },
       cancel: (id) => imports.cancel(id),
     },
