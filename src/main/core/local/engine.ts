@@ -72,6 +72,13 @@ interface Conversation {
   loaded: Loaded;
   /** The fixed prefix its first turn started from: kept in the sequence when it closes. */
   prefix?: Token[];
+  /** A turn is evaluating in its sequence: it cannot be copied from now. */
+  busy: boolean;
+}
+
+/** node-llama-cpp's own in-memory copy between sequences of a context (not in its typings). */
+interface CopyingSequence {
+  _copyStateFromOtherSequence?: (other: LlamaContextSequence, upTo: number) => Promise<boolean>;
 }
 
 interface Loaded {
@@ -227,11 +234,21 @@ export class LocalEngine {
       const loaded = await this.ensureLoaded();
       const runtime = await this.runtimeInfo();
       const conversation = await this.conversationFor(conversationId, loaded);
-      const turn = conversation.queue.then(() => {
+      const fresh = conversation.prefix === undefined;
+      const turn = conversation.queue.then(async () => {
         runtime.pickThreads();
-        return work(conversation, loaded);
+        conversation.busy = true;
+        try {
+          return await work(conversation, loaded);
+        } finally {
+          conversation.busy = false;
+        }
       });
-      conversation.queue = turn.catch(() => undefined);
+      // After a conversation's first turn, a free sequence gets a copy of its prefix, ready for
+      // the next new conversation; its own next turn waits for the copy.
+      conversation.queue = turn
+        .catch(() => undefined)
+        .then(() => (fresh && conversation.prefix ? this.schedule(loaded) : undefined));
       return await turn;
     } finally {
       this.active--;
@@ -261,17 +278,23 @@ export class LocalEngine {
     this.lastPrefix = { system, functions: tools.length ? toFunctions(tools) : undefined };
     if (!this.loading) return;
     const loaded = await this.loading;
-    await loaded.warming;
-    loaded.warming = this.warm(loaded);
-    await loaded.warming;
+    await this.schedule(loaded);
   }
 
-  /** How many idle sequences hold an evaluated prefix, for tests and diagnostics. */
+  /** Runs warm() after whatever warming is in flight; new conversations wait for it. */
+  private schedule(loaded: Loaded): Promise<void> {
+    loaded.warming = loaded.warming.then(() => this.warm(loaded));
+    return loaded.warming;
+  }
+
+  /** The lengths of the evaluated prefixes idle sequences hold, for tests and diagnostics. */
   async warmedPrefixes(): Promise<number[]> {
     const loaded = await this.loading?.catch(() => undefined);
     if (!loaded) return [];
     await loaded.warming;
-    return loaded.idle.map((sequence) => sequence.contextTokens.length);
+    return loaded.idle
+      .map((sequence) => sequence.contextTokens.length)
+      .filter((length) => length > 0);
   }
 
   /** Frees the model and every conversation's KV cache; the next request loads it again. */
@@ -311,7 +334,7 @@ export class LocalEngine {
     if (!this.loading) {
       const loading = this.loadModel().then((loaded) => {
         // Not awaited: the load is done; a request that comes meanwhile waits for this alone.
-        loaded.warming = this.warm(loaded);
+        void this.schedule(loaded);
         return loaded;
       });
       this.loading = loading;
@@ -417,6 +440,7 @@ export class LocalEngine {
       lastUsed: Date.now(),
       queue: Promise.resolve(),
       loaded,
+      busy: false,
     };
     this.conversations.set(id, conversation);
     return conversation;
@@ -424,7 +448,6 @@ export class LocalEngine {
 
   /** Fills a free sequence with the last used prefix (from disk where it can) as an idle one. */
   private async warm(loaded: Loaded): Promise<void> {
-    if (loaded.context.sequencesLeft === 0 && loaded.idle.length === 0) return;
     const source = this.lastPrefix;
     try {
       let tokens: Token[] | undefined;
@@ -443,6 +466,7 @@ export class LocalEngine {
       }
       if (loaded.idle.some((idle) => (tokens ? covers(idle, tokens) : idle.contextTokens.length)))
         return;
+      if (loaded.idle.length === 0 && loaded.context.sequencesLeft === 0) return;
       const sequence = loaded.idle.pop() ?? loaded.context.getSequence();
       try {
         if (tokens) await this.fill(sequence, loaded, tokens);
@@ -465,10 +489,36 @@ export class LocalEngine {
     prefix: Token[],
   ): Promise<void> {
     if (covers(sequence, prefix)) return;
+    if (await this.copyPrefix(sequence, loaded, prefix)) return;
     if (await this.store?.restore(sequence, loaded.identity, prefixHash(prefix), prefix)) return;
     await sequence.adaptStateToTokens(prefix, false);
     await sequence.evaluateWithoutGeneratingNewTokens(prefix.slice(sequence.nextTokenIndex));
     await this.store?.save(sequence, loaded.identity).catch(() => undefined);
+  }
+
+  /** Copies `prefix` into `target` from a sequence that holds it and is not evaluating. */
+  private async copyPrefix(
+    target: LlamaContextSequence,
+    loaded: Loaded,
+    prefix: Token[],
+  ): Promise<boolean> {
+    const copy = (target as unknown as CopyingSequence)._copyStateFromOtherSequence;
+    if (typeof copy !== 'function') return false;
+    const holders = [
+      ...loaded.idle,
+      ...[...this.conversations.values()]
+        .filter((conversation) => conversation.loaded === loaded && !conversation.busy)
+        .map((conversation) => conversation.sequence),
+    ];
+    const from = holders.find((holder) => holder !== target && covers(holder, prefix));
+    if (!from) return false;
+    try {
+      if ((await copy.call(target, from, prefix.length)) && covers(target, prefix)) return true;
+    } catch {
+      // Left to the slower ways below.
+    }
+    await target.clearHistory();
+    return false;
   }
 
   /**
