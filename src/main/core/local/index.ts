@@ -21,6 +21,7 @@ export {
   removeModel,
   resolveChatModel,
 } from './model-manager.js';
+export { prefixCacheDir, prefixCacheOption } from './prefix-store.js';
 export { LocalModelProvider } from './provider.js';
 export { loadRuntime } from './runtime.js';
 export { SCHEMA_BOUNDS, schemaBoundsProblem } from './schema-bounds.js';

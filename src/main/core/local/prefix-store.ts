@@ -194,3 +194,16 @@ export class PrefixStateStore {
     await rm(`${base}.state`, { force: true });
   }
 }
+
+/** The data dir's folder of evaluated prefixes. */
+export function prefixCacheDir(dataDir: string): string {
+  return path.join(dataDir, 'prefix-cache');
+}
+
+/** The engine's `prefixCache` option from a folder and a cap: none without a folder or at 0. */
+export function prefixCacheOption(
+  dir: string | undefined,
+  maxBytes?: number,
+): { dir: string; maxBytes?: number } | undefined {
+  return dir && maxBytes !== 0 ? { dir, maxBytes } : undefined;
+}
