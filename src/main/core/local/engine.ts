@@ -248,7 +248,11 @@ export class LocalEngine {
       // the next new conversation; its own next turn waits for the copy.
       conversation.queue = turn
         .catch(() => undefined)
-        .then(() => (fresh && conversation.prefix ? this.schedule(loaded) : undefined));
+        .then(() =>
+          fresh && (conversation.prefix?.length ?? 0) >= MIN_KEPT_PREFIX
+            ? this.schedule(loaded)
+            : undefined,
+        );
       return await turn;
     } finally {
       this.active--;
@@ -489,10 +493,10 @@ export class LocalEngine {
     prefix: Token[],
   ): Promise<void> {
     if (covers(sequence, prefix)) return;
+    await clearSequence(sequence);
     if (await this.copyPrefix(sequence, loaded, prefix)) return;
     if (await this.store?.restore(sequence, loaded.identity, prefixHash(prefix), prefix)) return;
-    await sequence.adaptStateToTokens(prefix, false);
-    await sequence.evaluateWithoutGeneratingNewTokens(prefix.slice(sequence.nextTokenIndex));
+    await sequence.evaluateWithoutGeneratingNewTokens(prefix);
     await this.store?.save(sequence, loaded.identity).catch(() => undefined);
   }
 
@@ -611,7 +615,8 @@ export class LocalEngine {
           used,
         );
         conversation.prefix = prefix;
-        if (prefix.length >= MIN_KEPT_PREFIX) {
+        if (prefix.length < MIN_KEPT_PREFIX) await clearSequence(conversation.sequence);
+        else {
           this.lastPrefix = { system: request.system, functions: used };
           await this.fill(conversation.sequence, loaded, prefix);
         }
@@ -713,6 +718,11 @@ export class LocalEngine {
     conversation: Conversation,
     request: CompleteRequest,
   ): Promise<GenerateResult> {
+    if (!conversation.prefix) {
+      // Raw text has no fixed prefix: it starts from an empty sequence, as it always did.
+      conversation.prefix = [];
+      await clearSequence(conversation.sequence);
+    }
     const meterBefore = conversation.sequence.tokenMeter.getState();
     const sampling = request.sampling ?? {};
     const completion = new LlamaCompletion({
@@ -829,6 +839,15 @@ function covers(sequence: LlamaContextSequence, prefix: readonly Token[]): boole
     sequence.contextTokens.length >= prefix.length &&
     sequence.compareContextTokens(prefix as Token[]).firstDifferentIndex >= prefix.length
   );
+}
+
+/**
+ * Empties a sequence taken for a new conversation. All or nothing: a prefix is always evaluated
+ * whole, so every conversation that starts from it sees the same numbers (one that reused part
+ * of another's tokens would differ in the last bits, and sampling with them).
+ */
+async function clearSequence(sequence: LlamaContextSequence): Promise<void> {
+  if (sequence.nextTokenIndex > 0) await sequence.clearHistory();
 }
 
 /**
