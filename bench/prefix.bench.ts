@@ -59,13 +59,18 @@ const request = (withTools: boolean): GenerateRequest => ({
   sampling: { temperature: 0, seed: 1 },
 });
 
-function openEngine(cacheDir: string): LocalEngine {
+/**
+ * Two conversations in the running process, so the two kinds alternating do not push each
+ * other's prefix out of memory (the CLI keeps one: there `/new` after `/new` with the same tools
+ * finds the prefix in the replaced conversation's sequence); one in a restarted process, as the
+ * CLI and the app open it.
+ */
+function openEngine(cacheDir: string, conversations: number): LocalEngine {
   return new LocalEngine({
     modelPath: MODEL,
     runtime: { gpu: false, threads: THREADS },
     contextSize: CONTEXT,
-    // As the CLI and the app open it: one conversation at a time, `/new` replaces it.
-    maxConversations: 1,
+    maxConversations: conversations,
     idleTimeoutMs: 0,
     prefixCache: { dir: cacheDir },
   });
@@ -85,7 +90,7 @@ async function newChat(engine: LocalEngine, withTools: boolean) {
 
 /** The restarted process: load, then one new chat of each kind, in the order given. */
 async function child(cacheDir: string, toolsFirst: boolean): Promise<void> {
-  const engine = openEngine(cacheDir);
+  const engine = openEngine(cacheDir, 1);
   await engine.load();
   const order = toolsFirst ? [true, false] : [false, true];
   const out: Record<string, number> = {};
@@ -125,7 +130,7 @@ export async function run(): Promise<void> {
   }
   const cacheDir = await mkdtemp(path.join(os.tmpdir(), 'pincer-bench-prefix-'));
   try {
-    const engine = openEngine(cacheDir);
+    const engine = openEngine(cacheDir, 2);
     await engine.load();
     // The first chats ever: nothing on disk, nothing evaluated.
     const coldTools = await newChat(engine, true);

@@ -50,7 +50,9 @@ export function identityKey(identity: PrefixModelIdentity): string {
 
 async function fileSha256(file: string): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  // Large reads: a state file is tens of megabytes, and this is on a new chat's path.
+  for await (const chunk of createReadStream(file, { highWaterMark: 8 * 1024 * 1024 }))
+    hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
 
