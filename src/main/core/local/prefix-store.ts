@@ -15,7 +15,7 @@ import { createReadStream } from 'node:fs';
 import { readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { LlamaContextSequence, Token } from 'node-llama-cpp';
-import { PRIVATE_FILE_MODE, privateDir, privateFile } from '../storage/private-files.js';
+import { privateDir, privateFile } from '../storage/index.js';
 
 /** Default cap of the folder: a 0.5B model's 3,500-token prefix is ~43 MB, a 7B one's ~200 MB. */
 export const DEFAULT_PREFIX_CACHE_BYTES = 512 * 1024 * 1024;
@@ -139,7 +139,8 @@ export class PrefixStateStore {
           tokens: tokens.length,
           sha256: await fileSha256(`${temp}.state`),
         };
-        await writeFile(`${temp}.json`, JSON.stringify(meta), { mode: PRIVATE_FILE_MODE });
+        await writeFile(`${temp}.json`, JSON.stringify(meta));
+        privateFile(`${temp}.json`);
         // The state first: a reader that finds the description finds the bytes it describes.
         await rename(`${temp}.state`, `${base}.state`);
         await rename(`${temp}.json`, `${base}.json`);
