@@ -60,10 +60,10 @@ const request = (withTools: boolean): GenerateRequest => ({
 });
 
 /**
- * Two conversations in the running process, so the two kinds alternating do not push each
- * other's prefix out of memory (the CLI keeps one: there `/new` after `/new` with the same tools
- * finds the prefix in the replaced conversation's sequence); one in a restarted process, as the
- * CLI and the app open it.
+ * Two conversations, so the two kinds alternating do not push each other's prefix out of
+ * memory (the CLI keeps one: there `/new` after `/new` with the same tools finds the prefix in
+ * the replaced conversation's sequence). The restarted process opens the same context: a state
+ * file holds for one number of sequences only.
  */
 function openEngine(cacheDir: string, conversations: number): LocalEngine {
   return new LocalEngine({
@@ -90,7 +90,7 @@ async function newChat(engine: LocalEngine, withTools: boolean) {
 
 /** The restarted process: load, then one new chat of each kind, in the order given. */
 async function child(cacheDir: string, toolsFirst: boolean): Promise<void> {
-  const engine = openEngine(cacheDir, 1);
+  const engine = openEngine(cacheDir, 2);
   await engine.load();
   const order = toolsFirst ? [true, false] : [false, true];
   const out: Record<string, number> = {};

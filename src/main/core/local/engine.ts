@@ -394,6 +394,8 @@ export class LocalEngine {
       model: { path: file.path, bytes: facts.size, mtimeMs: facts.mtimeMs },
       context: {
         contextSize: context.contextSize,
+        // llama.cpp refuses a sequence's state from a context with another number of them.
+        sequences: context.totalSequences,
         batchSize: context.batchSize,
         flashAttention: String(context.flashAttention),
         gpu: String(runtime.gpu),
