@@ -96,6 +96,14 @@ describe('the evaluated system-and-tools prefix', () => {
     expect(prefix).toBeGreaterThan(64);
     const next = await after.generate('fresh', ask('Something else entirely'));
     expect(next.usage.evaluatedInputTokens).toBeLessThanOrEqual(next.usage.inputTokens - prefix);
+    await after.dispose();
+
+    // Another number of sequences is another context: llama.cpp would refuse that state.
+    const other = open({ prefixCache: { dir: cache }, maxConversations: 1 });
+    await other.load();
+    expect(await other.warmedPrefixes()).toEqual([]);
+    const cold = await other.generate('fresh', ask('Something else entirely'));
+    expect(cold.usage.evaluatedInputTokens).toBe(cold.usage.inputTokens);
   });
 
   it('ignores and replaces a corrupt or mismatched state file', async () => {
