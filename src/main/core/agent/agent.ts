@@ -18,7 +18,7 @@ import {
 } from '../ckp/index.js';
 import { PincerError } from '../errors.js';
 import type { ModelCatalog, ModelLocations, SkippedModel } from '../local/index.js';
-import { localSetup } from '../local/index.js';
+import { localSetup, prefixCacheDir } from '../local/index.js';
 import { McpTools, readMcpServers } from '../mcp/index.js';
 import type { BuiltContext } from '../memory/index.js';
 import {
@@ -267,6 +267,7 @@ async function assemble(
       locations,
       local: options.local ?? {},
       env,
+      prefixCacheDir: prefixCacheDir(options.dataDir),
       onSkip: options.onModelSkipped,
     },
     options.model,

@@ -4,7 +4,14 @@
  * model, when there is none.
  */
 import type { LocalEngine } from '../local/index.js';
-import { localSetup, noModelHelp, resolveChatModel, type SkippedModel } from '../local/index.js';
+import {
+  localSetup,
+  noModelHelp,
+  prefixCacheDir,
+  prefixCacheOption,
+  resolveChatModel,
+  type SkippedModel,
+} from '../local/index.js';
 import type { LocalModelSettings } from './model-choice.js';
 
 export async function openLocalEngine(
@@ -30,6 +37,7 @@ export async function openLocalEngine(
     contextSize: options.contextSize,
     maxConversations: options.maxConversations ?? 1,
     idleTimeoutMs: 0,
+    prefixCache: prefixCacheOption(prefixCacheDir(options.dataDir), options.prefixCacheBytes),
   });
   await engine.load();
   return engine;

@@ -53,6 +53,8 @@ export interface LocalModelSettings {
   maxArgLength?: number;
   /** How many conversations keep their KV cache (default 1). */
   maxConversations?: number;
+  /** Cap of the evaluated prompt prefixes kept on disk, in bytes (default 512 MiB; 0: none). */
+  prefixCacheBytes?: number;
 }
 
 export type ModelKind = 'local' | 'remote' | 'scripted';

@@ -16,6 +16,7 @@ import {
   localContextWindow,
   type ModelLocations,
   noModelHelp,
+  prefixCacheOption,
   resolveChatModel,
   type SkippedModel,
   type TurnSource,
@@ -48,6 +49,8 @@ export interface ModelSwitchDeps {
   locations: ModelLocations;
   local: LocalModelSettings;
   env: Record<string, string | undefined>;
+  /** Where the local engine keeps evaluated prompt prefixes between launches. */
+  prefixCacheDir?: string;
   /** Told about each model file the search passed over as unusable. */
   onSkip?: (skipped: SkippedModel) => void;
 }
@@ -432,6 +435,7 @@ export class ModelSwitch {
         contextSize: this.localContextSize,
         maxConversations: this.deps.local.maxConversations ?? 1,
         idleTimeoutMs: 0,
+        prefixCache: prefixCacheOption(this.deps.prefixCacheDir, this.deps.local.prefixCacheBytes),
       });
       this.loadedWindow = (await engine.load()).contextSize;
       this.engine = engine;

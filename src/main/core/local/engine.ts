@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import {
   type ChatModelFunctions,
   type ChatWrapper,
@@ -12,6 +13,7 @@ import {
   type LlamaGrammar,
   LlamaJsonSchemaValidationError,
   type LlamaModel,
+  type Token,
 } from 'node-llama-cpp';
 import { chatWrapperFor, requireToolCall } from './chat-format.js';
 import { NATIVE_LOAD_DEADLINE_MS, withDeadline } from './deadline.js';
@@ -19,6 +21,12 @@ import { errorMessage, LocalEngineError } from './errors.js';
 import { inspectModelFile, type ModelFileFacts } from './gguf-check.js';
 import { replyGrammar } from './grammar.js';
 import { toChatHistory } from './history.js';
+import {
+  DEFAULT_PREFIX_CACHE_BYTES,
+  type PrefixModelIdentity,
+  PrefixStateStore,
+  prefixHash,
+} from './prefix-store.js';
 import { type LocalRuntime, loadRuntime, type RuntimeOptions } from './runtime.js';
 import { SCHEMA_BOUNDS, schemaBoundsProblem } from './schema-bounds.js';
 import type {
@@ -41,6 +49,12 @@ export interface LocalEngineOptions {
   idleTimeoutMs?: number;
   /** Deadline of each native load step (model, context); default NATIVE_LOAD_DEADLINE_MS. */
   loadDeadlineMs?: number;
+  /**
+   * Where evaluated prompt prefixes (system text and tool definitions) are kept between
+   * launches, and the folder's cap in bytes (default 512 MiB). Without it they are kept in
+   * memory only, for the life of the loaded model.
+   */
+  prefixCache?: { dir: string; maxBytes?: number };
 }
 
 export interface LoadedModelInfo {
@@ -58,6 +72,16 @@ interface Conversation {
   lastUsed: number;
   /** Turns of one conversation run one after another. */
   queue: Promise<unknown>;
+  loaded: Loaded;
+  /** The fixed prefix its first turn started from: kept in the sequence when it closes. */
+  prefix?: Token[];
+  /** A turn is evaluating in its sequence: it cannot be copied from now. */
+  busy: boolean;
+}
+
+/** node-llama-cpp's own in-memory copy between sequences of a context (not in its typings). */
+interface CopyingSequence {
+  _copyStateFromOtherSequence?: (other: LlamaContextSequence, upTo: number) => Promise<boolean>;
 }
 
 interface Loaded {
@@ -66,6 +90,17 @@ interface Loaded {
   /** The model's chat format, picked once per load. */
   wrapper: ChatWrapper;
   info: LoadedModelInfo;
+  /** What an evaluated state of this model and context depends on. */
+  identity: PrefixModelIdentity;
+  /**
+   * Sequences no conversation holds, each empty or holding only a fixed prefix: a new
+   * conversation takes one and node-llama-cpp's prefix reuse skips what it holds.
+   */
+  idle: LlamaContextSequence[];
+  /** The prefix evaluated (or restored) in the background after the load. */
+  warming: Promise<void>;
+  /** Prefix tokens by system text and tools, so each is rendered once. */
+  prefixes: Map<string, Token[]>;
 }
 
 /** Counts in a loaded model's own tokens, for fitting a request to its context. */
@@ -75,6 +110,16 @@ export interface EngineMeasure {
   prefix(system: string | undefined, tools: readonly LocalToolDef[]): number;
   text(text: string): number;
 }
+
+/** The system text and tools whose prefix was last used: warmed when a model loads. */
+interface PrefixSource {
+  system?: string;
+  functions?: ChatModelFunctions;
+}
+
+/** Shorter prefixes are not worth a state file: evaluating them is as quick as loading one. */
+const MIN_KEPT_PREFIX = 32;
+const PREFIX_MEMO_SIZE = 8;
 
 const DEFAULT_MAX_CONTEXT = 8192;
 const MIN_CONTEXT = 512;
@@ -100,10 +145,17 @@ export class LocalEngine {
   private active = 0;
   private disposed = false;
   private file: string;
+  private readonly store?: PrefixStateStore;
+  private lastPrefix?: PrefixSource;
 
   constructor(private readonly options: LocalEngineOptions) {
     this.idleTimeoutMs = options.idleTimeoutMs ?? 10 * 60_000;
     this.file = options.modelPath;
+    if (options.prefixCache)
+      this.store = new PrefixStateStore(
+        options.prefixCache.dir,
+        options.prefixCache.maxBytes ?? DEFAULT_PREFIX_CACHE_BYTES,
+      );
   }
 
   get modelPath(): string {
@@ -206,11 +258,25 @@ export class LocalEngine {
       const loaded = await this.ensureLoaded();
       const runtime = await this.runtimeInfo();
       const conversation = await this.conversationFor(conversationId, loaded);
-      const turn = conversation.queue.then(() => {
+      const fresh = conversation.prefix === undefined;
+      const turn = conversation.queue.then(async () => {
         runtime.pickThreads();
-        return work(conversation, loaded);
+        conversation.busy = true;
+        try {
+          return await work(conversation, loaded);
+        } finally {
+          conversation.busy = false;
+        }
       });
-      conversation.queue = turn.catch(() => undefined);
+      // After a conversation's first turn, a free sequence gets a copy of its prefix, ready for
+      // the next new conversation; its own next turn waits for the copy.
+      conversation.queue = turn
+        .catch(() => undefined)
+        .then(() =>
+          fresh && (conversation.prefix?.length ?? 0) >= MIN_KEPT_PREFIX
+            ? this.schedule(loaded)
+            : undefined,
+        );
       return await turn;
     } finally {
       this.active--;
@@ -224,7 +290,39 @@ export class LocalEngine {
     if (!conversation) return;
     this.conversations.delete(conversationId);
     await conversation.queue;
-    conversation.chat.dispose({ disposeSequence: true });
+    conversation.chat.dispose({ disposeSequence: false });
+    await keepIdle(conversation);
+  }
+
+  /**
+   * Evaluates (or restores from disk) the prefix that requests with this system text and these
+   * tools start with, in the background, so the next new conversation starts past it. Also
+   * what is warmed whenever a model loads.
+   */
+  async warmPrefix(
+    system: string | undefined,
+    tools: GenerateRequest['tools'] = [],
+  ): Promise<void> {
+    this.lastPrefix = { system, functions: tools.length ? functionsOf(tools) : undefined };
+    if (!this.loading) return;
+    const loaded = await this.loading;
+    await this.schedule(loaded);
+  }
+
+  /** Runs warm() after whatever warming is in flight; new conversations wait for it. */
+  private schedule(loaded: Loaded): Promise<void> {
+    loaded.warming = loaded.warming.then(() => this.warm(loaded));
+    return loaded.warming;
+  }
+
+  /** The lengths of the evaluated prefixes idle sequences hold, for tests and diagnostics. */
+  async warmedPrefixes(): Promise<number[]> {
+    const loaded = await this.loading?.catch(() => undefined);
+    if (!loaded) return [];
+    await loaded.warming;
+    return loaded.idle
+      .map((sequence) => sequence.contextTokens.length)
+      .filter((length) => length > 0);
   }
 
   /** Frees the model and every conversation's KV cache; the next request loads it again. */
@@ -238,6 +336,7 @@ export class LocalEngine {
     if (!loading) return;
     const loaded = await loading.catch(() => undefined);
     if (!loaded) return;
+    await loaded.warming;
     for (const conversation of conversations) conversation.chat.dispose({ disposeSequence: true });
     await loaded.context.dispose();
     await loaded.model.dispose();
@@ -261,7 +360,11 @@ export class LocalEngine {
 
   private ensureLoaded(): Promise<Loaded> {
     if (!this.loading) {
-      const loading = this.loadModel();
+      const loading = this.loadModel().then((loaded) => {
+        // Not awaited: the load is done; a request that comes meanwhile waits for this alone.
+        void this.schedule(loaded);
+        return loaded;
+      });
       this.loading = loading;
       loading.catch(() => {
         if (this.loading === loading) this.loading = undefined;
@@ -310,10 +413,27 @@ export class LocalEngine {
       await model.dispose();
       throw loadError(error, file.path);
     }
+    const facts = await stat(file.path);
+    const identity: PrefixModelIdentity = {
+      model: { path: file.path, bytes: facts.size, mtimeMs: facts.mtimeMs },
+      context: {
+        contextSize: context.contextSize,
+        // llama.cpp refuses a sequence's state from a context with another number of them.
+        sequences: context.totalSequences,
+        batchSize: context.batchSize,
+        flashAttention: String(context.flashAttention),
+        gpu: String(runtime.gpu),
+        llamaCpp: runtime.llama.llamaCppRelease.release,
+      },
+    };
     return {
       model,
       context,
       wrapper: chatWrapperFor(model),
+      identity,
+      idle: [],
+      warming: Promise.resolve(),
+      prefixes: new Map(),
       info: {
         file,
         contextSize: context.contextSize,
@@ -330,22 +450,135 @@ export class LocalEngine {
       existing.lastUsed = Date.now();
       return existing;
     }
-    if (loaded.context.sequencesLeft === 0) {
+    // The prefix warmed in the background is what this conversation most likely starts with.
+    await loaded.warming;
+    const raced = this.conversations.get(id);
+    if (raced) return raced;
+    if (loaded.idle.length === 0 && loaded.context.sequencesLeft === 0) {
       // Evict the least recently used conversation; it will re-evaluate its history if it returns.
       const [oldestId] = [...this.conversations.entries()].sort(
         (a, b) => a[1].lastUsed - b[1].lastUsed,
       )[0] ?? [undefined];
       if (oldestId !== undefined) await this.closeConversation(oldestId);
+      const evicting = this.conversations.get(id);
+      if (evicting) return evicting;
     }
-    const sequence = loaded.context.getSequence();
+    // The most recently idled sequence: it holds the latest prefix.
+    const sequence = loaded.idle.pop() ?? loaded.context.getSequence();
     const conversation: Conversation = {
       chat: new LlamaChat({ contextSequence: sequence, chatWrapper: loaded.wrapper }),
       sequence,
       lastUsed: Date.now(),
       queue: Promise.resolve(),
+      loaded,
+      busy: false,
     };
     this.conversations.set(id, conversation);
     return conversation;
+  }
+
+  /** Fills a free sequence with the last used prefix (from disk where it can) as an idle one. */
+  private async warm(loaded: Loaded): Promise<void> {
+    const source = this.lastPrefix;
+    try {
+      let tokens: Token[] | undefined;
+      let hash: string | undefined;
+      if (source) {
+        tokens = this.prefixTokens(loaded, loaded.wrapper, source.system, source.functions);
+        if (tokens.length < MIN_KEPT_PREFIX) return;
+      } else {
+        hash = await this.store?.latest(loaded.identity);
+        if (!hash) return;
+      }
+      if (loaded.idle.some((idle) => (tokens ? covers(idle, tokens) : idle.contextTokens.length)))
+        return;
+      if (loaded.idle.length === 0 && loaded.context.sequencesLeft === 0) return;
+      const sequence = loaded.idle.pop() ?? loaded.context.getSequence();
+      try {
+        if (tokens) await this.fill(sequence, loaded, tokens);
+        else if (hash) await this.store?.restore(sequence, loaded.identity, hash);
+      } finally {
+        loaded.idle.push(sequence);
+      }
+    } catch {
+      // Warming is a head start only: the request evaluates whatever is missing.
+    }
+  }
+
+  /**
+   * Makes `sequence` hold `prefix`: as it is when it already does, else from its state file,
+   * else evaluated alone (then saved, so it holds not a word of any conversation).
+   */
+  private async fill(
+    sequence: LlamaContextSequence,
+    loaded: Loaded,
+    prefix: Token[],
+  ): Promise<void> {
+    if (covers(sequence, prefix)) return;
+    await clearSequence(sequence);
+    if (await this.copyPrefix(sequence, loaded, prefix)) return;
+    if (await this.store?.restore(sequence, loaded.identity, prefixHash(prefix), prefix)) return;
+    await sequence.evaluateWithoutGeneratingNewTokens(prefix);
+    await this.store?.save(sequence, loaded.identity).catch(() => undefined);
+  }
+
+  /** Copies `prefix` into `target` from a sequence that holds it and is not evaluating. */
+  private async copyPrefix(
+    target: LlamaContextSequence,
+    loaded: Loaded,
+    prefix: Token[],
+  ): Promise<boolean> {
+    const copy = (target as unknown as CopyingSequence)._copyStateFromOtherSequence;
+    if (typeof copy !== 'function') return false;
+    const holders = [
+      ...loaded.idle,
+      ...[...this.conversations.values()]
+        .filter((conversation) => conversation.loaded === loaded && !conversation.busy)
+        .map((conversation) => conversation.sequence),
+    ];
+    const from = holders.find((holder) => holder !== target && covers(holder, prefix));
+    if (!from) return false;
+    try {
+      if ((await copy.call(target, from, prefix.length)) && covers(target, prefix)) return true;
+    } catch {
+      // Left to the slower ways below.
+    }
+    await target.clearHistory();
+    return false;
+  }
+
+  /**
+   * The tokens every conversation with this system text and these tools starts with: where
+   * two renderings that differ only in the user's words part. Whatever the chat format writes
+   * there (identity, tool definitions in any form) is the prefix.
+   */
+  private prefixTokens(
+    loaded: Loaded,
+    wrapper: LlamaChat['chatWrapper'],
+    system: string | undefined,
+    functions: ChatModelFunctions | undefined,
+  ): Token[] {
+    const key = JSON.stringify([system ?? null, functions ?? null]);
+    const known = loaded.prefixes.get(key);
+    if (known) return known;
+    const render = (text: string) =>
+      wrapper
+        .generateContextState({
+          chatHistory: toChatHistory(system, [{ role: 'user', text }]),
+          availableFunctions: functions,
+        })
+        .contextText.tokenize(loaded.model.tokenizer);
+    const a = render('a');
+    const b = render('b');
+    let same = 0;
+    while (same < a.length && a[same] === b[same]) same++;
+    const tokens = a.slice(0, same);
+    for (const oldest of loaded.prefixes.keys()) {
+      if (loaded.prefixes.size < PREFIX_MEMO_SIZE) break;
+      loaded.prefixes.delete(oldest);
+    }
+    loaded.prefixes.set(key, tokens);
+    return tokens;
   }
 
   private async runTurn(
@@ -394,6 +627,22 @@ export class LocalEngine {
     if (floor >= contextSize) throw contextTooSmall(floor, contextSize, tools.length);
     let response: LlamaChatResponse<ChatModelFunctions>;
     try {
+      if (!conversation.prefix) {
+        // A new conversation: its fixed prefix comes from an idle sequence or disk when it can.
+        const used = tools.length > 0 ? functions : undefined;
+        const prefix = this.prefixTokens(
+          loaded,
+          conversation.chat.chatWrapper,
+          request.system,
+          used,
+        );
+        conversation.prefix = prefix;
+        if (prefix.length < MIN_KEPT_PREFIX) await clearSequence(conversation.sequence);
+        else {
+          this.lastPrefix = { system: request.system, functions: used };
+          await this.fill(conversation.sequence, loaded, prefix);
+        }
+      }
       if (request.jsonSchema || request.gbnf) {
         // Building a grammar is the expensive step: a request cancelled while it waited, or
         // while its grammar was built, goes no further.
@@ -491,6 +740,11 @@ export class LocalEngine {
     conversation: Conversation,
     request: CompleteRequest,
   ): Promise<GenerateResult> {
+    if (!conversation.prefix) {
+      // Raw text has no fixed prefix: it starts from an empty sequence, as it always did.
+      conversation.prefix = [];
+      await clearSequence(conversation.sequence);
+    }
     const meterBefore = conversation.sequence.tokenMeter.getState();
     const sampling = request.sampling ?? {};
     const completion = new LlamaCompletion({
@@ -587,6 +841,43 @@ export class LocalEngine {
         { cause: error },
       );
     });
+  }
+}
+
+/** Whether the sequence's evaluated tokens start with all of `prefix`. */
+function covers(sequence: LlamaContextSequence, prefix: readonly Token[]): boolean {
+  return (
+    sequence.contextTokens.length >= prefix.length &&
+    sequence.compareContextTokens(prefix as Token[]).firstDifferentIndex >= prefix.length
+  );
+}
+
+/**
+ * Empties a sequence taken for a new conversation. All or nothing: a prefix is always evaluated
+ * whole, so every conversation that starts from it sees the same numbers (one that reused part
+ * of another's tokens would differ in the last bits, and sampling with them).
+ */
+async function clearSequence(sequence: LlamaContextSequence): Promise<void> {
+  if (sequence.nextTokenIndex > 0) await sequence.clearHistory();
+}
+
+/**
+ * Returns a closed conversation's sequence to the idle ones, cut back to its fixed prefix (none
+ * of the conversation stays in memory), for the next new conversation to start from.
+ */
+async function keepIdle(conversation: Conversation): Promise<void> {
+  const { sequence, prefix, loaded } = conversation;
+  if (sequence.disposed) return;
+  try {
+    if (prefix && prefix.length >= MIN_KEPT_PREFIX && covers(sequence, prefix)) {
+      if (sequence.nextTokenIndex > prefix.length)
+        await sequence.eraseContextTokenRanges([
+          { start: prefix.length, end: sequence.nextTokenIndex },
+        ]);
+    } else await sequence.clearHistory();
+    loaded.idle.push(sequence);
+  } catch {
+    sequence.dispose();
   }
 }
 

@@ -22,6 +22,7 @@ export {
   removeModel,
   resolveChatModel,
 } from './model-manager.js';
+export { prefixCacheDir, prefixCacheOption } from './prefix-store.js';
 export { LocalModelProvider } from './provider.js';
 export { loadRuntime } from './runtime.js';
 export { schemaBoundsProblem } from './schema-bounds.js';
