@@ -458,7 +458,7 @@ export class WorkerPool {
       for (const waiter of this.waiting.splice(0)) waiter.take(undefined);
       return;
     }
-    // A warm pool started the next worker of the lane when this one took its call.
+    // A warm pool started the lane's next worker when this one's call ended.
     if (this.options.warm && gone.used) this.fill(gone.online);
     else this.start(gone.online);
   }
@@ -472,10 +472,11 @@ export class WorkerPool {
     if (!next) this.start(online);
   }
 
-  /** A warm pool's worker after its one call: killed; the lane's next is already starting. */
+  /** A warm pool's worker after its one call: killed, and the lane's next one started. */
   private retire(worker: Worker): void {
     worker.retired = true;
     worker.kill();
+    this.fill(worker.online);
   }
 
   private acquire(online: boolean): Promise<Worker | undefined> {
@@ -486,7 +487,6 @@ export class WorkerPool {
     if (idle) {
       idle.busy = true;
       idle.used = true;
-      if (this.options.warm) this.fill(online);
       return idle.ready.then(
         () => idle,
         () => this.acquire(online),
@@ -505,7 +505,6 @@ export class WorkerPool {
       const [next] = this.waiting.splice(index, 1);
       worker.busy = true;
       worker.used = true;
-      if (this.options.warm) this.fill(worker.online);
       next?.take(worker);
       return;
     }
