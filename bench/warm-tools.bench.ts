@@ -8,7 +8,10 @@
  *    long-lived process paid on its first call before, and `pincer run` still pays);
  *  - reused: a first-use agent after its first call, running on the worker it kept (the floor:
  *    a round trip on the worker's pipe, with no start at all).
- * Then what a warm worker costs in memory (RSS and PSS of its process tree).
+ * The agent runs its workers from the TypeScript source (through tsx), which starts slower than
+ * the bundle the CLI and app ship; so the sandbox's own share is measured again with the built
+ * worker (dist/sandbox-worker.js, `npm run build:cli`): one fs/read through the executor.
+ * Then what a warm worker costs in memory (RSS and PSS of its process tree, built worker).
  * PINCER_BENCH_SAMPLES sets the rounds (default 15).
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -16,8 +19,12 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type Agent, openAgent } from '../src/main/core/agent/index.js';
+import { defaultWorkerEntry } from '../src/main/core/sandbox/pool.js';
+import { createSandbox } from '../src/main/core/sandbox/sandbox.js';
+import { sandboxSettings } from '../src/main/core/sandbox/settings.js';
 import { createSecretStore } from '../src/main/core/secrets/index.js';
 import type { SessionId } from '../src/main/core/terms.js';
+import { fsRead } from '../src/main/core/tools/builtins/fs.js';
 import { range, spread } from './process.js';
 import { type ScriptedServer, startScriptedServer } from './scripted-server.js';
 
@@ -82,6 +89,71 @@ function treeKb(pid: number, field: 'Rss' | 'Pss'): number {
   return total;
 }
 
+const DIST = path.join(import.meta.dirname, '..', 'dist');
+
+/** fs/read through a sandbox on the built worker: warm, cold (pool started per call), reused. */
+async function builtWorker(samples: number): Promise<void> {
+  const entry = defaultWorkerEntry(DIST);
+  if (!entry.file.startsWith(DIST)) {
+    console.log(
+      '\n(dist/sandbox-worker.js is missing: run `npm run build:cli` for the built worker)',
+    );
+    return;
+  }
+  const workspace = await mkdtemp(path.join(os.tmpdir(), 'pincer-bench-warm-ws-'));
+  await writeFile(path.join(workspace, 'note.txt'), 'The note says hello.\n');
+  const settings = sandboxSettings({ workspace });
+  const call = async (sandbox: Awaited<ReturnType<typeof createSandbox>>) => {
+    const start = performance.now();
+    const output = await sandbox.executor.run(
+      fsRead,
+      { path: 'note.txt' },
+      { signal: new AbortController().signal, workspace, env: {} },
+    );
+    if (output.isError) throw new Error(output.content);
+    return performance.now() - start;
+  };
+  const warm = await createSandbox({ settings, start: 'warm', pool: { entry } });
+  const reused = await createSandbox({ settings, start: 'first-use', pool: { entry } });
+  const times = { warm: [] as number[], cold: [] as number[], reused: [] as number[] };
+  try {
+    await warm.workers().ready();
+    await call(warm);
+    await call(reused);
+    for (let round = 0; round < samples; round++) {
+      await warm.workers().ready();
+      times.warm.push(await call(warm));
+      const cold = await createSandbox({ settings, start: 'first-use', pool: { entry } });
+      try {
+        times.cold.push(await call(cold));
+      } finally {
+        await cold.close();
+      }
+      times.reused.push(await call(reused));
+    }
+    const fmt = (v: number) => `${v.toFixed(1)} ms`;
+    const coldMedian = spread(times.cold).median;
+    const floor = spread(times.reused).median;
+    console.log(`\nfs/read through the sandbox, built worker, ${samples} interleaved rounds`);
+    for (const [name, values] of Object.entries(times)) {
+      const s = spread(values);
+      console.log(
+        `  ${name.padEnd(8)} ${range(s, fmt).padEnd(30)} vs cold ${(s.median / coldMedian).toFixed(3)}x, vs reused ${(s.median / floor).toFixed(2)}x`,
+      );
+    }
+    await warm.workers().ready();
+    const idle = warm.workers().idle;
+    const mib = (kb: number) => `${(kb / 1024).toFixed(1)} MiB`;
+    console.log(
+      `  warm workers kept ready: ${idle.length} (one per lane); each: RSS ${idle.map((pid) => mib(treeKb(pid, 'Rss'))).join(', ')}; PSS ${idle.map((pid) => mib(treeKb(pid, 'Pss'))).join(', ')}`,
+    );
+  } finally {
+    await warm.close();
+    await reused.close();
+    await rm(workspace, { recursive: true, force: true });
+  }
+}
+
 export async function run(): Promise<void> {
   const samples = Number(process.env.PINCER_BENCH_SAMPLES ?? 15);
   const server = await startScriptedServer();
@@ -127,11 +199,12 @@ export async function run(): Promise<void> {
     const pss = idle.map((pid) => treeKb(pid, 'Pss'));
     const mib = (kb: number) => `${(kb / 1024).toFixed(1)} MiB`;
     console.log(
-      `  warm workers kept ready: ${idle.length} (one per lane); each: RSS ${rss.map(mib).join(', ')}; PSS ${pss.map(mib).join(', ')}`,
+      `  warm workers kept ready (tsx source worker): ${idle.length}; each: RSS ${rss.map(mib).join(', ')}; PSS ${pss.map(mib).join(', ')}`,
     );
   } finally {
     await warm.close();
     await reused.close();
     await server.close();
   }
+  await builtWorker(samples);
 }

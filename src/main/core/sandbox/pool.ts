@@ -354,6 +354,8 @@ export class WorkerPool {
 
   /** Resolves when every worker that holds no call is ready (a warm pool: each lane's next). */
   async idleReady(): Promise<void> {
+    // A lane's next worker may be due to start in this turn of the event loop (`retire`).
+    await new Promise((resolve) => setImmediate(resolve));
     const idle = [...this.workers].filter((w) => !w.busy && !w.dead && !w.retired);
     await Promise.all(idle.map((worker) => worker.ready.catch(() => undefined)));
   }
@@ -476,7 +478,8 @@ export class WorkerPool {
   private retire(worker: Worker): void {
     worker.retired = true;
     worker.kill();
-    this.fill(worker.online);
+    // After the call's result has gone on: starting a process costs the event loop a few ms.
+    setImmediate(() => this.fill(worker.online));
   }
 
   private acquire(online: boolean): Promise<Worker | undefined> {
