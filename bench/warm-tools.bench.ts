@@ -23,7 +23,6 @@ import { defaultWorkerEntry } from '../src/main/core/sandbox/pool.js';
 import { createSandbox } from '../src/main/core/sandbox/sandbox.js';
 import { sandboxSettings } from '../src/main/core/sandbox/settings.js';
 import { createSecretStore } from '../src/main/core/secrets/index.js';
-import type { SessionId } from '../src/main/core/terms.js';
 import { fsRead } from '../src/main/core/tools/builtins/fs.js';
 import { range, spread } from './process.js';
 import { type ScriptedServer, startScriptedServer } from './scripted-server.js';
