@@ -14,7 +14,6 @@
  * Then what a warm worker costs in memory (RSS and PSS of its process tree, built worker).
  * PINCER_BENCH_SAMPLES sets the rounds (default 15).
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,7 +23,7 @@ import { createSandbox } from '../src/main/core/sandbox/sandbox.js';
 import { sandboxSettings } from '../src/main/core/sandbox/settings.js';
 import { createSecretStore } from '../src/main/core/secrets/index.js';
 import { fsRead } from '../src/main/core/tools/builtins/fs.js';
-import { range, spread } from './process.js';
+import { range, spread, treePssKb, treeRssKb } from './process.js';
 import { type ScriptedServer, startScriptedServer } from './scripted-server.js';
 
 const APP_DIR = path.join(import.meta.dirname, '..');
@@ -59,33 +58,6 @@ async function toolTurn(agent: Agent, server: ScriptedServer): Promise<number> {
   const [first, second] = server.calls.slice(before);
   if (!first || !second) throw new Error('the turn made fewer than two model requests');
   return second.arrived - first.ended;
-}
-
-/** Sum of a field of /proc/PID/smaps_rollup (kB) over `pid` and its descendants. */
-function treeKb(pid: number, field: 'Rss' | 'Pss'): number {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // Gone while we looked.
-    }
-  }
-  let total = 0;
-  for (const candidate of parents.keys()) {
-    let p: number | undefined = candidate;
-    while (p && p > 1 && p !== pid) p = parents.get(p);
-    if (p !== pid) continue;
-    try {
-      const rollup = readFileSync(`/proc/${candidate}/smaps_rollup`, 'utf8');
-      total += Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(rollup)?.[1] ?? 0);
-    } catch {
-      // Gone, or not ours to read.
-    }
-  }
-  return total;
 }
 
 const DIST = path.join(import.meta.dirname, '..', 'dist');
@@ -144,7 +116,7 @@ async function builtWorker(samples: number): Promise<void> {
     const idle = warm.workers().idle;
     const mib = (kb: number) => `${(kb / 1024).toFixed(1)} MiB`;
     console.log(
-      `  warm workers kept ready: ${idle.length} (one per lane); each: RSS ${idle.map((pid) => mib(treeKb(pid, 'Rss'))).join(', ')}; PSS ${idle.map((pid) => mib(treeKb(pid, 'Pss'))).join(', ')}`,
+      `  warm workers kept ready: ${idle.length} (one per lane); each: RSS ${idle.map((pid) => mib(treeRssKb(pid))).join(', ')}; PSS ${idle.map((pid) => mib(treePssKb(pid))).join(', ')}`,
     );
   } finally {
     await warm.close();
@@ -194,8 +166,8 @@ export async function run(): Promise<void> {
     }
     await warm.agent.toolWorkers().ready();
     const idle = warm.agent.toolWorkers().idle;
-    const rss = idle.map((pid) => treeKb(pid, 'Rss'));
-    const pss = idle.map((pid) => treeKb(pid, 'Pss'));
+    const rss = idle.map((pid) => treeRssKb(pid));
+    const pss = idle.map((pid) => treePssKb(pid));
     const mib = (kb: number) => `${(kb / 1024).toFixed(1)} MiB`;
     console.log(
       `  warm workers kept ready (tsx source worker): ${idle.length}; each: RSS ${rss.map(mib).join(', ')}; PSS ${pss.map(mib).join(', ')}`,
