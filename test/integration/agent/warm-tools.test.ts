@@ -72,6 +72,7 @@ it('a long-lived agent runs a tool call on a worker started before it, then leav
     expect((result as { isError?: boolean }).isError).toBeFalsy();
     // The call took a worker that was already running: the only start since is the lane's next
     // (a call that found none would have started its own as well). The one it ran on is gone.
+    await agent.toolWorkers().ready();
     const after = agent.toolWorkers();
     expect(after.starts).toBe(3);
     await vi.waitFor(() => expect(before.idle.filter(alive)).toHaveLength(1));
@@ -87,6 +88,7 @@ it('a long-lived agent runs a tool call on a worker started before it, then leav
       sessionId: first.sessionId as SessionId,
     });
     expect((await second.done).outcome).toBe('completed');
+    await agent.toolWorkers().ready();
     expect(agent.toolWorkers().starts).toBe(4);
     for (const pid of agent.toolWorkers().idle) seen.add(pid);
   } finally {
