@@ -1,7 +1,9 @@
 /**
  * Pre-started tool workers, so a JS tool call costs a round trip on a pipe, not a process start.
  * Two lanes: offline workers (no network namespace access) for everything, and online workers
- * for network-category tools. A worker runs one call at a time; a call past its deadline or
+ * for network-category tools. A worker either serves call after call (the one-shot CLI,
+ * started on first use) or, in a warm pool (long-lived processes), one call only, with the
+ * lane's next worker started before the next call comes. A worker runs one call at a time; a call past its deadline or
  * cancelled gets a short grace, then its worker is killed (whole tree) and replaced, and so is
  * a worker that crashes or breaks the channel protocol. The call gets an error result either
  * way; the run goes on.
@@ -45,10 +47,10 @@ export interface WorkerPoolOptions {
   prestart?: boolean;
   /**
    * Long-lived processes: each lane keeps one started worker ready before any call needs it,
-   * and a worker runs one call only. Taking the ready worker starts the lane's next one, and
-   * the used worker is killed (whole tree) when its call ends, so no call sees what an earlier
-   * one left in a worker's memory, temp folder or child processes. `size` and `onlineSize` do
-   * not apply (a lane holds one ready worker plus one per call in flight); `prestart` is implied.
+   * and a worker runs one call only: when its call ends it is killed (whole tree) and the
+   * lane's next one starts, so no call sees what an earlier one left in a worker's memory, temp
+   * folder or child processes. Calls at once in a lane start more, up to `size`/`onlineSize`;
+   * `prestart` does not apply (one per lane is started at once).
    */
   warm?: boolean;
   /** Absolute paths of extra ES modules whose exported tools run in the workers. */
