@@ -1,12 +1,12 @@
 /**
  * Pre-started tool workers, so a JS tool call costs a round trip on a pipe, not a process start.
  * Two lanes: offline workers (no network namespace access) for everything, and online workers
- * for network-category tools. A worker either serves call after call (the one-shot CLI,
- * started on first use) or, in a warm pool (long-lived processes), one call only, with the
- * lane's next worker started before the next call comes. A worker runs one call at a time; a call past its deadline or
- * cancelled gets a short grace, then its worker is killed (whole tree) and replaced, and so is
- * a worker that crashes or breaks the channel protocol. The call gets an error result either
- * way; the run goes on.
+ * for network-category tools. A worker either serves call after call (the one-shot CLI, started
+ * on first use) or, in a warm pool (long-lived processes), one call only, with the lane's next
+ * worker started before the next call comes. A worker runs one call at a time; a call past its
+ * deadline or cancelled gets a short grace, then its worker is killed (whole tree) and
+ * replaced, and so is a worker that crashes or breaks the channel protocol. The call gets an
+ * error result either way; the run goes on.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
