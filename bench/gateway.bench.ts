@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { mib, range, run as runProcess, spread, treeRssKb } from './process.js';
+import { mib, range, run as runProcess, spread, treePssKb, treeRssKb } from './process.js';
 import { startScriptedServer } from './scripted-server.js';
 import { CLI } from './startup.bench.js';
 
@@ -133,7 +133,9 @@ export async function run(): Promise<void> {
       const pid = gateway.child.pid ?? 0;
       await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
       const idle = treeRssKb(pid);
-      console.log(`  idle RSS (tree, ready + ${idleSeconds} s)  ${mib(idle)}`);
+      console.log(
+        `  idle RSS (tree, ready + ${idleSeconds} s)  ${mib(idle)} (PSS ${mib(treePssKb(pid))}: shared pages once)`,
+      );
       const client = await connect(gateway.url);
       const bare = async () => {
         const response = await fetch(`${server.url}/chat/completions`, {

@@ -101,6 +101,36 @@ export function treeRssKb(pid: number): number {
   return total;
 }
 
+/**
+ * Proportional memory (PSS) of `pid` and its descendants, in KiB: pages shared between them
+ * (the Node binary every worker maps) are counted once across the tree, not once per process.
+ */
+export function treePssKb(pid: number): number {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  let total = 0;
+  for (const candidate of parents.keys()) {
+    let p: number | undefined = candidate;
+    while (p && p > 1 && p !== pid) p = parents.get(p);
+    if (p !== pid) continue;
+    try {
+      const rollup = readFileSync(`/proc/${candidate}/smaps_rollup`, 'utf8');
+      total += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return total;
+}
+
 /** Peak RSS of the process tree (sampled every 5 ms) and how many processes it had at most. */
 export async function peakTree(c: ProcessCase): Promise<{ peakKb: number }> {
   await c.before?.();

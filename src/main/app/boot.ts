@@ -70,6 +70,8 @@ export function bootDesktop(options: BootOptions): void {
       local: { maxConversations: 4 },
       // The window shows an MCP server's form mid-call (elicitation).
       askForInput: true,
+      // Long-lived: a tool call finds its sandboxed worker already started.
+      warmTools: true,
       // Keychain first; without one, a vault encrypted by the OS through safeStorage.
       secrets: createSecretStore({ dataDir, encryptor: safeStorageEncryptor() }),
     });

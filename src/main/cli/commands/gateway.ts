@@ -95,5 +95,6 @@ export function openServedAssistant(
   /** The browser UI can fill a server's form; the terminal dashboard cannot yet. */
   askForInput = false,
 ): Promise<Assistant> {
-  return createAssistant({ ...agentOptionsOf(ctx, options), askForInput });
+  // Long-lived: a tool call finds its sandboxed worker already started.
+  return createAssistant({ ...agentOptionsOf(ctx, options), askForInput, warmTools: true });
 }

@@ -57,6 +57,7 @@ import {
   createSandbox,
   detectBackend,
   settingsFromManifest,
+  type WorkerCounts,
 } from '../sandbox/index.js';
 import { createSecretStore, loadKnownSecrets, type SecretStore } from '../secrets/index.js';
 import {
@@ -120,6 +121,12 @@ export interface AgentOptions {
    * where nobody could answer (`pincer serve`, `pincer mcp serve`, the daemon), so servers don't.
    */
   askForInput?: boolean;
+  /**
+   * A long-lived process (the gateway, the daemon, the app): one tool worker per lane is started
+   * now and kept ready, each call runs in a fresh one (sandbox.ts `warm`). Else (a one-shot CLI
+   * command) the workers start with the first tool that needs one.
+   */
+  warmTools?: boolean;
 }
 
 export interface Agent {
@@ -152,6 +159,8 @@ export interface Agent {
   telemetry?: Telemetry;
   /** The OS confinement the tools run under, as probed at start-up. */
   sandboxBackend: BackendKind;
+  /** The sandboxed tool workers as they are now: how many started, which wait for a call. */
+  toolWorkers(): WorkerCounts;
   /** Registry facts, then the manifest's declarations: what policy and views know of a tool. */
   facts(name: string): ToolFacts | undefined;
   /** Every event of every run, after the audit recorded it; returns the unsubscribe function. */
@@ -315,15 +324,16 @@ async function assemble(
     .map((p) => p.trim())
     .filter(Boolean);
 
-  // Tools run confined; a sandbox level this machine cannot enforce stops here (-32010). The
-  // workers start with the first tool that needs one (a text turn starts none) and stay warm.
+  // Tools run confined; a sandbox level this machine cannot enforce stops here (-32010). In a
+  // one-shot command the workers start with the first tool that needs one (a text turn starts
+  // none); a long-lived process starts one per lane now so a call never waits for a start.
   const sandbox = await createSandbox({
     settings: settingsFromManifest(claw, {
       workspace: governance.workspace,
       dataDir: options.dataDir,
     }),
     backend: await given.backend,
-    start: 'first-use',
+    start: options.warmTools ? 'warm' : 'first-use',
   });
   opened.push(() => sandbox.close());
 
@@ -547,6 +557,7 @@ async function assemble(
     mcp,
     ...(telemetry ? { telemetry } : {}),
     sandboxBackend: sandbox.backend.kind,
+    toolWorkers: () => sandbox.workers(),
     facts,
     onRunEvent(listener) {
       listeners.add(listener);

@@ -104,7 +104,8 @@ export async function startDaemon(options: {
   };
   let agent: Agent;
   try {
-    agent = await openAgent(options.agent);
+    // Long-lived: a tool call finds its sandboxed worker already started.
+    agent = await openAgent({ ...options.agent, warmTools: true });
     const { redactor } = agent;
     screen = (line) => redactor.redact(line).text;
   } catch (error) {

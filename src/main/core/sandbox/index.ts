@@ -6,5 +6,11 @@ export { DEFAULT_PATH } from './environment.js';
 
 export { settingsFromManifest } from './from-manifest.js';
 export type { WorkerEntry } from './pool.js';
-export { type ConfinedProcess, createSandbox, type Sandbox, type ServerSpec } from './sandbox.js';
+export {
+  type ConfinedProcess,
+  createSandbox,
+  type Sandbox,
+  type ServerSpec,
+  type WorkerCounts,
+} from './sandbox.js';
 export { type SandboxSettings, sandboxSettings } from './settings.js';

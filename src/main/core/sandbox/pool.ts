@@ -1,10 +1,12 @@
 /**
  * Pre-started tool workers, so a JS tool call costs a round trip on a pipe, not a process start.
  * Two lanes: offline workers (no network namespace access) for everything, and online workers
- * for network-category tools. A worker runs one call at a time; a call past its deadline or
- * cancelled gets a short grace, then its worker is killed (whole tree) and replaced, and so is
- * a worker that crashes or breaks the channel protocol. The call gets an error result either
- * way; the run goes on.
+ * for network-category tools. A worker either serves call after call (the one-shot CLI, started
+ * on first use) or, in a warm pool (long-lived processes), one call only, with the lane's next
+ * worker started before the next call comes. A worker runs one call at a time; a call past its
+ * deadline or cancelled gets a short grace, then its worker is killed (whole tree) and
+ * replaced, and so is a worker that crashes or breaks the channel protocol. The call gets an
+ * error result either way; the run goes on.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -43,6 +45,14 @@ export interface WorkerPoolOptions {
    * idle, up to its size, so a process that runs one file tool starts one worker.
    */
   prestart?: boolean;
+  /**
+   * Long-lived processes: each lane keeps one started worker ready before any call needs it,
+   * and a worker runs one call only: when its call ends it is killed (whole tree) and the
+   * lane's next one starts, so no call sees what an earlier one left in a worker's memory, temp
+   * folder or child processes. Calls at once in a lane start more, up to `size`/`onlineSize`;
+   * `prestart` does not apply (one per lane is started at once).
+   */
+  warm?: boolean;
   /** Absolute paths of extra ES modules whose exported tools run in the workers. */
   modules?: readonly string[];
   entry?: WorkerEntry;
@@ -86,6 +96,8 @@ class Worker {
   readonly child: ChildProcess;
   readonly ready: Promise<string[]>;
   busy = false;
+  /** Has been handed a call (a warm pool's worker runs one, then goes). */
+  used = false;
   dead = false;
   started = false;
   /** Broke the channel protocol: killed, never handed out again; replaced once it exits. */
@@ -291,6 +303,7 @@ export class WorkerPool {
   private readonly readOnly: readonly string[];
   private readonly names = new Set<string>();
   private nextId = 1;
+  private started = 0;
   private closed = false;
 
   constructor(private readonly options: WorkerPoolOptions) {
@@ -298,6 +311,11 @@ export class WorkerPool {
     this.modules = options.modules ?? [];
     this.readOnly = [...installationView(this.entry.file), ...this.modules];
     for (const tool of BUILTIN_TOOLS) if (!runsOnHost(tool)) this.names.add(tool.name);
+    if (options.warm) {
+      this.fill(false);
+      this.fill(true);
+      return;
+    }
     if (options.prestart === false) return;
     for (let i = 0; i < (options.size ?? 2); i++) this.start(false);
     for (let i = 0; i < (options.onlineSize ?? 1); i++) this.start(true);
@@ -322,6 +340,26 @@ export class WorkerPool {
 
   get size(): number {
     return this.workers.size;
+  }
+
+  /** Workers started so far, replacements included. */
+  get starts(): number {
+    return this.started;
+  }
+
+  /** Process ids of the workers that hold no call (the ready ones and those still starting). */
+  idlePids(): number[] {
+    return [...this.workers]
+      .filter((worker) => !worker.busy && !worker.dead && !worker.retired)
+      .flatMap((worker) => (worker.child.pid ? [worker.child.pid] : []));
+  }
+
+  /** Resolves when every worker that holds no call is ready (a warm pool: each lane's next). */
+  async idleReady(): Promise<void> {
+    // A lane's next worker may be due to start in this turn of the event loop (`retire`).
+    await new Promise((resolve) => setImmediate(resolve));
+    const idle = [...this.workers].filter((w) => !w.busy && !w.dead && !w.retired);
+    await Promise.all(idle.map((worker) => worker.ready.catch(() => undefined)));
   }
 
   async run(tool: Tool, input: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> {
@@ -367,7 +405,8 @@ export class WorkerPool {
     } finally {
       clearTimeout(grace);
       context.signal.removeEventListener('abort', onAbort);
-      this.release(worker);
+      if (this.options.warm) this.retire(worker);
+      else this.release(worker);
     }
   }
 
@@ -404,6 +443,7 @@ export class WorkerPool {
       (gone) => this.replace(gone),
     );
     this.workers.add(worker);
+    this.started++;
     worker.ready.then(
       (names) => {
         this.failedStarts = 0;
@@ -422,7 +462,26 @@ export class WorkerPool {
       for (const waiter of this.waiting.splice(0)) waiter.take(undefined);
       return;
     }
-    this.start(gone.online);
+    // A warm pool started the lane's next worker when this one's call ended.
+    if (this.options.warm && gone.used) this.fill(gone.online);
+    else this.start(gone.online);
+  }
+
+  /** A warm lane: starts a worker unless one is ready or starting for the next call. */
+  private fill(online: boolean): void {
+    if (this.closed || this.failedStarts >= MAX_FAILED_STARTS) return;
+    const next = [...this.workers].some(
+      (w) => w.online === online && !w.busy && !w.dead && !w.retired,
+    );
+    if (!next) this.start(online);
+  }
+
+  /** A warm pool's worker after its one call: killed, and the lane's next one started. */
+  private retire(worker: Worker): void {
+    worker.retired = true;
+    worker.kill();
+    // After the call's result has gone on: starting a process costs the event loop a few ms.
+    setImmediate(() => this.fill(worker.online));
   }
 
   private acquire(online: boolean): Promise<Worker | undefined> {
@@ -432,6 +491,7 @@ export class WorkerPool {
     );
     if (idle) {
       idle.busy = true;
+      idle.used = true;
       return idle.ready.then(
         () => idle,
         () => this.acquire(online),
@@ -449,6 +509,7 @@ export class WorkerPool {
     if (index >= 0) {
       const [next] = this.waiting.splice(index, 1);
       worker.busy = true;
+      worker.used = true;
       next?.take(worker);
       return;
     }

@@ -29,8 +29,11 @@ export interface SandboxOptions {
    * `eager` (default) starts the workers now and fails here if they cannot start;
    * `first-use` starts them with the first tool that needs one (a text turn starts none) and
    * keeps them warm after; a start-up failure then fails that call, and the next call retries.
+   * `warm` (long-lived processes) starts one worker per lane now without waiting for it, keeps
+   * one ready per lane from then on, and runs each call in a worker of its own (pool.ts `warm`);
+   * a start-up failure fails the call that needed the worker, as with `first-use`.
    */
-  start?: 'eager' | 'first-use';
+  start?: 'eager' | 'first-use' | 'warm';
 }
 
 /** A long-lived program (an MCP server) to start confined. */
@@ -51,6 +54,15 @@ export interface ConfinedProcess {
   stop(): Promise<void>;
 }
 
+export interface WorkerCounts {
+  /** Workers started so far, replacements included. */
+  starts: number;
+  /** Process ids of the workers holding no call: ready, or starting for the next one. */
+  idle: number[];
+  /** Resolves when each of those is ready (or failed to start). */
+  ready(): Promise<void>;
+}
+
 export interface Sandbox {
   executor: ToolExecutor;
   /**
@@ -58,6 +70,8 @@ export interface Sandbox {
    * group, the sandbox's resource limits (its wall clock excepted: a server lives on).
    */
   spawnServer(spec: ServerSpec): ConfinedProcess;
+  /** The tool workers as they are now (none before the pool starts). */
+  workers(): WorkerCounts;
   backend: BackendInfo;
   settings: SandboxSettings;
   close(): Promise<void>;
@@ -77,6 +91,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     network.mode === 'deny' ? { ...network, mode: 'allow-all' as const } : network;
   const poolOptions = options.pool;
   let pool: WorkerPool | undefined;
+  /** The pool from its construction on, while it may still be starting (for `workers`). */
+  let latest: WorkerPool | undefined;
   let starting: Promise<WorkerPool> | undefined;
   let closed = false;
   const startPool = (settings: Partial<Omit<WorkerPoolOptions, 'launcher'>>) =>
@@ -84,7 +100,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       // First use without extra modules: each lane starts what its calls need (the built-in
       // tools' names are known without asking a worker).
       const lazy = options.start === 'first-use' && !settings.modules?.length;
-      const started = new WorkerPool({ ...settings, launcher, prestart: !lazy });
+      const warm = options.start === 'warm';
+      const started = new WorkerPool({ ...settings, launcher, prestart: !lazy, warm });
+      latest = started;
       try {
         await started.ready();
       } catch (error) {
@@ -98,7 +116,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       pool = started;
       return started;
     })());
-  if (poolOptions !== false && options.start !== 'first-use') await startPool(poolOptions ?? {});
+  if (poolOptions !== false && options.start === 'warm')
+    // Not awaited: opening does not wait for the workers; a start-up failure fails the first
+    // call that needs one, and that call starts the pool again.
+    startPool(poolOptions ?? {}).catch(() => undefined);
+  else if (poolOptions !== false && options.start !== 'first-use')
+    await startPool(poolOptions ?? {});
 
   const executor: ToolExecutor = {
     async run(
@@ -171,9 +194,18 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       },
     };
   };
+  const workers = (): WorkerCounts => ({
+    starts: latest?.starts ?? 0,
+    idle: latest?.idlePids() ?? [],
+    ready: async () => {
+      await starting?.catch(() => undefined);
+      await latest?.idleReady();
+    },
+  });
   return {
     executor,
     spawnServer,
+    workers,
     backend,
     settings: options.settings,
     close: async () => {
