@@ -318,7 +318,7 @@ export class MemoryStore {
       const row = this.chunkRow(chunkId);
       if (!row) return [];
       const factor =
-        weighs && policy ? rankFactor(this.useOf(row), this.now().getTime(), policy) : undefined;
+        weighs && policy ? rankFactor(this.usageOf(row), this.now().getTime(), policy) : undefined;
       return [
         {
           chunkId,
@@ -399,7 +399,7 @@ export class MemoryStore {
          where kind = 'note' and pinned = 0 and source not like 'note:folded-%'`,
     ).all() as Array<DocumentUse & { id: number; source: string }>;
     const faded = rows.filter(
-      (row) => strength(this.useOf(row), nowMs, forgetting.halfLifeMs) < forgetting.threshold,
+      (row) => strength(this.usageOf(row), nowMs, forgetting.halfLifeMs) < forgetting.threshold,
     );
     if (faded.length === 0) return { forgotten: 0, folded: 0 };
     let into: string | undefined;
@@ -669,7 +669,7 @@ export class MemoryStore {
       | undefined;
   }
 
-  private useOf(row: DocumentUse): UseRecord {
+  private usageOf(row: DocumentUse): UseRecord {
     return {
       uses: row.uses,
       pinned: row.pinned === 1,
