@@ -33,9 +33,25 @@ export const MAX_DECAY_PENALTY = 0.2;
 /** Cosine similarity (or word overlap without vectors) at which a note counts as the same. */
 export const MERGE_SIMILARITY = 0.92;
 
-/** The spec's signal names; an empty or absent list means every signal Pincer has. */
-function wants(signals: readonly string[] | undefined, name: string): boolean {
-  return !signals || signals.length === 0 || signals.includes(name);
+/** The names a manifest may give each signal Pincer observes (the spec's, and common others). */
+const SIGNALS = {
+  reuse: ['reuse', 'access', 'goal_relevance'],
+  recency: ['recency', 'age', 'novelty'],
+  userPreference: ['user_preference', 'user-preference', 'user-marked', 'user_marked'],
+} as const;
+
+/** Which signals a list names; a list naming none Pincer knows (or none at all) means all. */
+function signalsOf(signals: readonly string[] | undefined): Record<keyof typeof SIGNALS, boolean> {
+  const named = (key: keyof typeof SIGNALS) =>
+    (SIGNALS[key] as readonly string[]).some((name) => signals?.includes(name));
+  const out = {
+    reuse: named('reuse'),
+    recency: named('recency'),
+    userPreference: named('userPreference'),
+  };
+  return out.reuse || out.recency || out.userPreference
+    ? out
+    : { reuse: true, recency: true, userPreference: true };
 }
 
 /** The policy a store spec declares, or undefined when it declares none of the extensions. */
@@ -43,13 +59,9 @@ export function policyOf(spec: StoreSpec): MemoryPolicy | undefined {
   const policy: MemoryPolicy = {};
   if (spec.role) policy.role = spec.role;
   if (spec.salience?.enabled) {
-    const signals = spec.salience.signals;
-    // user_preference is a person's mark; reuse and recency are what Pincer observes of use.
-    policy.salience = {
-      reuse: wants(signals, 'reuse') || wants(signals, 'goal_relevance'),
-      recency: wants(signals, 'recency') || wants(signals, 'novelty'),
-      userPreference: wants(signals, 'user_preference'),
-    };
+    // user_preference is a person's mark (or a note a person added); reuse and recency are
+    // what Pincer observes of use.
+    policy.salience = signalsOf(spec.salience.signals);
   }
   const strategy = spec.forgetting?.strategy;
   if (strategy === 'decay' || strategy === 'summarize' || strategy === 'adaptive') {

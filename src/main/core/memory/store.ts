@@ -335,7 +335,10 @@ export class MemoryStore {
           },
           ...(similarity.has(chunkId) ? { similarity: similarity.get(chunkId) } : {}),
           updatedAt: row.updated_at,
-          ...(policy?.provenance ? { origin: (row.origin ?? row.kind) as Origin } : {}),
+          // Entries stored before origins were recorded: a file is a file, a note is unknown.
+          ...(policy?.provenance && (row.origin ?? row.kind) !== 'note'
+            ? { origin: (row.origin ?? row.kind) as Origin }
+            : {}),
           ...(factor !== undefined ? { salience: factor } : {}),
         } satisfies SearchHit,
       ];
