@@ -10,7 +10,7 @@
 export interface QuantizedOptions {
   /** Share of the store the bit pass keeps for the int8 pass (default 5%). */
   share?: number;
-  /** Fewest candidates the bit pass keeps (default 500). */
+  /** Fewest candidates the bit pass keeps (default 1,000). */
   minCandidates?: number;
 }
 
@@ -19,6 +19,8 @@ export class QuantizedIndex {
   private ids = new Int32Array(1024);
   private bits: Uint32Array;
   private bytes: Int8Array;
+  /** 1 / the norm of each int8 row (cosine without a square root per candidate). */
+  private inverseNorms: Float32Array;
   private size = 0;
   /** Row of each chunk id, for replacing and removing. */
   private readonly rowOf = new Map<number, number>();
@@ -30,6 +32,7 @@ export class QuantizedIndex {
     this.words = Math.ceil(dimensions / 32);
     this.bits = new Uint32Array(1024 * this.words);
     this.bytes = new Int8Array(1024 * dimensions);
+    this.inverseNorms = new Float32Array(1024);
   }
 
   get count(): number {
@@ -54,8 +57,13 @@ export class QuantizedIndex {
     }
     const scale = max > 0 ? 127 / max : 0;
     const b = row * this.dimensions;
-    for (let i = 0; i < this.dimensions; i++)
-      this.bytes[b + i] = Math.round((vector[i] as number) * scale);
+    let norm = 0;
+    for (let i = 0; i < this.dimensions; i++) {
+      const x = Math.round((vector[i] as number) * scale);
+      this.bytes[b + i] = x;
+      norm += x * x;
+    }
+    this.inverseNorms[row] = norm > 0 ? 1 / Math.sqrt(norm) : 0;
   }
 
   remove(chunkId: number): void {
@@ -73,6 +81,7 @@ export class QuantizedIndex {
         last * this.dimensions,
         (last + 1) * this.dimensions,
       );
+      this.inverseNorms[row] = this.inverseNorms[last] as number;
       this.rowOf.set(moved, row);
     }
   }
@@ -90,13 +99,16 @@ export class QuantizedIndex {
     const bits = this.bits;
     for (let row = 0, w = 0; row < n; row++, w += words) {
       let d = 0;
-      for (let k = 0; k < words; k++) d += popcount((bits[w + k] as number) ^ (q[k] as number));
+      for (let k = 0; k < words; k++) {
+        const x = (bits[w + k] as number) ^ (q[k] as number);
+        d += (POPCOUNT16[x & 0xffff] as number) + (POPCOUNT16[x >>> 16] as number);
+      }
       distance[row] = d;
       histogram[d] = (histogram[d] as number) + 1;
     }
     // The Hamming radius that holds the wanted share of the store.
     const wanted = Math.max(
-      this.options.minCandidates ?? 500,
+      this.options.minCandidates ?? 1000,
       Math.ceil(n * (this.options.share ?? 0.05)),
     );
     let radius = 0;
@@ -117,13 +129,8 @@ export class QuantizedIndex {
       if ((distance[row] as number) > radius) continue;
       const b = row * dimensions;
       let dot = 0;
-      let norm = 0;
-      for (let i = 0; i < dimensions; i++) {
-        const x = bytes[b + i] as number;
-        dot += x * (qs[i] as number);
-        norm += x * x;
-      }
-      scored.push({ id: this.ids[row] as number, score: norm > 0 ? dot / Math.sqrt(norm) : 0 });
+      for (let i = 0; i < dimensions; i++) dot += (bytes[b + i] as number) * (qs[i] as number);
+      scored.push({ id: this.ids[row] as number, score: dot * (this.inverseNorms[row] as number) });
     }
     scored.sort((a, b) => b.score - a.score);
     return scored.slice(0, keep).map((s) => s.id);
@@ -137,14 +144,18 @@ export class QuantizedIndex {
     bits.set(this.bits);
     const bytes = new Int8Array(capacity * this.dimensions);
     bytes.set(this.bytes);
+    const inverseNorms = new Float32Array(capacity);
+    inverseNorms.set(this.inverseNorms);
+    this.inverseNorms = inverseNorms;
     this.ids = ids;
     this.bits = bits;
     this.bytes = bytes;
   }
 }
 
-function popcount(x: number): number {
-  let v = x - ((x >>> 1) & 0x55555555);
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-}
+/** Set bits of every 16-bit value: two lookups count a 32-bit word. */
+const POPCOUNT16 = (() => {
+  const table = new Uint8Array(65536);
+  for (let i = 1; i < 65536; i++) table[i] = (table[i >> 1] as number) + (i & 1);
+  return table;
+})();
