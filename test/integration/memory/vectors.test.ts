@@ -35,7 +35,8 @@ describe('VectorIndex', () => {
     const count = EXACT_SCAN_MAX + 1000;
     db.transaction(() => {
       db.prepare(
-        "insert into memory_documents values (1, 'note:x', 'note', 'h', 0, '2026-01-01', '2026-01-01')",
+        `insert into memory_documents (id, source, kind, content_hash, bytes, updated_at, indexed_at)
+         values (1, 'note:x', 'note', 'h', 0, '2026-01-01', '2026-01-01')`,
       ).run();
       const chunk = db.prepare(
         "insert into memory_chunks (id, document_id, seq, heading, start_line, end_line, text) values (?, 1, ?, '', 1, 1, 't')",

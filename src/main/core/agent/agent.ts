@@ -6,6 +6,7 @@
  * (`pincer run`, `chat`, `gateway`, the desktop app and whatever comes later) gets its agent
  * here and adds only its own surface: where approvals are answered and who hears run events.
  */
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import type { Autonomy, RiskTier } from '../../../shared/ipc-schemas.js';
 import { readRemoteAgents, remoteAgentTool } from '../a2a/index.js';
@@ -23,7 +24,9 @@ import { McpTools, readMcpServers } from '../mcp/index.js';
 import type { BuiltContext } from '../memory/index.js';
 import {
   findEmbeddingModel,
+  type MemoryEffect,
   memoryNote,
+  memoryPolicyFromManifest,
   memoryToolAccess,
   openSessionMemory,
   retentionFromManifest,
@@ -387,6 +390,11 @@ async function assemble(
     preamble: options.system ?? DEFAULT_SYSTEM,
     personality: claw.identity.spec.personality,
     retention: retentionFromManifest(claw),
+    policy: memoryPolicyFromManifest(claw),
+    // CKP 0.3.0: telemetry surfaces when the store's extensions change a ranking or what is kept.
+    ...(telemetry && claw.telemetry?.spec.events.memory_ops
+      ? { onEffect: (effect: MemoryEffect) => memoryEffectSpan(telemetry, effect) }
+      : {}),
     isToolAllowed: (name) => registry.visible(allow).some((tool) => tool.name === name),
     // Older turns are summarized with the session's own model past 85% of the window.
     summarizer: models.access,
@@ -586,4 +594,19 @@ async function assemble(
       await releaseAll();
     },
   };
+}
+
+/** One span per memory effect: its own trace, as no run's events describe it. */
+function memoryEffectSpan(telemetry: Telemetry, effect: MemoryEffect): void {
+  const attributes: Record<string, string | number> = { 'pincer.memory.op': effect.op };
+  for (const [key, value] of Object.entries(effect))
+    if (key !== 'op' && value !== undefined) attributes[`pincer.memory.${key}`] = value;
+  telemetry
+    .span({
+      name: `memory.${effect.op}`,
+      traceId: `trc-memory-${randomUUID()}`,
+      spanId: randomBytes(8).toString('hex'),
+      attributes,
+    })
+    .end();
 }

@@ -112,6 +112,7 @@ export async function storeMemory(
   for (const entry of entries) {
     const outcome = await memory.addNote(textOf(entry.content), {
       source: noteSource(entry.key ?? `ckp-${randomUUID()}`),
+      origin: 'operator',
     });
     ids.push(outcome.source);
   }
@@ -119,13 +120,13 @@ export async function storeMemory(
 }
 
 /**
- * Applies the store's declared retention now. Key-value stores declare none that Pincer
- * applies, so their count does not change.
+ * Applies the store's declared retention now, and the forgetting its memory policy declares
+ * (CKP 0.3.0). Key-value stores declare none that Pincer applies, so their count does not change.
  */
-export function compactMemory(
+export async function compactMemory(
   agent: Agent,
   name: string,
-): { entries_before: number; entries_after: number } {
+): Promise<{ entries_before: number; entries_after: number }> {
   const store = storeOf(agent, name);
   const memory = agent.memory.store;
   if (store.type === 'key-value') {
@@ -140,6 +141,7 @@ export function compactMemory(
       ...(retention.max_entries ? { maxEntries: retention.max_entries } : {}),
     });
   }
+  await memory.applyForgetting();
   return { entries_before: before, entries_after: memory.stats().notes };
 }
 

@@ -321,7 +321,7 @@ export class CkpSession implements RpcHandler {
         );
       }
       case 'claw.memory.compact':
-        return compactMemory(agent, parseParams(memoryCompactParams, params, method).store);
+        return await compactMemory(agent, parseParams(memoryCompactParams, params, method).store);
     }
     throw new RpcError(CKP_ERRORS.methodNotFound, `Method not found: ${method}`, { method });
   }

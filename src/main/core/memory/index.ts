@@ -1,5 +1,7 @@
 /** The memory module's public surface: what other modules import. */
 
+export type { MemoryPolicy, Origin } from './cognition.js';
+export { memoryPolicyFromManifest, policyOf } from './cognition.js';
 export type { BuiltContext } from './context.js';
 export { describeContext } from './context.js';
 export { MemoryError } from './errors.js';
@@ -11,5 +13,6 @@ export { findEmbeddingModel, openMemoryDatabase, openProfileMemory } from './ope
 export { durationMs, retentionFromManifest } from './retention.js';
 export type { SessionMemory } from './session.js';
 export { openSessionMemory } from './session.js';
+export type { MemoryEffect } from './store.js';
 export type { MemoryToolAccess } from './tool-access.js';
 export { formatHit, memoryToolAccess, withMemory } from './tool-access.js';

@@ -72,4 +72,15 @@ export const MEMORY_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    description: "entry use and provenance: origin, reuse count, last use, a person's mark",
+    // Read only by stores that declare salience, forgetting or source tracking (CKP 0.3.0).
+    up: `
+      alter table memory_documents add column origin text;
+      alter table memory_documents add column uses integer not null default 0;
+      alter table memory_documents add column last_used_at text;
+      alter table memory_documents add column pinned integer not null default 0;
+    `,
+  },
 ];

@@ -10,6 +10,7 @@ import { SkillRegistry } from '../skills/index.js';
 import type { Db } from '../storage/index.js';
 import type { ToolExecutor } from '../tools/index.js';
 import { inProcessExecutor } from '../tools/index.js';
+import type { MemoryPolicy } from './cognition.js';
 import { Compactor, compactingHistory, summarizeWith } from './compaction.js';
 import {
   type BuiltContext,
@@ -18,7 +19,7 @@ import {
   type ContextRequest,
   estimateTokens,
 } from './context.js';
-import { MemoryStore, type Retention } from './store.js';
+import { type MemoryEffect, MemoryStore, type Retention } from './store.js';
 import { localTokenCounter, type TokenCounter } from './tokens.js';
 import { memoryToolAccess, withMemory } from './tool-access.js';
 
@@ -42,6 +43,10 @@ export interface SessionMemoryOptions {
   tokenizerModel?: string;
   /** CKP retention for notes, applied when the session opens. */
   retention?: Retention;
+  /** CKP 0.3.0 store extensions (salience, forgetting, merge, provenance); forgetting runs at open. */
+  policy?: MemoryPolicy;
+  /** Told when the policy changed a ranking or what is kept. */
+  onEffect?: (effect: MemoryEffect) => void;
   /** The clock of daily threads and notes (tests move it). */
   now?: () => Date;
   /** Told what each build left out and why. */
@@ -82,9 +87,14 @@ export async function openSessionMemory(options: SessionMemoryOptions): Promise<
   const countTokens = (text: string) => (tokens ? tokens.count(text) : estimateTokens(text));
   try {
     tokens = await openTokenizer(options.tokenizerModel);
-    const store = MemoryStore.open(options.db, { embedder });
+    const store = MemoryStore.open(options.db, {
+      embedder,
+      ...(options.policy ? { policy: options.policy } : {}),
+      ...(options.onEffect ? { onEffect: options.onEffect } : {}),
+    });
     const skills = SkillRegistry.open(options.db, { embedder });
     if (options.retention) store.applyRetention(options.retention);
+    await store.applyForgetting();
     const builder = new ContextBuilder({
       workspace: options.workspace,
       preamble: options.preamble,

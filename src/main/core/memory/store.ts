@@ -19,6 +19,15 @@ import {
   clip,
   DEFAULT_MAX_CHUNK_CHARS,
 } from './chunker.js';
+import {
+  foldNotes,
+  type MemoryPolicy,
+  type Origin,
+  rankFactor,
+  strength,
+  type UseRecord,
+  wordOverlap,
+} from './cognition.js';
 import { MemoryError, type MemoryErrorCode } from './errors.js';
 import { FactStore } from './facts.js';
 import { MEMORY_MIGRATIONS } from './schema.js';
@@ -33,11 +42,22 @@ export interface MemoryStoreOptions {
   /** Check the database with PRAGMA integrity_check before use (default true). */
   verify?: boolean;
   now?: () => Date;
+  /** CKP 0.3.0 cognitive extensions the manifest's store declares (none: as before 0.3.0). */
+  policy?: MemoryPolicy;
+  /** Told when the policy changed a ranking or what is kept (telemetry surfaces it). */
+  onEffect?: (effect: MemoryEffect) => void;
 }
+
+/** What a cognitive extension did: reordered hits, merged a note, forgot or folded notes. */
+export type MemoryEffect =
+  | { op: 'rank'; reordered: number; boosted: number; faded: number }
+  | { op: 'merge'; source: string; similarity: number }
+  | { op: 'forget'; forgotten: number; folded: number; into?: string };
 
 export interface IndexOutcome {
   source: string;
-  status: 'indexed' | 'unchanged';
+  /** merged: a near-duplicate note updated the existing entry `source` instead of adding one. */
+  status: 'indexed' | 'unchanged' | 'merged';
   chunks: number;
 }
 
@@ -57,6 +77,10 @@ export interface SearchHit {
   similarity?: number;
   /** When the document last changed (file mtime or note time), ISO 8601. */
   updatedAt: string;
+  /** Where the entry came from, when the store tracks sources. */
+  origin?: Origin;
+  /** The salience and decay factor the fused score was multiplied by, when the policy has one. */
+  salience?: number;
 }
 
 export interface SearchResult {
@@ -112,7 +136,11 @@ export class MemoryStore {
    * read through the workspace guard under `root` (default: its own folder): a link, or a hard
    * link that may alias a file elsewhere, is refused. It is remembered by its real path.
    */
-  async indexFile(file: string, root = path.dirname(path.resolve(file))): Promise<IndexOutcome> {
+  async indexFile(
+    file: string,
+    root = path.dirname(path.resolve(file)),
+    options: { origin?: Origin } = {},
+  ): Promise<IndexOutcome> {
     const { text, mtime, source } = await readIndexable(
       root,
       path.resolve(file),
@@ -123,7 +151,7 @@ export class MemoryStore {
     if (known && known.content_hash === hash) {
       return { source, status: 'unchanged', chunks: this.chunkCount(known.id) };
     }
-    return this.store(source, 'file', text, hash, mtime.toISOString());
+    return this.store(source, 'file', text, hash, mtime.toISOString(), options.origin ?? 'file');
   }
 
   /** Indexes a file, or every .md/.markdown/.txt file under a folder; a bad file stops nothing. */
@@ -149,15 +177,45 @@ export class MemoryStore {
     return { outcomes, errors };
   }
 
-  /** Stores a note (kept whole in the database) and indexes it. */
-  async addNote(text: string, options: { source?: string } = {}): Promise<IndexOutcome> {
+  /**
+   * Stores a note (kept whole in the database) and indexes it. With a merging policy, a note
+   * that repeats an existing one (given no source of its own) updates that entry instead.
+   * `pinned` is a person's mark: salience ranks it higher and forgetting keeps it.
+   */
+  async addNote(
+    text: string,
+    options: { source?: string; origin?: Origin; pinned?: boolean } = {},
+  ): Promise<IndexOutcome> {
     if (text.trim() === '') throw new MemoryError('bad_input', 'a note needs some text');
     if (Buffer.byteLength(text) > this.maxFileBytes) {
       throw new MemoryError('too_large', `a note is limited to ${this.maxFileBytes} bytes`);
     }
     const at = this.now().toISOString();
-    const source = options.source ?? `note:${at.slice(0, 10)}-${randomUUID().slice(0, 8)}`;
-    return this.store(source, 'note', text, sha256(text), at);
+    const twin = options.source === undefined ? await this.nearDuplicate(text) : undefined;
+    const source =
+      twin?.source ?? options.source ?? `note:${at.slice(0, 10)}-${randomUUID().slice(0, 8)}`;
+    const outcome = await this.store(
+      source,
+      'note',
+      text,
+      sha256(text),
+      at,
+      options.origin ?? 'user',
+      options.pinned,
+    );
+    if (!twin) return outcome;
+    this.options.onEffect?.({ op: 'merge', source, similarity: twin.similarity });
+    return { ...outcome, status: 'merged' };
+  }
+
+  /** Marks (or unmarks) an entry as a person's preference; false when there is no such entry. */
+  mark(source: string, pinned: boolean): boolean {
+    return (
+      prepared(this.db, 'update memory_documents set pinned = ? where source = ?').run(
+        pinned ? 1 : 0,
+        source,
+      ).changes > 0
+    );
   }
 
   /** Re-reads every indexed file (unchanged ones are skipped by hash) and embeds what lacks a vector. */
@@ -251,10 +309,16 @@ export class MemoryStore {
       notice = 'no embedding model configured: keyword (FTS5) search only';
     }
     const fused = fuse([fts, vector]);
-    const top = [...fused.entries()].sort((a, b) => b[1].score - a[1].score).slice(0, limit);
-    const hits = top.flatMap(([chunkId, fusedHit]) => {
+    const ranked = [...fused.entries()].sort((a, b) => b[1].score - a[1].score);
+    const policy = this.options.policy;
+    const weighs = policy?.salience || policy?.forgetting;
+    // Salience and decay reorder within a bounded factor: twice the limit holds what they can lift.
+    const top = ranked.slice(0, weighs ? limit * 2 : limit);
+    let hits = top.flatMap(([chunkId, fusedHit]) => {
       const row = this.chunkRow(chunkId);
       if (!row) return [];
+      const factor =
+        weighs && policy ? rankFactor(this.usageOf(row), this.now().getTime(), policy) : undefined;
       return [
         {
           chunkId,
@@ -264,16 +328,34 @@ export class MemoryStore {
           startLine: row.start_line,
           endLine: row.end_line,
           text: row.text,
-          score: fusedHit.score,
+          score: fusedHit.score * (factor ?? 1),
           ranks: {
             ...(fusedHit.ranks[0] ? { fts: fusedHit.ranks[0] } : {}),
             ...(fusedHit.ranks[1] ? { vector: fusedHit.ranks[1] } : {}),
           },
           ...(similarity.has(chunkId) ? { similarity: similarity.get(chunkId) } : {}),
           updatedAt: row.updated_at,
+          // Entries stored before origins were recorded: a file is a file, a note is unknown.
+          ...(policy?.provenance && (row.origin ?? row.kind) !== 'note'
+            ? { origin: (row.origin ?? row.kind) as Origin }
+            : {}),
+          ...(factor !== undefined ? { salience: factor } : {}),
         } satisfies SearchHit,
       ];
     });
+    if (weighs) {
+      const before = hits.slice(0, limit).map((h) => h.chunkId);
+      hits = hits.sort((a, b) => b.score - a.score).slice(0, limit);
+      const reordered = hits.filter((h, i) => before[i] !== h.chunkId).length;
+      this.recordUse(hits);
+      if (reordered > 0)
+        this.options.onEffect?.({
+          op: 'rank',
+          reordered,
+          boosted: hits.filter((h) => (h.salience ?? 1) > 1).length,
+          faded: hits.filter((h) => (h.salience ?? 1) < 1).length,
+        });
+    }
     return { mode: this.vectors ? 'hybrid' : 'fts', hits, ...(notice ? { notice } : {}) };
   }
 
@@ -299,6 +381,59 @@ export class MemoryStore {
       for (const id of ids) this.deleteDocument(id);
     })();
     return ids.size;
+  }
+
+  /**
+   * Forgetting as the policy declares it: a note whose strength (halved every half-life since it
+   * was last used, raised by each reuse) fell below the threshold is deleted, or with
+   * `summarize` first folded into one summary note (by `summarize` when given, e.g. the session's
+   * model, else each note's first line). Pinned notes and files are kept: a file is re-read from
+   * disk anyway. Without a forgetting policy nothing happens.
+   */
+  async applyForgetting(
+    options: { summarize?: (texts: string[]) => Promise<string> } = {},
+  ): Promise<{ forgotten: number; folded: number; into?: string }> {
+    const forgetting = this.options.policy?.forgetting;
+    if (!forgetting) return { forgotten: 0, folded: 0 };
+    const nowMs = this.now().getTime();
+    const rows = prepared(
+      this.db,
+      `select id, source, updated_at, origin, uses, last_used_at, pinned from memory_documents
+         where kind = 'note' and pinned = 0 and source not like 'note:folded-%'`,
+    ).all() as Array<DocumentUse & { id: number; source: string }>;
+    const faded = rows.filter(
+      (row) => strength(this.usageOf(row), nowMs, forgetting.halfLifeMs) < forgetting.threshold,
+    );
+    if (faded.length === 0) return { forgotten: 0, folded: 0 };
+    let into: string | undefined;
+    if (forgetting.mode === 'summarize') {
+      const notes = faded.map((row) => ({
+        text: this.documents({ source: row.source, limit: 1 })[0]?.text ?? '',
+        updatedAt: row.updated_at,
+      }));
+      const summary = options.summarize
+        ? await options.summarize(notes.map((n) => n.text))
+        : foldNotes(notes);
+      into = `note:folded-${this.now().toISOString().slice(0, 10)}-${randomUUID().slice(0, 8)}`;
+      await this.store(
+        into,
+        'note',
+        summary,
+        sha256(summary),
+        this.now().toISOString(),
+        options.summarize ? 'model' : 'tool',
+      );
+    }
+    this.db.transaction(() => {
+      for (const row of faded) this.deleteDocument(row.id);
+    })();
+    const outcome = {
+      forgotten: faded.length,
+      folded: into ? faded.length : 0,
+      ...(into ? { into } : {}),
+    };
+    this.options.onEffect?.({ op: 'forget', ...outcome });
+    return outcome;
   }
 
   /**
@@ -356,6 +491,8 @@ export class MemoryStore {
     text: string,
     hash: string,
     updatedAt: string,
+    origin: Origin,
+    pinned?: boolean,
   ): Promise<IndexOutcome> {
     const chunks = chunkMarkdown(text, this.options.chunking);
     const vectors = this.vectors
@@ -363,14 +500,32 @@ export class MemoryStore {
       : undefined;
     this.db.transaction(() => {
       const old = this.documentBySource(source);
+      // A changed entry keeps its history of use and a person's mark.
+      const kept = old
+        ? (prepared(
+            this.db,
+            'select uses, last_used_at, pinned from memory_documents where id = ?',
+          ).get(old.id) as { uses: number; last_used_at: string | null; pinned: number })
+        : { uses: 0, last_used_at: null, pinned: 0 };
       if (old) this.deleteDocument(old.id);
       const docId = Number(
         prepared(
           this.db,
-          `insert into memory_documents (source, kind, content_hash, bytes, updated_at, indexed_at)
-             values (?, ?, ?, ?, ?, ?)`,
-        ).run(source, kind, hash, Buffer.byteLength(text), updatedAt, this.now().toISOString())
-          .lastInsertRowid,
+          `insert into memory_documents
+             (source, kind, content_hash, bytes, updated_at, indexed_at, origin, uses, last_used_at, pinned)
+             values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(
+          source,
+          kind,
+          hash,
+          Buffer.byteLength(text),
+          updatedAt,
+          this.now().toISOString(),
+          origin,
+          kept.uses,
+          kept.last_used_at,
+          pinned === undefined ? kept.pinned : pinned ? 1 : 0,
+        ).lastInsertRowid,
       );
       chunks.forEach((chunk, seq) => {
         const id = this.insertChunk(docId, seq, chunk);
@@ -502,20 +657,85 @@ export class MemoryStore {
   private chunkRow(id: number) {
     return prepared(
       this.db,
-      `select c.heading, c.start_line, c.end_line, c.text, d.source, d.kind, d.updated_at
+      `select c.heading, c.start_line, c.end_line, c.text, d.source, d.kind, d.updated_at,
+              d.origin, d.uses, d.last_used_at, d.pinned
          from memory_chunks c join memory_documents d on d.id = c.document_id where c.id = ?`,
     ).get(id) as
-      | {
+      | (DocumentUse & {
           heading: string;
           start_line: number;
           end_line: number;
           text: string;
           source: string;
           kind: 'file' | 'note';
-          updated_at: string;
-        }
+        })
       | undefined;
   }
+
+  private usageOf(row: DocumentUse): UseRecord {
+    return {
+      uses: row.uses,
+      pinned: row.pinned === 1,
+      origin: row.origin as Origin | null,
+      lastTouchedMs: Date.parse(row.last_used_at ?? row.updated_at),
+    };
+  }
+
+  /** Each document a search returned was reused, now (once per document, however many chunks). */
+  private recordUse(hits: readonly SearchHit[]): void {
+    const at = this.now().toISOString();
+    const update = prepared(
+      this.db,
+      'update memory_documents set uses = uses + 1, last_used_at = ? where source = ?',
+    );
+    this.db.transaction(() => {
+      for (const source of new Set(hits.map((h) => h.source))) update.run(at, source);
+    })();
+  }
+
+  /**
+   * The existing note `text` repeats, when the policy merges: by cosine similarity of the
+   * nearest vector, else by word overlap with the best keyword matches.
+   */
+  private async nearDuplicate(
+    text: string,
+  ): Promise<{ source: string; similarity: number } | undefined> {
+    const merge = this.options.policy?.merge;
+    if (!merge) return undefined;
+    const noteOf = (chunkId: number) => {
+      const row = this.chunkRow(chunkId);
+      return row?.kind === 'note' ? row : undefined;
+    };
+    if (this.vectors?.hasAny()) {
+      const [q] = await this.embed([clip(text, DEFAULT_MAX_CHUNK_CHARS)]);
+      for (const hit of this.vectors.nearest(q as Float32Array, 5)) {
+        const similarity = 1 - hit.distance;
+        if (similarity < merge.similarity) break;
+        const row = noteOf(hit.chunkId);
+        if (row) return { source: row.source, similarity };
+      }
+      return undefined;
+    }
+    let best: { source: string; similarity: number } | undefined;
+    for (const chunkId of this.ftsRanking(text, 5)) {
+      const row = noteOf(chunkId);
+      if (!row) continue;
+      const whole = this.documents({ source: row.source, limit: 1 })[0]?.text ?? row.text;
+      const similarity = wordOverlap(text, whole);
+      if (similarity >= merge.similarity && similarity > (best?.similarity ?? 0))
+        best = { source: row.source, similarity };
+    }
+    return best;
+  }
+}
+
+/** What the store keeps of an entry's use (schema version 5). */
+interface DocumentUse {
+  updated_at: string;
+  origin: string | null;
+  uses: number;
+  last_used_at: string | null;
+  pinned: number;
 }
 
 /** Runs PRAGMA integrity_check; a damaged database is reported, never repaired or recreated. */

@@ -30,7 +30,8 @@ export function memoryToolAccess(
     },
     note: async (workspace, text) => {
       const file = await appendDailyNote(workspace, text, now());
-      await store.indexFile(file, workspace);
+      // The daily thread is a file, but what this tool appends the model wrote.
+      await store.indexFile(file, workspace, { origin: 'model' });
       return file;
     },
   };
@@ -53,5 +54,6 @@ export function formatHit(hit: SearchHit, workspace?: string): string {
       ? relative
       : hit.source;
   const where = hit.kind === 'note' ? source : `${source}:${hit.startLine}-${hit.endLine}`;
-  return `${where} (score ${hit.score.toFixed(4)}, ${hit.updatedAt.slice(0, 10)})\n${hit.text.trim()}`;
+  const from = hit.origin ? `, from ${hit.origin}` : '';
+  return `${where} (score ${hit.score.toFixed(4)}, ${hit.updatedAt.slice(0, 10)}${from})\n${hit.text.trim()}`;
 }

@@ -1,13 +1,25 @@
 /**
  * Vector search over chunk embeddings with sqlite-vec. Small stores are scanned exactly
- * (cosine over every stored vector); past EXACT_SCAN_MAX a vec0 table of sign bits gives a
- * Hamming-distance first pass and the candidates are reranked by exact cosine. Measured here:
- * exact float KNN over 100k x 384 took ~100 ms, the bit pass ~13 ms for 40 candidates, with
- * recall@10 around 95% on clustered vectors (bench/memory.bench.ts).
+ * (cosine over every stored vector); past EXACT_SCAN_MAX an in-memory first pass (sign bits,
+ * then int8 over the nearest few percent: quantized.ts) picks candidates and SQLite reranks them
+ * by exact cosine. sqlite-vec's own bit KNN (the vec0 table, still written) found 73% of the
+ * exact top 10 of clustered vectors at 100k with 40 candidates (30% of random ones), and its cost
+ * grows steeply with k; its int8 KNN took ~4x the in-memory pass at 20k (bench/memory.bench.ts).
+ * The pass holds ~440 bytes per vector of 384 dimensions (~44 MB at 100k), loaded on first use.
  */
 import type { Db } from '../storage/index.js';
+import { QuantizedIndex } from './quantized.js';
 
 export const EXACT_SCAN_MAX = 2000;
+
+/**
+ * The in-memory first pass of each connection, shared by every store open on it (so one's
+ * writes reach another's searches); dropped when the embedder changes.
+ */
+const firstPasses = new WeakMap<
+  Db,
+  { index: QuantizedIndex; dataVersion: number; dimensions: number }
+>();
 const VEC_TABLE = 'memory_vec';
 
 export interface VectorHit {
@@ -46,6 +58,7 @@ export class VectorIndex {
           .run(signature);
       })();
       reset = row !== undefined;
+      firstPasses.delete(this.db);
     }
     this.db.exec(
       `create virtual table if not exists ${VEC_TABLE} using vec0(embedding bit[${this.width}])`,
@@ -63,10 +76,13 @@ export class VectorIndex {
       .prepare(`insert into ${VEC_TABLE} (rowid, embedding) values (?, vec_quantize_binary(?))`)
       // vec0 accepts only integer rowids, and better-sqlite3 binds plain numbers as REAL.
       .run(BigInt(chunkId), toBlob(this.padded(vector)));
+    firstPasses.get(this.db)?.index.put(chunkId, vector);
   }
 
   /** Drops chunks' bit vectors; works whichever embedder (or none) this store was opened with. */
   static remove(db: Db, chunkIds: readonly number[]): void {
+    const pass = firstPasses.get(db);
+    for (const id of chunkIds) pass?.index.remove(id);
     const exists = db
       .prepare("select 1 from sqlite_schema where type = 'table' and name = ?")
       .get(VEC_TABLE);
@@ -120,13 +136,7 @@ export class VectorIndex {
         )
         .all(blob, limit) as VectorHit[];
     }
-    // sqlite-vec's top-k cost grows fast with k (here: k=40 ~9 ms, k=160 ~36 ms at 100k).
-    const candidates = Math.max(limit * 2, 40);
-    const coarse = this.db
-      .prepare(
-        `select rowid from ${VEC_TABLE} where embedding match vec_quantize_binary(?) and k = ?`,
-      )
-      .all(toBlob(this.padded(query)), candidates) as Array<{ rowid: number }>;
+    const coarse = this.firstPass().candidates(query, Math.max(limit * 4, 40));
     if (coarse.length === 0) return [];
     return this.db
       .prepare(
@@ -134,7 +144,29 @@ export class VectorIndex {
          where id in (select value from json_each(?)) and embedding is not null
          order by distance limit ?`,
       )
-      .all(blob, JSON.stringify(coarse.map((r) => Number(r.rowid))), limit) as VectorHit[];
+      .all(blob, JSON.stringify(coarse), limit) as VectorHit[];
+  }
+
+  /**
+   * The in-memory pass, loaded from the stored vectors on first use. This connection's own
+   * writes keep it current; another's (the CLI beside the app) change data_version, and it is
+   * read again.
+   */
+  private firstPass(): QuantizedIndex {
+    const dataVersion = this.db.pragma('data_version', { simple: true }) as number;
+    const known = firstPasses.get(this.db);
+    if (known?.dataVersion === dataVersion && known.dimensions === this.dimensions)
+      return known.index;
+    const index = new QuantizedIndex(this.dimensions);
+    const rows = this.db
+      .prepare('select id, embedding from memory_chunks where embedding is not null')
+      .iterate() as IterableIterator<{ id: number; embedding: Buffer }>;
+    for (const row of rows) {
+      const copy = new Uint8Array(row.embedding);
+      index.put(row.id, new Float32Array(copy.buffer, 0, copy.byteLength / 4));
+    }
+    firstPasses.set(this.db, { index, dataVersion, dimensions: this.dimensions });
+    return index;
   }
 
   private check(vector: Float32Array): void {
