@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../../src/main/core/models/scripted.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 import { createSandbox } from '../../../src/main/core/sandbox/sandbox.js';
 import { sandboxSettings } from '../../../src/main/core/sandbox/settings.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';

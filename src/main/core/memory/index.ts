@@ -1,7 +1,6 @@
 /** The memory module's public surface: what other modules import. */
 
-export type { MemoryPolicy, Origin } from './cognition.js';
-export { memoryPolicyFromManifest, policyOf } from './cognition.js';
+export { memoryPolicyFromManifest } from './cognition.js';
 export type { BuiltContext } from './context.js';
 export { describeContext } from './context.js';
 export { MemoryError } from './errors.js';
