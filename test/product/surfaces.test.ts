@@ -68,6 +68,16 @@ const SURFACES: Surface[] = [
     tests: ['test/integration/openai-server/cli-serve.test.ts'],
   },
   {
+    command: 'serve',
+    surface: 'serve --a2a (the official A2A SDK client) and CKP claw.task.* on the same tasks',
+    tests: ['test/product/a2a.test.ts', 'test/product/ckp-tasks.test.ts'],
+  },
+  {
+    command: 'agents',
+    surface: 'agents add (an official A2A SDK server) and a run delegating to it',
+    tests: ['test/product/a2a-client.test.ts'],
+  },
+  {
     command: 'swarm',
     surface: 'swarm join + swarm run, two processes, real nats-server',
     tests: ['test/product/swarm.test.ts'],

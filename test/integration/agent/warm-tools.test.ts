@@ -13,13 +13,13 @@ import path from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { openAgent } from '../../../src/main/core/agent/index.js';
 import { viaProvider } from '../../../src/main/core/models/access.js';
-import { ScriptedProvider } from '../../support/scripted-provider.js';
 import { createSandbox } from '../../../src/main/core/sandbox/sandbox.js';
 import { sandboxSettings } from '../../../src/main/core/sandbox/settings.js';
 import { createSecretStore } from '../../../src/main/core/secrets/index.js';
 import type { SessionId } from '../../../src/main/core/terms.js';
 import type { Tool, ToolContext } from '../../../src/main/core/tools/types.js';
 import { APP_DIR } from '../../support/assistant-harness.js';
+import { ScriptedProvider } from '../../support/scripted-provider.js';
 import { FAST_SCRYPT } from '../../support/secrets.js';
 
 let dir = '';
