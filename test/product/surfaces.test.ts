@@ -40,7 +40,11 @@ const SURFACES: Surface[] = [
   {
     command: 'gateway',
     surface: 'npm start → gateway over out/renderer + Chromium chat',
-    tests: ['test/product/browser-ui.test.ts', 'test/e2e/renderer-local-model.test.ts'],
+    tests: [
+      'test/product/browser-ui.test.ts',
+      'test/e2e/renderer-local-model.test.ts',
+      'test/product/gateway-one-agent.test.ts',
+    ],
   },
   {
     command: 'daemon',

@@ -6,7 +6,12 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { type Assistant, createAssistant } from '../../core/assistant/index.js';
-import { startAssistantGateway, writeGatewayFile } from '../../core/gateway/index.js';
+import { lockHolder } from '../../core/daemon/index.js';
+import {
+  readGatewayFile,
+  startAssistantGateway,
+  writeGatewayFile,
+} from '../../core/gateway/index.js';
 import {
   addModelChoiceOptions,
   addModelOptions,
@@ -45,6 +50,24 @@ export function registerGateway(program: Command, ctx: CliContext, setExit: SetE
     const rendererDir = path.join(ctx.appDir, 'out', 'renderer');
     if (!existsSync(path.join(rendererDir, 'index.html'))) {
       ctx.stderr.write(`pincer gateway: the UI is not built (${rendererDir}); run npm run build\n`);
+      setExit(ExitCode.failed);
+      return;
+    }
+    // One agent per data directory: a gateway already serving it is where this one's user goes
+    // (its address, as it printed it); an agent holding it without one is named, and nothing
+    // starts. Only the owner ever removes gateway.json.
+    const running = readGatewayFile(ctx.dataDir);
+    if (running) {
+      ctx.stdout.write(
+        `Pincer already serves this data directory (pid ${running.pid}): attach to it.\nOpen: http://127.0.0.1:${running.port}/#token=${running.token}\n`,
+      );
+      return;
+    }
+    const holder = lockHolder(ctx.dataDir);
+    if (holder !== undefined) {
+      ctx.stderr.write(
+        `pincer gateway: another Pincer agent (pid ${holder}: the daemon or the desktop app) holds this data directory and serves no gateway; stop it, or restart it without --no-attach\n`,
+      );
       setExit(ExitCode.failed);
       return;
     }
