@@ -1,32 +1,28 @@
-import { stat } from 'node:fs/promises';
 import {
   type ChatModelFunctions,
-  type ChatWrapper,
-  type GbnfJsonSchema,
-  InsufficientMemoryError,
   type LLamaChatGenerateResponseOptions,
   LlamaChat,
   type LlamaChatResponse,
-  LlamaCompletion,
-  type LlamaContext,
-  type LlamaContextSequence,
   type LlamaGrammar,
   LlamaJsonSchemaValidationError,
-  type LlamaModel,
-  type Token,
 } from 'node-llama-cpp';
-import { chatWrapperFor, requireToolCall } from './chat-format.js';
-import { NATIVE_LOAD_DEADLINE_MS, withDeadline } from './deadline.js';
+import { requireToolCall } from './chat-format.js';
 import { errorMessage, LocalEngineError } from './errors.js';
-import { inspectModelFile, type ModelFileFacts } from './gguf-check.js';
 import { replyGrammar } from './grammar.js';
 import { toChatHistory } from './history.js';
+import { type Conversation, type Loaded, type LoadedModelInfo, loadModel } from './loaded-model.js';
 import {
-  DEFAULT_PREFIX_CACHE_BYTES,
-  type PrefixModelIdentity,
-  PrefixStateStore,
-  prefixHash,
-} from './prefix-store.js';
+  clearSequence,
+  fill,
+  keepIdle,
+  MIN_KEPT_PREFIX,
+  type PrefixSource,
+  prefixTokens,
+  warmIdle,
+} from './prefix-reuse.js';
+import { DEFAULT_PREFIX_CACHE_BYTES, PrefixStateStore } from './prefix-store.js';
+import { contextTooSmall, type EngineMeasure, functionsOf, promptFloor } from './prompt-measure.js';
+import { cancelledResult, runCompletion, usageSince } from './raw-completion.js';
 import { type LocalRuntime, loadRuntime, type RuntimeOptions } from './runtime.js';
 import { SCHEMA_BOUNDS, schemaBoundsProblem } from './schema-bounds.js';
 import type {
@@ -35,8 +31,10 @@ import type {
   GenerateResult,
   LocalStopReason,
   LocalToolCall,
-  LocalToolDef,
 } from './types.js';
+
+export type { LoadedModelInfo } from './loaded-model.js';
+export type { EngineMeasure } from './prompt-measure.js';
 
 export interface LocalEngineOptions {
   modelPath: string;
@@ -57,84 +55,17 @@ export interface LocalEngineOptions {
   prefixCache?: { dir: string; maxBytes?: number };
 }
 
-export interface LoadedModelInfo {
-  file: ModelFileFacts;
-  contextSize: number;
-  threads: number;
-  gpu: LocalRuntime['gpu'];
-  gpuLayers: number;
-}
-
-/** A conversation's context sequence: its KV cache survives between turns. */
-interface Conversation {
-  chat: LlamaChat;
-  sequence: LlamaContextSequence;
-  lastUsed: number;
-  /** Turns of one conversation run one after another. */
-  queue: Promise<unknown>;
-  loaded: Loaded;
-  /** The fixed prefix its first turn started from: kept in the sequence when it closes. */
-  prefix?: Token[];
-  /** A turn is evaluating in its sequence: it cannot be copied from now. */
-  busy: boolean;
-}
-
-/** node-llama-cpp's own in-memory copy between sequences of a context (not in its typings). */
-interface CopyingSequence {
-  _copyStateFromOtherSequence?: (other: LlamaContextSequence, upTo: number) => Promise<boolean>;
-}
-
-interface Loaded {
-  model: LlamaModel;
-  context: LlamaContext;
-  /** The model's chat format, picked once per load. */
-  wrapper: ChatWrapper;
-  info: LoadedModelInfo;
-  /** What an evaluated state of this model and context depends on. */
-  identity: PrefixModelIdentity;
-  /**
-   * Sequences no conversation holds, each empty or holding only a fixed prefix: a new
-   * conversation takes one and node-llama-cpp's prefix reuse skips what it holds.
-   */
-  idle: LlamaContextSequence[];
-  /** The prefix evaluated (or restored) in the background after the load. */
-  warming: Promise<void>;
-  /** Prefix tokens by system text and tools, so each is rendered once. */
-  prefixes: Map<string, Token[]>;
-}
-
-/** Counts in a loaded model's own tokens, for fitting a request to its context. */
-export interface EngineMeasure {
-  contextSize: number;
-  /** The system text and tool definitions as the model's chat format writes them. */
-  prefix(system: string | undefined, tools: readonly LocalToolDef[]): number;
-  text(text: string): number;
-}
-
-/** The system text and tools whose prefix was last used: warmed when a model loads. */
-interface PrefixSource {
-  system?: string;
-  functions?: ChatModelFunctions;
-}
-
-/** Shorter prefixes are not worth a state file: evaluating them is as quick as loading one. */
-const MIN_KEPT_PREFIX = 32;
-const PREFIX_MEMO_SIZE = 8;
-
-const DEFAULT_MAX_CONTEXT = 8192;
-const MIN_CONTEXT = 512;
-
-/**
- * The bundled-model engine: one GGUF model kept loaded in this process, one llama.cpp context
- * with a sequence per live conversation (so turn N evaluates only its new tokens), unloaded
- * after an idle timeout and reloaded on the next request.
- */
 /** Compiled grammars kept per engine: each distinct schema a client sends would add one. */
 export const GRAMMAR_CACHE_SIZE = 32;
 
 /** Generations tried when node-llama-cpp's own re-check refuses a grammar-made call. */
 const ARGUMENT_RECHECK_ATTEMPTS = 5;
 
+/**
+ * The bundled-model engine: one GGUF model kept loaded in this process, one llama.cpp context
+ * with a sequence per live conversation (so turn N evaluates only its new tokens), unloaded
+ * after an idle timeout and reloaded on the next request.
+ */
 export class LocalEngine {
   private runtime?: Promise<LocalRuntime>;
   private loading?: Promise<Loaded>;
@@ -243,7 +174,7 @@ export class LocalEngine {
   async complete(conversationId: string, request: CompleteRequest): Promise<GenerateResult> {
     if (this.disposed) throw new LocalEngineError('disposed', 'The local engine was shut down');
     return this.inConversation(conversationId, (conversation) =>
-      this.runCompletion(conversation, request),
+      runCompletion(conversation, request),
     );
   }
 
@@ -311,7 +242,9 @@ export class LocalEngine {
 
   /** Runs warm() after whatever warming is in flight; new conversations wait for it. */
   private schedule(loaded: Loaded): Promise<void> {
-    loaded.warming = loaded.warming.then(() => this.warm(loaded));
+    loaded.warming = loaded.warming.then(() =>
+      warmIdle(loaded, this.lastPrefix, this.store, this.conversations),
+    );
     return loaded.warming;
   }
 
@@ -360,88 +293,19 @@ export class LocalEngine {
 
   private ensureLoaded(): Promise<Loaded> {
     if (!this.loading) {
-      const loading = this.loadModel().then((loaded) => {
-        // Not awaited: the load is done; a request that comes meanwhile waits for this alone.
-        void this.schedule(loaded);
-        return loaded;
-      });
+      const loading = loadModel(this.file, () => this.runtimeInfo(), this.options).then(
+        (loaded) => {
+          // Not awaited: the load is done; a request that comes meanwhile waits for this alone.
+          void this.schedule(loaded);
+          return loaded;
+        },
+      );
       this.loading = loading;
       loading.catch(() => {
         if (this.loading === loading) this.loading = undefined;
       });
     }
     return this.loading;
-  }
-
-  private get loadDeadlineMs(): number {
-    return this.options.loadDeadlineMs ?? NATIVE_LOAD_DEADLINE_MS;
-  }
-
-  private async loadModel(): Promise<Loaded> {
-    const file = await inspectModelFile(this.file);
-    const runtime = await this.runtimeInfo();
-    let model: LlamaModel;
-    try {
-      // gpuLayers 'auto' offloads as many layers as fit in free VRAM (none on CPU-only).
-      model = await withDeadline(
-        runtime.llama.loadModel({ modelPath: file.path, gpuLayers: 'auto' }),
-        this.loadDeadlineMs,
-        `Loading ${file.path}`,
-        (late) => late.dispose(),
-      );
-    } catch (error) {
-      throw loadError(error, file.path);
-    }
-    const maxContext = Math.max(
-      MIN_CONTEXT,
-      Math.min(this.options.contextSize ?? DEFAULT_MAX_CONTEXT, model.trainContextSize),
-    );
-    let context: LlamaContext;
-    try {
-      // {min, max}: node-llama-cpp picks the largest size the free memory allows.
-      context = await withDeadline(
-        model.createContext({
-          contextSize: { min: Math.min(MIN_CONTEXT, maxContext), max: maxContext },
-          sequences: this.options.maxConversations ?? 4,
-          threads: runtime.threads,
-        }),
-        this.loadDeadlineMs,
-        `Creating a context for ${file.path}`,
-        (late) => late.dispose(),
-      );
-    } catch (error) {
-      await model.dispose();
-      throw loadError(error, file.path);
-    }
-    const facts = await stat(file.path);
-    const identity: PrefixModelIdentity = {
-      model: { path: file.path, bytes: facts.size, mtimeMs: facts.mtimeMs },
-      context: {
-        contextSize: context.contextSize,
-        // llama.cpp refuses a sequence's state from a context with another number of them.
-        sequences: context.totalSequences,
-        batchSize: context.batchSize,
-        flashAttention: String(context.flashAttention),
-        gpu: String(runtime.gpu),
-        llamaCpp: runtime.llama.llamaCppRelease.release,
-      },
-    };
-    return {
-      model,
-      context,
-      wrapper: chatWrapperFor(model),
-      identity,
-      idle: [],
-      warming: Promise.resolve(),
-      prefixes: new Map(),
-      info: {
-        file,
-        contextSize: context.contextSize,
-        threads: runtime.threads,
-        gpu: runtime.gpu,
-        gpuLayers: model.gpuLayers,
-      },
-    };
   }
 
   private async conversationFor(id: string, loaded: Loaded): Promise<Conversation> {
@@ -475,110 +339,6 @@ export class LocalEngine {
     };
     this.conversations.set(id, conversation);
     return conversation;
-  }
-
-  /** Fills a free sequence with the last used prefix (from disk where it can) as an idle one. */
-  private async warm(loaded: Loaded): Promise<void> {
-    const source = this.lastPrefix;
-    try {
-      let tokens: Token[] | undefined;
-      let hash: string | undefined;
-      if (source) {
-        tokens = this.prefixTokens(loaded, loaded.wrapper, source.system, source.functions);
-        if (tokens.length < MIN_KEPT_PREFIX) return;
-      } else {
-        hash = await this.store?.latest(loaded.identity);
-        if (!hash) return;
-      }
-      if (loaded.idle.some((idle) => (tokens ? covers(idle, tokens) : idle.contextTokens.length)))
-        return;
-      if (loaded.idle.length === 0 && loaded.context.sequencesLeft === 0) return;
-      const sequence = loaded.idle.pop() ?? loaded.context.getSequence();
-      try {
-        if (tokens) await this.fill(sequence, loaded, tokens);
-        else if (hash) await this.store?.restore(sequence, loaded.identity, hash);
-      } finally {
-        loaded.idle.push(sequence);
-      }
-    } catch {
-      // Warming is a head start only: the request evaluates whatever is missing.
-    }
-  }
-
-  /**
-   * Makes `sequence` hold `prefix`: as it is when it already does, else from its state file,
-   * else evaluated alone (then saved, so it holds not a word of any conversation).
-   */
-  private async fill(
-    sequence: LlamaContextSequence,
-    loaded: Loaded,
-    prefix: Token[],
-  ): Promise<void> {
-    if (covers(sequence, prefix)) return;
-    await clearSequence(sequence);
-    if (await this.copyPrefix(sequence, loaded, prefix)) return;
-    if (await this.store?.restore(sequence, loaded.identity, prefixHash(prefix), prefix)) return;
-    await sequence.evaluateWithoutGeneratingNewTokens(prefix);
-    await this.store?.save(sequence, loaded.identity).catch(() => undefined);
-  }
-
-  /** Copies `prefix` into `target` from a sequence that holds it and is not evaluating. */
-  private async copyPrefix(
-    target: LlamaContextSequence,
-    loaded: Loaded,
-    prefix: Token[],
-  ): Promise<boolean> {
-    const copy = (target as unknown as CopyingSequence)._copyStateFromOtherSequence;
-    if (typeof copy !== 'function') return false;
-    const holders = [
-      ...loaded.idle,
-      ...[...this.conversations.values()]
-        .filter((conversation) => conversation.loaded === loaded && !conversation.busy)
-        .map((conversation) => conversation.sequence),
-    ];
-    const from = holders.find((holder) => holder !== target && covers(holder, prefix));
-    if (!from) return false;
-    try {
-      if ((await copy.call(target, from, prefix.length)) && covers(target, prefix)) return true;
-    } catch {
-      // Left to the slower ways below.
-    }
-    await target.clearHistory();
-    return false;
-  }
-
-  /**
-   * The tokens every conversation with this system text and these tools starts with: where
-   * two renderings that differ only in the user's words part. Whatever the chat format writes
-   * there (identity, tool definitions in any form) is the prefix.
-   */
-  private prefixTokens(
-    loaded: Loaded,
-    wrapper: LlamaChat['chatWrapper'],
-    system: string | undefined,
-    functions: ChatModelFunctions | undefined,
-  ): Token[] {
-    const key = JSON.stringify([system ?? null, functions ?? null]);
-    const known = loaded.prefixes.get(key);
-    if (known) return known;
-    const render = (text: string) =>
-      wrapper
-        .generateContextState({
-          chatHistory: toChatHistory(system, [{ role: 'user', text }]),
-          availableFunctions: functions,
-        })
-        .contextText.tokenize(loaded.model.tokenizer);
-    const a = render('a');
-    const b = render('b');
-    let same = 0;
-    while (same < a.length && a[same] === b[same]) same++;
-    const tokens = a.slice(0, same);
-    for (const oldest of loaded.prefixes.keys()) {
-      if (loaded.prefixes.size < PREFIX_MEMO_SIZE) break;
-      loaded.prefixes.delete(oldest);
-    }
-    loaded.prefixes.set(key, tokens);
-    return tokens;
   }
 
   private async runTurn(
@@ -630,17 +390,12 @@ export class LocalEngine {
       if (!conversation.prefix) {
         // A new conversation: its fixed prefix comes from an idle sequence or disk when it can.
         const used = tools.length > 0 ? functions : undefined;
-        const prefix = this.prefixTokens(
-          loaded,
-          conversation.chat.chatWrapper,
-          request.system,
-          used,
-        );
+        const prefix = prefixTokens(loaded, conversation.chat.chatWrapper, request.system, used);
         conversation.prefix = prefix;
         if (prefix.length < MIN_KEPT_PREFIX) await clearSequence(conversation.sequence);
         else {
           this.lastPrefix = { system: request.system, functions: used };
-          await this.fill(conversation.sequence, loaded, prefix);
+          await fill(conversation.sequence, loaded, prefix, this.store, this.conversations);
         }
       }
       if (request.jsonSchema || request.gbnf) {
@@ -736,74 +491,6 @@ export class LocalEngine {
     };
   }
 
-  private async runCompletion(
-    conversation: Conversation,
-    request: CompleteRequest,
-  ): Promise<GenerateResult> {
-    if (!conversation.prefix) {
-      // Raw text has no fixed prefix: it starts from an empty sequence, as it always did.
-      conversation.prefix = [];
-      await clearSequence(conversation.sequence);
-    }
-    const meterBefore = conversation.sequence.tokenMeter.getState();
-    const sampling = request.sampling ?? {};
-    const completion = new LlamaCompletion({
-      contextSequence: conversation.sequence,
-      autoDisposeSequence: false,
-    });
-    // Counted as they are released. At the token limit that count is wrong both ways (tokens
-    // still held back, half a UTF-8 character, are dropped; a held token can be released twice),
-    // so there it is the limit, or the meter where the context cut it shorter (the meter also
-    // counts evaluating the last token, one more than was generated).
-    let generated = 0;
-    try {
-      const response = await completion.generateCompletionWithMeta(request.prompt, {
-        onTextChunk: request.onText,
-        onToken: (tokens) => {
-          generated += tokens.length;
-        },
-        signal: request.signal,
-        stopOnAbortSignal: true,
-        maxTokens: request.maxTokens,
-        temperature: sampling.temperature,
-        topP: sampling.topP,
-        topK: sampling.topK,
-        minP: sampling.minP,
-        seed: sampling.seed,
-        customStopTriggers: request.stop?.length ? request.stop : undefined,
-      });
-      const meta = response.metadata;
-      if (meta.stopReason === 'maxTokens' && request.maxTokens !== undefined) {
-        const metered =
-          conversation.sequence.tokenMeter.getState().usedOutputTokens -
-          meterBefore.usedOutputTokens;
-        generated = Math.min(request.maxTokens, metered);
-      }
-      return {
-        text: response.response,
-        toolCalls: [],
-        stopReason:
-          meta.stopReason === 'abort'
-            ? 'cancelled'
-            : meta.stopReason === 'maxTokens'
-              ? 'max_tokens'
-              : meta.stopReason === 'customStopTrigger'
-                ? 'stop_sequence'
-                : 'end',
-        usage: usageSince(conversation, meterBefore, generated),
-      };
-    } catch (error) {
-      if (request.signal?.aborted) return cancelledResult(conversation, meterBefore);
-      throw new LocalEngineError(
-        'generation_failed',
-        `Local completion failed: ${errorMessage(error)}`,
-        { cause: error },
-      );
-    } finally {
-      completion.dispose({ disposeSequence: false });
-    }
-  }
-
   /** How many compiled grammars the engine keeps (at most GRAMMAR_CACHE_SIZE). */
   get cachedGrammars(): number {
     return this.grammars.size;
@@ -844,84 +531,6 @@ export class LocalEngine {
   }
 }
 
-/** Whether the sequence's evaluated tokens start with all of `prefix`. */
-function covers(sequence: LlamaContextSequence, prefix: readonly Token[]): boolean {
-  return (
-    sequence.contextTokens.length >= prefix.length &&
-    sequence.compareContextTokens(prefix as Token[]).firstDifferentIndex >= prefix.length
-  );
-}
-
-/**
- * Empties a sequence taken for a new conversation. All or nothing: a prefix is always evaluated
- * whole, so every conversation that starts from it sees the same numbers (one that reused part
- * of another's tokens would differ in the last bits, and sampling with them).
- */
-async function clearSequence(sequence: LlamaContextSequence): Promise<void> {
-  if (sequence.nextTokenIndex > 0) await sequence.clearHistory();
-}
-
-/**
- * Returns a closed conversation's sequence to the idle ones, cut back to its fixed prefix (none
- * of the conversation stays in memory), for the next new conversation to start from.
- */
-async function keepIdle(conversation: Conversation): Promise<void> {
-  const { sequence, prefix, loaded } = conversation;
-  if (sequence.disposed) return;
-  try {
-    if (prefix && prefix.length >= MIN_KEPT_PREFIX && covers(sequence, prefix)) {
-      if (sequence.nextTokenIndex > prefix.length)
-        await sequence.eraseContextTokenRanges([
-          { start: prefix.length, end: sequence.nextTokenIndex },
-        ]);
-    } else await sequence.clearHistory();
-    loaded.idle.push(sequence);
-  } catch {
-    sequence.dispose();
-  }
-}
-
-function usageSince(
-  conversation: Conversation,
-  before: ReturnType<LlamaContextSequence['tokenMeter']['getState']>,
-  generated?: number,
-): GenerateResult['usage'] {
-  const now = conversation.sequence.tokenMeter.getState();
-  const outputTokens = generated ?? now.usedOutputTokens - before.usedOutputTokens;
-  return {
-    inputTokens: Math.max(0, conversation.sequence.contextTokens.length - outputTokens),
-    evaluatedInputTokens: now.usedInputTokens - before.usedInputTokens,
-    outputTokens,
-  };
-}
-
-function cancelledResult(
-  conversation: Conversation,
-  before: ReturnType<LlamaContextSequence['tokenMeter']['getState']>,
-): GenerateResult {
-  return {
-    text: '',
-    toolCalls: [],
-    stopReason: 'cancelled',
-    usage: usageSince(conversation, before),
-  };
-}
-
-function loadError(error: unknown, file: string): LocalEngineError {
-  if (error instanceof LocalEngineError) return error;
-  if (error instanceof InsufficientMemoryError || /memory|alloc/i.test(errorMessage(error))) {
-    return new LocalEngineError(
-      'insufficient_memory',
-      `Not enough free memory to load ${file}: ${errorMessage(error)}. ` +
-        'Pick a smaller model (pincer models list shows the RAM each needs).',
-      { cause: error },
-    );
-  }
-  return new LocalEngineError('invalid_model', `Could not load ${file}: ${errorMessage(error)}`, {
-    cause: error,
-  });
-}
-
 /** Whether generated calls hold U+FFFD, which is what broken UTF-8 decodes to. */
 function brokenText(calls: LlamaChatResponse<ChatModelFunctions>['functionCalls']): boolean {
   return (calls ?? []).some((call) => JSON.stringify(call.params ?? null).includes('\uFFFD'));
@@ -938,45 +547,4 @@ function grammarMadeCall(
   if (name === undefined || typeof params !== 'object' || params === null || Array.isArray(params))
     return undefined;
   return { name, arguments: params as Record<string, unknown> };
-}
-
-function functionsOf(tools: readonly LocalToolDef[]): ChatModelFunctions {
-  return Object.fromEntries(
-    tools.map((tool) => [
-      tool.name,
-      { description: tool.description, params: tool.parameters as GbnfJsonSchema | undefined },
-    ]),
-  );
-}
-
-/** Tokens of the system text and tool definitions as the model's chat format writes them. */
-function promptFloor(
-  wrapper: ChatWrapper,
-  system: string | undefined,
-  functions: ChatModelFunctions | undefined,
-  loaded: Loaded,
-): number {
-  const { contextText } = wrapper.generateContextState({
-    chatHistory: toChatHistory(system, []),
-    availableFunctions: functions,
-  });
-  return contextText.tokenize(loaded.model.tokenizer).length;
-}
-
-function contextTooSmall(
-  needed: number,
-  contextSize: number,
-  toolCount: number,
-  cause?: unknown,
-): LocalEngineError {
-  const what =
-    toolCount > 0 ? `the instructions and ${toolCount} tool definitions` : 'the instructions';
-  return new LocalEngineError(
-    'context_too_small',
-    `This model's context holds ${contextSize} tokens; ${what} take ${needed}, leaving no room ` +
-      'for the conversation. Offer fewer tools or a larger context (on the command line: --tools, ' +
-      '--context-size; in the app: the chat’s Tools menu, Settings → Model behaviour → Context ' +
-      'size), or choose a model with a larger context.',
-    { cause },
-  );
 }
