@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chunkMarkdown } from '../../../src/main/core/memory/chunker.js';
-import { ftsQuery, fuse } from '../../../src/main/core/memory/store.js';
+import { ftsQuery } from '../../../src/main/core/memory/keyword-search.js';
+import { fuse } from '../../../src/main/core/memory/rank-fusion.js';
 
 describe('chunkMarkdown', () => {
   it('cuts at headings, keeps the heading path and 1-based line ranges', () => {

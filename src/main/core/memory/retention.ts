@@ -1,6 +1,6 @@
 /** CKP Memory retention (`max_age: "90d"`, `max_entries`) as the store applies it. */
 import type { ResolvedClaw } from '../ckp/index.js';
-import type { Retention } from './store.js';
+import type { Retention } from './forgetting.js';
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 

@@ -19,7 +19,8 @@ import {
   type ContextRequest,
   estimateTokens,
 } from './context.js';
-import { type MemoryEffect, MemoryStore, type Retention } from './store.js';
+import type { Retention } from './forgetting.js';
+import { type MemoryEffect, MemoryStore } from './store.js';
 import { localTokenCounter, type TokenCounter } from './tokens.js';
 import { memoryToolAccess, withMemory } from './tool-access.js';
 

@@ -4,32 +4,37 @@
  * derived data: files stay where they are, notes are stored whole, so a chunk can always be
  * rebuilt. Inputs are checked before anything is written, so a refused file changes nothing.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { realpathSync } from 'node:fs';
-import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Embedder } from '../models/index.js';
 import type { Db } from '../storage/index.js';
 import { migrate, prepared } from '../storage/index.js';
-import { ConfinementError, readInside } from '../workspace-fs/index.js';
+import { type ChunkOptions, chunkMarkdown, clip, DEFAULT_MAX_CHUNK_CHARS } from './chunker.js';
+import { type MemoryPolicy, type Origin, rankFactor } from './cognition.js';
+import { nearDuplicate } from './consolidation.js';
 import {
-  type Chunk,
-  type ChunkOptions,
-  chunkMarkdown,
-  clip,
-  DEFAULT_MAX_CHUNK_CHARS,
-} from './chunker.js';
-import {
-  foldNotes,
-  type MemoryPolicy,
-  type Origin,
-  rankFactor,
-  strength,
-  type UseRecord,
-  wordOverlap,
-} from './cognition.js';
-import { MemoryError, type MemoryErrorCode } from './errors.js';
+  chunkCount,
+  chunkRow,
+  deleteDocument,
+  documentBySource,
+  insertChunk,
+  readDocuments,
+  sha256,
+  usageOf,
+} from './document-rows.js';
+import { embedTexts } from './embedding.js';
+import { MemoryError } from './errors.js';
 import { FactStore } from './facts.js';
+import {
+  applyRetention,
+  type ForgettingOutcome,
+  forgetFaded,
+  type Retention,
+} from './forgetting.js';
+import { readIndexable, realOrSelf, textFilesUnder } from './indexable-files.js';
+import { ftsRanking } from './keyword-search.js';
+import { fuse } from './rank-fusion.js';
 import { MEMORY_MIGRATIONS } from './schema.js';
 import { VectorIndex } from './vectors.js';
 
@@ -90,15 +95,7 @@ export interface SearchResult {
   notice?: string;
 }
 
-export interface Retention {
-  maxAgeMs?: number;
-  maxEntries?: number;
-}
-
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
-/** The constant of reciprocal rank fusion (Cormack et al.): damps the weight of top ranks. */
-const RRF_K = 60;
-const INDEXED_EXTENSIONS = new Set(['.md', '.markdown', '.txt']);
 
 export class MemoryStore {
   readonly facts: FactStore;
@@ -147,9 +144,9 @@ export class MemoryStore {
       this.maxFileBytes,
     );
     const hash = sha256(text);
-    const known = this.documentBySource(source);
+    const known = documentBySource(this.db, source);
     if (known && known.content_hash === hash) {
-      return { source, status: 'unchanged', chunks: this.chunkCount(known.id) };
+      return { source, status: 'unchanged', chunks: chunkCount(this.db, known.id) };
     }
     return this.store(source, 'file', text, hash, mtime.toISOString(), options.origin ?? 'file');
   }
@@ -191,7 +188,16 @@ export class MemoryStore {
       throw new MemoryError('too_large', `a note is limited to ${this.maxFileBytes} bytes`);
     }
     const at = this.now().toISOString();
-    const twin = options.source === undefined ? await this.nearDuplicate(text) : undefined;
+    const twin =
+      options.source === undefined
+        ? await nearDuplicate(
+            this.db,
+            text,
+            this.options.policy?.merge,
+            this.vectors,
+            this.options.embedder,
+          )
+        : undefined;
     const source =
       twin?.source ?? options.source ?? `note:${at.slice(0, 10)}-${randomUUID().slice(0, 8)}`;
     const outcome = await this.store(
@@ -262,7 +268,10 @@ export class MemoryStore {
     for (;;) {
       const rows = vectors.pending(batch);
       if (rows.length === 0) return done;
-      const embedded = await this.embed(rows.map((r) => r.text));
+      const embedded = await embedTexts(
+        options.embedder,
+        rows.map((r) => r.text),
+      );
       this.db.transaction(() => {
         rows.forEach((row, i) => {
           vectors.put(row.id, embedded[i] as Float32Array);
@@ -277,18 +286,18 @@ export class MemoryStore {
     const resolved = source.startsWith('note:') ? source : path.resolve(source);
     const real = source.startsWith('note:') ? source : realOrSelf(resolved);
     const doc =
-      this.documentBySource(resolved) ??
-      this.documentBySource(real) ??
-      this.documentBySource(source);
+      documentBySource(this.db, resolved) ??
+      documentBySource(this.db, real) ??
+      documentBySource(this.db, source);
     if (!doc) return 0;
-    this.db.transaction(() => this.deleteDocument(doc.id))();
+    this.db.transaction(() => deleteDocument(this.db, doc.id))();
     return 1;
   }
 
   async search(query: string, options: { limit?: number } = {}): Promise<SearchResult> {
     const limit = Math.max(1, Math.min(options.limit ?? 10, 100));
     const pool = Math.max(limit * 4, 40);
-    const fts = this.ftsRanking(query, pool);
+    const fts = ftsRanking(this.db, query, pool);
     let vector: number[] = [];
     const similarity = new Map<number, number>();
     let notice: string | undefined;
@@ -297,7 +306,7 @@ export class MemoryStore {
       if (this.vectors.pending(1).length > 0)
         notice = 'some chunks have no vector yet; run `pincer memory reindex` to embed them';
     } else if (this.vectors) {
-      const [q] = await this.embed([clip(query, DEFAULT_MAX_CHUNK_CHARS)]);
+      const [q] = await embedTexts(this.options.embedder, [clip(query, DEFAULT_MAX_CHUNK_CHARS)]);
       // RRF weighs the top of each list: twice the limit is enough from the vector side.
       const nearest = this.vectors.nearest(q as Float32Array, limit * 2);
       vector = nearest.map((h) => h.chunkId);
@@ -315,10 +324,10 @@ export class MemoryStore {
     // Salience and decay reorder within a bounded factor: twice the limit holds what they can lift.
     const top = ranked.slice(0, weighs ? limit * 2 : limit);
     let hits = top.flatMap(([chunkId, fusedHit]) => {
-      const row = this.chunkRow(chunkId);
+      const row = chunkRow(this.db, chunkId);
       if (!row) return [];
       const factor =
-        weighs && policy ? rankFactor(this.usageOf(row), this.now().getTime(), policy) : undefined;
+        weighs && policy ? rankFactor(usageOf(row), this.now().getTime(), policy) : undefined;
       return [
         {
           chunkId,
@@ -361,78 +370,28 @@ export class MemoryStore {
 
   /** CKP retention for notes: older than maxAge, or beyond the newest maxEntries, are deleted. */
   applyRetention(retention: Retention): number {
-    const ids = new Set<number>();
-    if (retention.maxAgeMs !== undefined) {
-      const cutoff = new Date(this.now().getTime() - retention.maxAgeMs).toISOString();
-      for (const row of prepared(
-        this.db,
-        "select id from memory_documents where kind = 'note' and updated_at < ?",
-      ).all(cutoff) as Array<{ id: number }>)
-        ids.add(row.id);
-    }
-    if (retention.maxEntries !== undefined) {
-      for (const row of prepared(
-        this.db,
-        "select id from memory_documents where kind = 'note' order by updated_at desc, id desc limit -1 offset ?",
-      ).all(retention.maxEntries) as Array<{ id: number }>)
-        ids.add(row.id);
-    }
-    this.db.transaction(() => {
-      for (const id of ids) this.deleteDocument(id);
-    })();
-    return ids.size;
+    return applyRetention(this.db, this.now, retention);
   }
 
   /**
-   * Forgetting as the policy declares it: a note whose strength (halved every half-life since it
-   * was last used, raised by each reuse) fell below the threshold is deleted, or with
-   * `summarize` first folded into one summary note (by `summarize` when given, e.g. the session's
-   * model, else each note's first line). Pinned notes and files are kept: a file is re-read from
-   * disk anyway. Without a forgetting policy nothing happens.
+   * Forgetting as the policy declares it (see forgetFaded): faded notes are deleted, or folded
+   * into one summary note (by `summarize` when given, e.g. the session's model). Without a
+   * forgetting policy nothing happens.
    */
   async applyForgetting(
     options: { summarize?: (texts: string[]) => Promise<string> } = {},
-  ): Promise<{ forgotten: number; folded: number; into?: string }> {
+  ): Promise<ForgettingOutcome> {
     const forgetting = this.options.policy?.forgetting;
     if (!forgetting) return { forgotten: 0, folded: 0 };
-    const nowMs = this.now().getTime();
-    const rows = prepared(
+    const outcome = await forgetFaded(
       this.db,
-      `select id, source, updated_at, origin, uses, last_used_at, pinned from memory_documents
-         where kind = 'note' and pinned = 0 and source not like 'note:folded-%'`,
-    ).all() as Array<DocumentUse & { id: number; source: string }>;
-    const faded = rows.filter(
-      (row) => strength(this.usageOf(row), nowMs, forgetting.halfLifeMs) < forgetting.threshold,
+      this.now,
+      forgetting,
+      (into, summary, origin) =>
+        this.store(into, 'note', summary, sha256(summary), this.now().toISOString(), origin),
+      options.summarize,
     );
-    if (faded.length === 0) return { forgotten: 0, folded: 0 };
-    let into: string | undefined;
-    if (forgetting.mode === 'summarize') {
-      const notes = faded.map((row) => ({
-        text: this.documents({ source: row.source, limit: 1 })[0]?.text ?? '',
-        updatedAt: row.updated_at,
-      }));
-      const summary = options.summarize
-        ? await options.summarize(notes.map((n) => n.text))
-        : foldNotes(notes);
-      into = `note:folded-${this.now().toISOString().slice(0, 10)}-${randomUUID().slice(0, 8)}`;
-      await this.store(
-        into,
-        'note',
-        summary,
-        sha256(summary),
-        this.now().toISOString(),
-        options.summarize ? 'model' : 'tool',
-      );
-    }
-    this.db.transaction(() => {
-      for (const row of faded) this.deleteDocument(row.id);
-    })();
-    const outcome = {
-      forgotten: faded.length,
-      folded: into ? faded.length : 0,
-      ...(into ? { into } : {}),
-    };
-    this.options.onEffect?.({ op: 'forget', ...outcome });
+    if (outcome.forgotten > 0) this.options.onEffect?.({ op: 'forget', ...outcome });
     return outcome;
   }
 
@@ -446,32 +405,7 @@ export class MemoryStore {
     text: string;
     updatedAt: string;
   }> {
-    const rows = prepared(
-      this.db,
-      `select d.source, d.kind, d.updated_at,
-                (select group_concat(c.text, char(10)) from
-                   (select text from memory_chunks where document_id = d.id order by seq) c) as text
-         from memory_documents d
-         where (@source is null or d.source = @source)
-           and (@from is null or d.updated_at >= @from) and (@to is null or d.updated_at <= @to)
-         order by d.updated_at desc, d.id desc limit @limit`,
-    ).all({
-      source: filter.source ?? null,
-      from: filter.from ?? null,
-      to: filter.to ?? null,
-      limit: Math.max(1, Math.min(filter.limit ?? 100, 1000)),
-    }) as Array<{
-      source: string;
-      kind: 'file' | 'note';
-      updated_at: string;
-      text: string | null;
-    }>;
-    return rows.map((row) => ({
-      source: row.source,
-      kind: row.kind,
-      text: row.text ?? '',
-      updatedAt: row.updated_at,
-    }));
+    return readDocuments(this.db, filter);
   }
 
   stats(): { documents: number; notes: number; chunks: number; embedded: number } {
@@ -496,10 +430,13 @@ export class MemoryStore {
   ): Promise<IndexOutcome> {
     const chunks = chunkMarkdown(text, this.options.chunking);
     const vectors = this.vectors
-      ? await this.embed(chunks.map((c) => clip(c.text, DEFAULT_MAX_CHUNK_CHARS)))
+      ? await embedTexts(
+          this.options.embedder,
+          chunks.map((c) => clip(c.text, DEFAULT_MAX_CHUNK_CHARS)),
+        )
       : undefined;
     this.db.transaction(() => {
-      const old = this.documentBySource(source);
+      const old = documentBySource(this.db, source);
       // A changed entry keeps its history of use and a person's mark.
       const kept = old
         ? (prepared(
@@ -507,7 +444,7 @@ export class MemoryStore {
             'select uses, last_used_at, pinned from memory_documents where id = ?',
           ).get(old.id) as { uses: number; last_used_at: string | null; pinned: number })
         : { uses: 0, last_used_at: null, pinned: 0 };
-      if (old) this.deleteDocument(old.id);
+      if (old) deleteDocument(this.db, old.id);
       const docId = Number(
         prepared(
           this.db,
@@ -528,157 +465,12 @@ export class MemoryStore {
         ).lastInsertRowid,
       );
       chunks.forEach((chunk, seq) => {
-        const id = this.insertChunk(docId, seq, chunk);
+        const id = insertChunk(this.db, docId, seq, chunk);
         const vector = vectors?.[seq];
         if (vector) this.vectors?.put(id, vector);
       });
     })();
     return { source, status: 'indexed', chunks: chunks.length };
-  }
-
-  private insertChunk(docId: number, seq: number, chunk: Chunk): number {
-    const id = Number(
-      prepared(
-        this.db,
-        `insert into memory_chunks (document_id, seq, heading, start_line, end_line, text)
-           values (?, ?, ?, ?, ?, ?)`,
-      ).run(docId, seq, chunk.heading, chunk.startLine, chunk.endLine, chunk.text).lastInsertRowid,
-    );
-    prepared(this.db, 'insert into memory_fts (rowid, text, heading) values (?, ?, ?)').run(
-      id,
-      chunk.text,
-      chunk.heading,
-    );
-    return id;
-  }
-
-  private deleteDocument(docId: number): void {
-    const ids = (
-      prepared(this.db, 'select id from memory_chunks where document_id = ?').all(docId) as Array<{
-        id: number;
-      }>
-    ).map((r) => r.id);
-    const fts = prepared(this.db, 'delete from memory_fts where rowid = ?');
-    for (const id of ids) fts.run(id);
-    VectorIndex.remove(this.db, ids);
-    prepared(this.db, 'delete from memory_chunks where document_id = ?').run(docId);
-    prepared(this.db, 'delete from memory_documents where id = ?').run(docId);
-  }
-
-  private ftsRanking(query: string, limit: number): number[] {
-    const match = ftsQuery(query, (term) => this.isCommon(term));
-    if (!match) return [];
-    return (
-      prepared(
-        this.db,
-        'select rowid from memory_fts where memory_fts match ? order by bm25(memory_fts) limit ?',
-      ).all(match, limit) as Array<{ rowid: number }>
-    ).map((r) => r.rowid);
-  }
-
-  /**
-   * A term in more than a tenth of the chunks ("the", "and"): BM25 gives it almost no weight,
-   * yet ranking its matches would read most of the index. (Terms are looked up as typed; a word
-   * whose stem differs is simply kept.)
-   */
-  private isCommon(term: string): boolean {
-    const chunks = this.chunkTotal();
-    if (chunks < 1000) return false;
-    const row = prepared(this.db, 'select doc from memory_fts_terms where term = ?').get(term) as
-      | { doc: number }
-      | undefined;
-    return (row?.doc ?? 0) > chunks / 10;
-  }
-
-  private chunkTotal(): number {
-    return (
-      (prepared(this.db, 'select max(id) as n from memory_chunks').get() as { n: number | null })
-        .n ?? 0
-    );
-  }
-
-  private async embed(texts: string[]): Promise<Float32Array[]> {
-    const embedder = this.options.embedder;
-    if (!embedder || texts.length === 0) return [];
-    try {
-      const out = await embedder.embed(texts).catch(() => this.embedOneByOne(embedder, texts));
-      if (out.length !== texts.length)
-        throw new Error(`${out.length} vectors for ${texts.length} texts`);
-      return out;
-    } catch (error) {
-      throw new MemoryError(
-        'embedding_failed',
-        `embedding with ${embedder.id} failed: ${(error as Error).message}`,
-        { cause: error },
-      );
-    }
-  }
-
-  /**
-   * After a failed batch: each text alone, and a text the model refuses (longer than its window:
-   * bge-small takes 512 tokens, and CJK or code packs many tokens into 1,200 characters) is
-   * embedded by its first half, then quarter, ... The chunk keeps its full text in FTS5.
-   */
-  private async embedOneByOne(embedder: Embedder, texts: string[]): Promise<Float32Array[]> {
-    const out: Float32Array[] = [];
-    for (const text of texts) {
-      let part = text;
-      for (;;) {
-        try {
-          const [vector] = await embedder.embed([part]);
-          if (!vector) throw new Error('no vector returned');
-          out.push(vector);
-          break;
-        } catch (error) {
-          if (part.length < 64) throw error;
-          part = part.slice(0, Math.floor(part.length / 2));
-        }
-      }
-    }
-    return out;
-  }
-
-  private documentBySource(source: string): { id: number; content_hash: string } | undefined {
-    return prepared(this.db, 'select id, content_hash from memory_documents where source = ?').get(
-      source,
-    ) as { id: number; content_hash: string } | undefined;
-  }
-
-  private chunkCount(docId: number): number {
-    return (
-      prepared(this.db, 'select count(*) as n from memory_chunks where document_id = ?').get(
-        docId,
-      ) as {
-        n: number;
-      }
-    ).n;
-  }
-
-  private chunkRow(id: number) {
-    return prepared(
-      this.db,
-      `select c.heading, c.start_line, c.end_line, c.text, d.source, d.kind, d.updated_at,
-              d.origin, d.uses, d.last_used_at, d.pinned
-         from memory_chunks c join memory_documents d on d.id = c.document_id where c.id = ?`,
-    ).get(id) as
-      | (DocumentUse & {
-          heading: string;
-          start_line: number;
-          end_line: number;
-          text: string;
-          source: string;
-          kind: 'file' | 'note';
-        })
-      | undefined;
-  }
-
-  private usageOf(row: DocumentUse): UseRecord {
-    return {
-      uses: row.uses,
-      pinned: row.pinned === 1,
-      origin: row.origin as Origin | null,
-      lastTouchedMs: Date.parse(row.last_used_at ?? row.updated_at),
-    };
   }
 
   /** Each document a search returned was reused, now (once per document, however many chunks). */
@@ -692,50 +484,6 @@ export class MemoryStore {
       for (const source of new Set(hits.map((h) => h.source))) update.run(at, source);
     })();
   }
-
-  /**
-   * The existing note `text` repeats, when the policy merges: by cosine similarity of the
-   * nearest vector, else by word overlap with the best keyword matches.
-   */
-  private async nearDuplicate(
-    text: string,
-  ): Promise<{ source: string; similarity: number } | undefined> {
-    const merge = this.options.policy?.merge;
-    if (!merge) return undefined;
-    const noteOf = (chunkId: number) => {
-      const row = this.chunkRow(chunkId);
-      return row?.kind === 'note' ? row : undefined;
-    };
-    if (this.vectors?.hasAny()) {
-      const [q] = await this.embed([clip(text, DEFAULT_MAX_CHUNK_CHARS)]);
-      for (const hit of this.vectors.nearest(q as Float32Array, 5)) {
-        const similarity = 1 - hit.distance;
-        if (similarity < merge.similarity) break;
-        const row = noteOf(hit.chunkId);
-        if (row) return { source: row.source, similarity };
-      }
-      return undefined;
-    }
-    let best: { source: string; similarity: number } | undefined;
-    for (const chunkId of this.ftsRanking(text, 5)) {
-      const row = noteOf(chunkId);
-      if (!row) continue;
-      const whole = this.documents({ source: row.source, limit: 1 })[0]?.text ?? row.text;
-      const similarity = wordOverlap(text, whole);
-      if (similarity >= merge.similarity && similarity > (best?.similarity ?? 0))
-        best = { source: row.source, similarity };
-    }
-    return best;
-  }
-}
-
-/** What the store keeps of an entry's use (schema version 5). */
-interface DocumentUse {
-  updated_at: string;
-  origin: string | null;
-  uses: number;
-  last_used_at: string | null;
-  pinned: number;
 }
 
 /** Runs PRAGMA integrity_check; a damaged database is reported, never repaired or recreated. */
@@ -759,102 +507,4 @@ export function verifyIntegrity(db: Db): void {
       `the database ${db.name} failed PRAGMA integrity_check (${problems.length} problem(s), first: ${problems[0]}); it was left untouched: restore it from a backup or move it aside`,
     );
   }
-}
-
-/** Sum of 1/(k + rank) over the rankings that contain each id. */
-export function fuse(
-  rankings: ReadonlyArray<readonly number[]>,
-): Map<number, { score: number; ranks: Array<number | undefined> }> {
-  const out = new Map<number, { score: number; ranks: Array<number | undefined> }>();
-  rankings.forEach((ranking, list) => {
-    ranking.forEach((id, index) => {
-      const entry = out.get(id) ?? { score: 0, ranks: [] };
-      entry.score += 1 / (RRF_K + index + 1);
-      entry.ranks[list] = index + 1;
-      out.set(id, entry);
-    });
-  });
-  return out;
-}
-
-/** A free-text query as an FTS5 expression: every word quoted (no syntax errors), any may match. */
-export function ftsQuery(
-  text: string,
-  isCommon: (term: string) => boolean = () => false,
-): string | undefined {
-  const words = [...new Set((text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).slice(0, 32))];
-  // Common terms are left out, unless nothing else is left.
-  const rare = words.filter((w) => !isCommon(w));
-  const kept = rare.length > 0 ? rare : words;
-  return kept.length ? kept.map((w) => `"${w}"`).join(' OR ') : undefined;
-}
-
-/**
- * Reads a text file under `root` through the workspace guard, refusing what memory cannot use
- * before reading all of it.
- */
-export async function readIndexable(
-  root: string,
-  file: string,
-  maxBytes: number,
-): Promise<{ text: string; mtime: Date; source: string }> {
-  const size = (await lstat(file).catch(() => undefined))?.size ?? 0;
-  if (size > maxBytes)
-    throw new MemoryError(
-      'too_large',
-      `${file} is ${size} bytes; memory indexes files up to ${maxBytes} bytes`,
-    );
-  const read = await readInside(root, path.relative(root, file), { maxBytes }).catch(
-    (error: unknown) => {
-      if (!(error instanceof ConfinementError)) throw error;
-      throw new MemoryError(MEMORY_CODES[error.code] ?? 'refused', `${file}: ${error.message}`, {
-        cause: error,
-      });
-    },
-  );
-  if (read.bytes.includes(0))
-    throw new MemoryError('binary', `${file} is a binary file (it has NUL bytes)`);
-  try {
-    return {
-      text: new TextDecoder('utf-8', { fatal: true }).decode(read.bytes),
-      mtime: read.stats.mtime,
-      source: read.file,
-    };
-  } catch {
-    throw new MemoryError('binary', `${file} is not UTF-8 text`);
-  }
-}
-
-const MEMORY_CODES: Partial<Record<ConfinementError['code'], MemoryErrorCode>> = {
-  not_found: 'not_found',
-  too_large: 'too_large',
-  not_file: 'bad_input',
-  io: 'unreadable',
-};
-
-async function textFilesUnder(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile() && INDEXED_EXTENSIONS.has(path.extname(e.name).toLowerCase()))
-    .map((e) => path.join(e.parentPath, e.name))
-    .filter(
-      (file) =>
-        !path
-          .relative(dir, file)
-          .split(path.sep)
-          .some((p) => p.startsWith('.')),
-    )
-    .sort();
-}
-
-function realOrSelf(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return file;
-  }
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }
