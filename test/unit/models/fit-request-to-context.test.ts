@@ -139,6 +139,22 @@ describe('fitRequestToContext', () => {
     ).rejects.toThrow(/reply of 512/);
   });
 
+  it('takes maxTokens as a ceiling: a larger one than the window keeps no more room than none', async () => {
+    // A run asking for 4,000 tokens of reply on a 2,048-token model still answers; the reply
+    // ends where the window does, and no history is given up for room it cannot have.
+    const fitted = await fitRequestToContext(
+      { messages: [userText('x'.repeat(1500))], maxTokens: 4000 },
+      { tokens: 2048, measure: chars },
+    );
+    expect(fitted.notice).toBeUndefined();
+    await expect(
+      fitRequestToContext(
+        { messages: [userText('x'.repeat(1600))], maxTokens: 4000 },
+        { tokens: 2048, measure: chars },
+      ),
+    ).rejects.toThrow(/reply of 512/);
+  });
+
   it('says what a small context means, and nothing for a large or unknown one', () => {
     expect(smallContextNote(2048)).toBe(
       'This model reads at most 2048 tokens at once, so Pincer will offer it fewer tools and it will remember less of a long chat.',

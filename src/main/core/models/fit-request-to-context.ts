@@ -47,11 +47,13 @@ export const ESTIMATED_MEASURE: PromptMeasure = {
 };
 
 /**
- * Tokens kept free for the reply when the request names no `maxTokens`: a quarter of a small
- * window, at most 1,024.
+ * Tokens kept free for the reply: a quarter of a small window, at most 1,024, or less when
+ * `maxTokens` asks for less. `maxTokens` is a ceiling, not a demand: a larger one keeps no more
+ * room (history is not given up for it), and the reply then ends where the window does.
  */
 export function replyReserve(contextTokens: number, maxTokens?: number): number {
-  return maxTokens ?? Math.min(1024, Math.floor(contextTokens / 4));
+  const room = Math.min(1024, Math.floor(contextTokens / 4));
+  return maxTokens === undefined ? room : Math.min(maxTokens, room);
 }
 
 /** Counted once per message object: a run's history is the same objects turn after turn. */
