@@ -76,7 +76,8 @@ describe('a context too small for the instructions', () => {
           '512',
           '--system',
           LONG_SYSTEM,
-          'hi',
+          // The newest message is never cut, and this one alone is longer than the window.
+          'hello '.repeat(600),
         ],
         { env: { ...process.env, PINCER_HOME: dir, PINCER_KEYCHAIN: 'off' }, timeoutMs: 120_000 },
       );
