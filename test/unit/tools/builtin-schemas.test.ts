@@ -7,6 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
+import { type RemoteAgentToolDeps, remoteAgentTool } from '../../../src/main/core/a2a/tools.js';
 import { Delegation, type DelegationDeps } from '../../../src/main/core/agent/delegation.js';
 import { memoryNote } from '../../../src/main/core/memory/note-tool.js';
 import { BUILTIN_TOOLS } from '../../../src/main/core/tools/builtins/index.js';
@@ -18,6 +19,14 @@ const own: Tool[] = [
   ...BUILTIN_TOOLS,
   memoryNote,
   new Delegation({} as unknown as DelegationDeps).tool,
+  remoteAgentTool(
+    'helper',
+    {
+      url: 'http://127.0.0.1:9/a2a',
+      card: { name: 'Helper', description: '', version: '', skills: [] },
+    },
+    { secrets: {} as RemoteAgentToolDeps['secrets'], screen: (text) => text },
+  ),
 ];
 
 /** Source files that declare a tool with `source: 'builtin'`. */
@@ -35,6 +44,7 @@ async function declaringFiles(dir: string): Promise<string[]> {
 describe("Pincer's own tool schemas", () => {
   it('are all here: every file declaring a builtin tool is one this test reads', async () => {
     expect(await declaringFiles(path.join(repoRoot, 'src'))).toEqual([
+      'src/main/core/a2a/tools.ts',
       'src/main/core/agent/delegation.ts',
       'src/main/core/memory/note-tool.ts',
       'src/main/core/tools/builtins/exec.ts',
