@@ -8,9 +8,11 @@ import type { DoctorCheck } from './checks.js';
 
 /**
  * The LTS lines CI runs the built CLI on besides its own Node (`scripts/node-runtimes.mjs`
- * prepares the same); with 20, the lines package.json's engines admit.
+ * prepares the same); with 20, the lines package.json's engines admit. Node 24 is not among them
+ * yet: there `pincer doctor` aborts at exit in most runs (`RemoveEnvironmentCleanupHook`:
+ * `(env) != nullptr`, a native module's cleanup hook), which the matrix found.
  */
-export const TESTED_NODE_MAJORS: readonly number[] = [22, 24];
+export const TESTED_NODE_MAJORS: readonly number[] = [22];
 const SUPPORTED_MAJORS: readonly number[] = [20, ...TESTED_NODE_MAJORS];
 
 /** The line to recommend: the newest tested LTS. */
