@@ -36,8 +36,9 @@ describe.skipIf(skipReason !== null)('npm start’s browser UI', () => {
     const message = page.getByRole('textbox', { name: 'Message' });
     await message.fill('hello from the browser');
     await message.press('Enter');
+    // The reply's text, not the message's action buttons (Copy, Regenerate) beside it once stored.
     await expect
-      .poll(() => page.getByTestId('assistant-message').first().textContent())
+      .poll(() => page.getByTestId('assistant-message').first().locator('.markdown').textContent())
       .toBe('echo: hello from the browser');
     await expect
       .poll(() => page.getByTestId('user-message').first().textContent())
